@@ -1,0 +1,1 @@
+//! Optional tower layers for [`tower_hooks`]: metrics, caching and audit.

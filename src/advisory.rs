@@ -1,0 +1,166 @@
+//! Middleware that drops, and reports, a block on an event that cannot enforce it.
+//!
+//! Only `before_agent_start`, `input` and `tool_execution_start` can stop
+//! anything. A block from a hook on any other event is discarded — by design on
+//! the four session and compaction events, by the call site on `turn_start`,
+//! `turn_end`, `message_end` and `tool_execution_end` — but it is reported, so a
+//! hook that blocks is not indistinguishable from one that ran clean:
+//!
+//! ```text
+//! nanopi: TurnStart hook asked to block; ignored (advisory event) [reason=...]
+//! ```
+//!
+//! [`Advisory`] marks such an outcome as not honored
+//! ([`HookOutcome::is_honored`] is `false`, [`HookOutcome::is_blocked`] too) and
+//! reports it. Transforms taken before the dropped block stay.
+//!
+//! # Example
+//!
+//! ```
+//! use std::sync::{Arc, Mutex};
+//! use tower::{ServiceBuilder, ServiceExt};
+//! use tower_hooks::advisory::AdvisoryLayer;
+//! use tower_hooks::report::Notice;
+//! use tower_hooks::{Decision, HookRequest, HookSpec, Event, HookStack, Verdict};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let lines = Arc::new(Mutex::new(Vec::new()));
+//! let sink = lines.clone();
+//! // The builder puts an Advisory layer in every stack.
+//! let stack = HookStack::builder()
+//!     .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")))
+//!     .hook_fn(HookSpec::in_process(Event::TurnStart, "blocker"), |_req| Verdict::block("stop"))
+//!     .build();
+//!
+//! let outcome = stack.oneshot(HookRequest::turn_start(1, 0)).await.unwrap();
+//! assert_eq!(outcome.decision(), Decision::Block);
+//! assert!(!outcome.is_blocked());
+//! assert_eq!(
+//!     lines.lock().unwrap()[0],
+//!     "nanopi: TurnStart hook asked to block; ignored (advisory event) [reason=stop]"
+//! );
+//! # let _ = AdvisoryLayer::new(());
+//! # }
+//! ```
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+
+use pin_project::pin_project;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::outcome::{Decision, HookOutcome, DEFAULT_BLOCK_REASON};
+use crate::report::{Notice, Report};
+use crate::request::HookRequest;
+
+/// Drops and reports blocks the event cannot enforce. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct Advisory<S, R> {
+    inner: S,
+    report: R,
+}
+
+impl<S, R> Advisory<S, R> {
+    /// Wraps `inner`, reporting through `report`.
+    pub const fn new(inner: S, report: R) -> Self {
+        Advisory { inner, report }
+    }
+
+    /// A layer reporting through `report`.
+    pub const fn layer(report: R) -> AdvisoryLayer<R> {
+        AdvisoryLayer::new(report)
+    }
+
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The inner service, mutably.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// Unwraps the inner service.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
+impl<S, R> Service<HookRequest> for Advisory<S, R>
+where
+    S: Service<HookRequest, Response = HookOutcome>,
+    R: Report + Clone,
+{
+    type Response = HookOutcome;
+    type Error = S::Error;
+    type Future = ResponseFuture<S::Future, R>;
+
+    // poll_ready: pass through.
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: HookRequest) -> Self::Future {
+        ResponseFuture {
+            future: self.inner.call(req),
+            report: self.report.clone(),
+        }
+    }
+}
+
+/// Applies [`Advisory`] to services. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct AdvisoryLayer<R> {
+    report: R,
+}
+
+impl<R> AdvisoryLayer<R> {
+    /// A layer reporting through `report`.
+    pub const fn new(report: R) -> Self {
+        AdvisoryLayer { report }
+    }
+}
+
+impl<S, R: Clone> Layer<S> for AdvisoryLayer<R> {
+    type Service = Advisory<S, R>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Advisory::new(inner, self.report.clone())
+    }
+}
+
+/// The response future of [`Advisory`].
+#[pin_project]
+#[derive(Debug)]
+pub struct ResponseFuture<F, R> {
+    #[pin]
+    future: F,
+    report: R,
+}
+
+impl<F, E, R> Future for ResponseFuture<F, R>
+where
+    F: Future<Output = Result<HookOutcome, E>>,
+    R: Report,
+{
+    type Output = Result<HookOutcome, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let mut outcome = ready!(this.future.poll(cx))?;
+        if outcome.decision() == Decision::Block
+            && outcome.is_honored()
+            && outcome.event().block_policy().drops_blocks()
+        {
+            outcome.drop_decision();
+            this.report.report(&Notice::AdvisoryBlock {
+                event: outcome.event(),
+                reason: outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON),
+            });
+        }
+        Poll::Ready(Ok(outcome))
+    }
+}

@@ -1,0 +1,563 @@
+//! The service that runs an event's hooks one after another, in config order.
+//!
+//! * a hook whose type is not runnable is skipped;
+//! * a hook whose matcher does not match answers [`Verdict::Skipped`] and is skipped;
+//! * a transform feeds the next hook, within the event's
+//!   [`TransformScope`](crate::TransformScope): rewrites chain;
+//! * the first block stops the chain; the hooks after it are recorded as not run.
+//!
+//! The [`Chain`] answers one [`HookOutcome`] with one [`HookRecord`] per hook
+//! configured for the event. It sets `honored = false` for a transform on an event
+//! that ignores transforms; blocks on events that drop them are the
+//! [`Advisory`](crate::advisory) layer's business.
+//!
+//! Each hook is any `Service<HookRequest, Response = Verdict, Error = Infallible>`
+//! (put a [`FailOpen`](crate::fail_open) around anything that can fail). An event
+//! with no hooks costs a table lookup and allocates nothing.
+//!
+//! # Example
+//!
+//! ```
+//! use std::convert::Infallible;
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use tower::{service_fn, util::BoxCloneSyncService, ServiceExt};
+//! use tower_hooks::chain::Chain;
+//! use tower_hooks::{Decision, Event, HookRequest, HookSpec, RecordOutcome, Verdict};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! type Hook = BoxCloneSyncService<HookRequest, Verdict, Infallible>;
+//! let rewrite: Hook = BoxCloneSyncService::new(service_fn(|req: HookRequest| async move {
+//!     let cmd = req.arguments()["command"].as_str().unwrap_or("").to_owned();
+//!     Ok(Verdict::Transform(json!({"command": cmd + " --dry-run"}).as_object().unwrap().clone()))
+//! }));
+//! let guard: Hook = BoxCloneSyncService::new(service_fn(|req: HookRequest| async move {
+//!     // Sees the rewritten arguments.
+//!     assert_eq!(req.arguments()["command"], "deploy --dry-run");
+//!     Ok(Verdict::Allow)
+//! }));
+//! let spec = |i| Arc::new(HookSpec::in_process(Event::ToolExecutionStart, "demo").with_source("demo", i));
+//! let chain = Chain::new([(spec(0), rewrite), (spec(1), guard)]);
+//!
+//! let outcome = chain
+//!     .oneshot(HookRequest::tool_execution_start("bash", json!({"command": "deploy"})))
+//!     .await
+//!     .unwrap();
+//! assert_eq!(outcome.decision(), Decision::Transform);
+//! assert_eq!(outcome.arguments(), &json!({"command": "deploy --dry-run"}));
+//! assert_eq!(outcome.hooks()[1].outcome(), RecordOutcome::Allow);
+//! # }
+//! ```
+
+use std::convert::Infallible;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use pin_project::pin_project;
+use serde_json::Value;
+use tokio::time::Instant;
+use tower_service::Service;
+use tracing::Span;
+
+use crate::event::{Event, TransformScope};
+use crate::outcome::{Decision, HookOutcome, HookRecord, Records, Verdict};
+use crate::request::{apply_transform, HookRequest};
+use crate::spec::HookSpec;
+
+struct Slot<S> {
+    spec: Arc<HookSpec>,
+    service: S,
+}
+
+/// Runs the hooks of each event in order. See the [module docs](self).
+pub struct Chain<S> {
+    events: Arc<[Box<[Slot<S>]>; 11]>,
+}
+
+impl<S> Clone for Chain<S> {
+    fn clone(&self) -> Self {
+        Chain {
+            events: self.events.clone(),
+        }
+    }
+}
+
+impl<S> Chain<S> {
+    /// A chain of these hooks; each runs for its spec's event, in the order given.
+    pub fn new(hooks: impl IntoIterator<Item = (Arc<HookSpec>, S)>) -> Self {
+        let mut per_event: [Vec<Slot<S>>; 11] = Default::default();
+        for (spec, service) in hooks {
+            per_event[spec.event().index()].push(Slot { spec, service });
+        }
+        Chain {
+            events: Arc::new(per_event.map(Vec::into_boxed_slice)),
+        }
+    }
+
+    /// The hooks configured for `event`, in execution order.
+    pub fn specs(&self, event: Event) -> impl Iterator<Item = &Arc<HookSpec>> {
+        self.events[event.index()].iter().map(|slot| &slot.spec)
+    }
+
+    /// Whether no hook is configured for any event.
+    pub fn is_empty(&self) -> bool {
+        self.events.iter().all(|hooks| hooks.is_empty())
+    }
+}
+
+impl<S> fmt::Debug for Chain<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut list = f.debug_list();
+        for slot in self.events.iter().flat_map(|hooks| hooks.iter()) {
+            list.entry(&slot.spec);
+        }
+        list.finish()
+    }
+}
+
+impl<S> Service<HookRequest> for Chain<S>
+where
+    S: Service<HookRequest, Response = Verdict, Error = Infallible> + Clone,
+{
+    type Response = HookOutcome;
+    type Error = Infallible;
+    type Future = ResponseFuture<S>;
+
+    // poll_ready: always ready; each hook is polled ready inside the future,
+    // on a clone taken just before its call.
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: HookRequest) -> Self::Future {
+        ResponseFuture {
+            events: self.events.clone(),
+            event: req.event(),
+            next: 0,
+            request: Some(req),
+            decision: Decision::Allow,
+            reason: None,
+            records: Records::new(),
+            state: State::Idle,
+        }
+    }
+}
+
+/// The response future of [`Chain`].
+#[pin_project]
+pub struct ResponseFuture<S: Service<HookRequest>> {
+    events: Arc<[Box<[Slot<S>]>; 11]>,
+    event: Event,
+    next: usize,
+    request: Option<HookRequest>,
+    decision: Decision,
+    reason: Option<String>,
+    records: Records,
+    #[pin]
+    state: State<S>,
+}
+
+#[pin_project(project = StateProj)]
+enum State<S: Service<HookRequest>> {
+    Idle,
+    Ready {
+        service: S,
+        span: Span,
+    },
+    Running {
+        #[pin]
+        future: S::Future,
+        started: Instant,
+        span: Span,
+    },
+}
+
+impl<S: Service<HookRequest>> fmt::Debug for ResponseFuture<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResponseFuture")
+            .field("event", &self.event)
+            .field("next", &self.next)
+            .field("decision", &self.decision)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> Future for ResponseFuture<S>
+where
+    S: Service<HookRequest, Response = Verdict, Error = Infallible> + Clone,
+{
+    type Output = Result<HookOutcome, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        let hooks = &this.events[this.event.index()];
+        loop {
+            match this.state.as_mut().project() {
+                StateProj::Idle => {
+                    let Some(slot) = hooks.get(*this.next) else {
+                        return Poll::Ready(Ok(finish(
+                            *this.event,
+                            *this.decision,
+                            this.reason.take(),
+                            this.request.take(),
+                            std::mem::take(this.records),
+                        )));
+                    };
+                    if !slot.spec.is_runnable() {
+                        this.records.push(HookRecord::new(
+                            slot.spec.clone(),
+                            &Verdict::Skipped,
+                            Default::default(),
+                        ));
+                        *this.next += 1;
+                        continue;
+                    }
+                    let span = tracing::debug_span!(
+                        "hook",
+                        event = this.event.name(),
+                        source = slot.spec.source(),
+                        index = slot.spec.index(),
+                        matcher = slot.spec.matcher().unwrap_or("*"),
+                        pid = tracing::field::Empty,
+                        exit_status = tracing::field::Empty,
+                        outcome = tracing::field::Empty,
+                        duration_ms = tracing::field::Empty,
+                    );
+                    this.state.set(State::Ready {
+                        service: slot.service.clone(),
+                        span,
+                    });
+                }
+                StateProj::Ready { service, span } => {
+                    {
+                        let _entered = span.enter();
+                        match service.poll_ready(cx) {
+                            Poll::Pending => return Poll::Pending,
+                            Poll::Ready(Ok(())) => {}
+                        }
+                    }
+                    let spec = hooks[*this.next].spec.clone();
+                    let req = this
+                        .request
+                        .as_ref()
+                        .expect("chain future polled after completion")
+                        .clone()
+                        .with_hook(spec);
+                    let future = {
+                        let _entered = span.enter();
+                        service.call(req)
+                    };
+                    let span = std::mem::replace(span, Span::none());
+                    this.state.set(State::Running {
+                        future,
+                        started: Instant::now(),
+                        span,
+                    });
+                }
+                StateProj::Running {
+                    future,
+                    started,
+                    span,
+                } => {
+                    let verdict = {
+                        let _entered = span.enter();
+                        match future.poll(cx) {
+                            Poll::Pending => return Poll::Pending,
+                            Poll::Ready(Ok(verdict)) => verdict,
+                        }
+                    };
+                    let duration = started.elapsed();
+                    let record_outcome = verdict.record_outcome();
+                    span.record("outcome", record_outcome.as_str());
+                    span.record("duration_ms", crate::outcome::millis(duration));
+                    let spec = hooks[*this.next].spec.clone();
+                    this.records.push(HookRecord::new(spec, &verdict, duration));
+                    *this.next += 1;
+                    match verdict {
+                        Verdict::Block { reason, .. } => {
+                            *this.decision = Decision::Block;
+                            *this.reason = Some(reason);
+                            for slot in &hooks[*this.next..] {
+                                this.records.push(HookRecord::not_run(slot.spec.clone()));
+                            }
+                            *this.next = hooks.len();
+                        }
+                        Verdict::Transform(updated) => {
+                            *this.decision = Decision::Transform;
+                            let request = this
+                                .request
+                                .as_mut()
+                                .expect("chain future polled after completion");
+                            if let Some(next) =
+                                apply_transform(*this.event, request.arguments(), &updated)
+                            {
+                                request.set_shared_arguments(Arc::new(next));
+                            }
+                        }
+                        Verdict::Allow | Verdict::Skipped | Verdict::FailedOpen { .. } => {}
+                    }
+                    this.state.set(State::Idle);
+                }
+            }
+        }
+    }
+}
+
+fn finish(
+    event: Event,
+    decision: Decision,
+    reason: Option<String>,
+    request: Option<HookRequest>,
+    records: Records,
+) -> HookOutcome {
+    let request = request.expect("chain future polled after completion");
+    let honored =
+        !(decision == Decision::Transform && event.transform_scope() == TransformScope::None);
+    let arguments: Arc<Value> = request.into_shared_arguments();
+    HookOutcome::from_parts(event, decision, honored, reason, arguments, records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::RecordOutcome;
+    use serde_json::json;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    use tower::util::BoxCloneSyncService;
+    use tower::{service_fn, ServiceExt};
+
+    type Hook = BoxCloneSyncService<HookRequest, Verdict, Infallible>;
+
+    fn hook<F>(f: F) -> Hook
+    where
+        F: Fn(&HookRequest) -> Verdict + Clone + Send + Sync + 'static,
+    {
+        BoxCloneSyncService::new(service_fn(move |req: HookRequest| {
+            let v = f(&req);
+            async move { Ok::<_, Infallible>(v) }
+        }))
+    }
+
+    fn spec(event: Event, i: usize) -> Arc<HookSpec> {
+        Arc::new(HookSpec::in_process(event, "test").with_source("test", i))
+    }
+
+    fn obj(v: Value) -> serde_json::Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    fn outcomes(o: &HookOutcome) -> Vec<RecordOutcome> {
+        o.hooks().iter().map(|r| r.outcome()).collect()
+    }
+
+    #[tokio::test]
+    async fn hooks_run_in_config_order() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let hooks = (0..3).map(|i| {
+            let log = log.clone();
+            (
+                spec(Event::TurnStart, i),
+                hook(move |_| {
+                    log.lock().unwrap().push(i);
+                    Verdict::Allow
+                }),
+            )
+        });
+        let out = Chain::new(hooks)
+            .oneshot(HookRequest::turn_start(1, 0))
+            .await
+            .unwrap();
+        assert_eq!(*log.lock().unwrap(), [0, 1, 2]);
+        assert_eq!(out.decision(), Decision::Allow);
+        assert_eq!(outcomes(&out), [RecordOutcome::Allow; 3]);
+    }
+
+    #[tokio::test]
+    async fn first_block_stops_the_chain() {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let ran2 = ran.clone();
+        let chain = Chain::new([
+            (
+                spec(Event::ToolExecutionStart, 0),
+                hook(|_| Verdict::block("no")),
+            ),
+            (
+                spec(Event::ToolExecutionStart, 1),
+                hook(move |_| {
+                    ran2.fetch_add(1, Ordering::SeqCst);
+                    Verdict::Allow
+                }),
+            ),
+        ]);
+        let out = chain
+            .oneshot(HookRequest::tool_execution_start(
+                "bash",
+                json!({"command": "x"}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+        assert_eq!(out.decision(), Decision::Block);
+        assert_eq!(out.reason(), Some("no"));
+        assert_eq!(
+            outcomes(&out),
+            [RecordOutcome::Block, RecordOutcome::NotRun]
+        );
+        assert_eq!(out.message().as_deref(), Some("blocked by hook: no"));
+    }
+
+    #[tokio::test]
+    async fn transforms_chain_and_feed_the_next_hook() {
+        let chain = Chain::new([
+            (
+                spec(Event::ToolExecutionStart, 0),
+                hook(|_| Verdict::Transform(obj(json!({"command": "a"})))),
+            ),
+            (
+                spec(Event::ToolExecutionStart, 1),
+                hook(|req| {
+                    let c = req.arguments()["command"].as_str().unwrap().to_owned();
+                    Verdict::Transform(obj(json!({ "command": c + "b" })))
+                }),
+            ),
+        ]);
+        let out = chain
+            .oneshot(HookRequest::tool_execution_start(
+                "bash",
+                json!({"command": "x"}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(out.decision(), Decision::Transform);
+        assert!(out.is_honored());
+        assert_eq!(out.arguments(), &json!({"command": "ab"}));
+    }
+
+    #[tokio::test]
+    async fn block_after_a_transform_keeps_the_transform() {
+        let chain = Chain::new([
+            (
+                spec(Event::TurnStart, 0),
+                hook(|_| Verdict::Transform(obj(json!({"turn_count": 9})))),
+            ),
+            (
+                spec(Event::ToolExecutionEnd, 0),
+                hook(|_| Verdict::Transform(obj(json!({"content": "clean"})))),
+            ),
+            (
+                spec(Event::ToolExecutionEnd, 1),
+                hook(|_| Verdict::block("late")),
+            ),
+        ]);
+        let req =
+            HookRequest::tool_execution_end("bash", json!({}), "dirty", false, Default::default());
+        let out = chain.oneshot(req).await.unwrap();
+        assert_eq!(out.decision(), Decision::Block);
+        assert_eq!(out.arguments()["tool_response"]["content"], "clean");
+    }
+
+    #[tokio::test]
+    async fn transform_on_an_event_without_scope_is_not_honored() {
+        let chain = Chain::new([(
+            spec(Event::TurnStart, 0),
+            hook(|_| Verdict::Transform(obj(json!({"turn_count": 7})))),
+        )]);
+        let out = chain.oneshot(HookRequest::turn_start(1, 0)).await.unwrap();
+        assert_eq!(out.decision(), Decision::Transform);
+        assert!(!out.is_honored());
+        assert_eq!(out.arguments(), &json!({"turn_count": 1, "iteration": 0}));
+    }
+
+    #[tokio::test]
+    async fn prompt_transform_feeds_only_the_prompt() {
+        let chain = Chain::new([
+            (
+                spec(Event::BeforeAgentStart, 0),
+                hook(|_| Verdict::Transform(obj(json!({"prompt": "rewritten", "turn_count": 99})))),
+            ),
+            (
+                spec(Event::BeforeAgentStart, 1),
+                hook(|req| {
+                    assert_eq!(
+                        req.arguments(),
+                        &json!({"turn_count": 1, "prompt": "rewritten"})
+                    );
+                    Verdict::Allow
+                }),
+            ),
+        ]);
+        let out = chain
+            .oneshot(HookRequest::before_agent_start(1, "hi"))
+            .await
+            .unwrap();
+        assert_eq!(out.prompt(), Some("rewritten"));
+        assert_eq!(out.arguments()["turn_count"], 1);
+    }
+
+    #[tokio::test]
+    async fn hooks_of_other_events_do_not_run() {
+        let chain = Chain::new([(spec(Event::TurnEnd, 0), hook(|_| Verdict::block("no")))]);
+        let out = chain.oneshot(HookRequest::turn_start(1, 0)).await.unwrap();
+        assert_eq!(out.decision(), Decision::Allow);
+        assert!(out.hooks().is_empty());
+    }
+
+    #[tokio::test]
+    async fn unrunnable_type_is_skipped_and_recorded() {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let ran2 = ran.clone();
+        let http = Arc::new(
+            HookSpec::command(Event::TurnStart, "x")
+                .with_kind("http")
+                .with_source("f", 0),
+        );
+        let chain = Chain::new([(
+            http,
+            hook(move |_| {
+                ran2.fetch_add(1, Ordering::SeqCst);
+                Verdict::block("no")
+            }),
+        )]);
+        let out = chain.oneshot(HookRequest::turn_start(1, 0)).await.unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+        assert_eq!(outcomes(&out), [RecordOutcome::Skipped]);
+    }
+
+    #[tokio::test]
+    async fn skipped_and_failed_open_hooks_allow() {
+        let chain = Chain::new([
+            (spec(Event::Input, 0), hook(|_| Verdict::Skipped)),
+            (
+                spec(Event::Input, 1),
+                hook(|_| Verdict::FailedOpen {
+                    error: "boom".into(),
+                }),
+            ),
+        ]);
+        let out = chain.oneshot(HookRequest::input("x")).await.unwrap();
+        assert_eq!(out.decision(), Decision::Allow);
+        assert_eq!(
+            outcomes(&out),
+            [RecordOutcome::Skipped, RecordOutcome::Error]
+        );
+        assert_eq!(out.hooks()[1].reason(), Some("boom"));
+    }
+
+    #[tokio::test]
+    async fn each_hook_sees_its_own_spec() {
+        let chain = Chain::new((0..2).map(|i| {
+            (
+                spec(Event::Input, i),
+                hook(move |req| {
+                    assert_eq!(req.hook().unwrap().index(), i);
+                    Verdict::Allow
+                }),
+            )
+        }));
+        chain.oneshot(HookRequest::input("x")).await.unwrap();
+    }
+}

@@ -1,0 +1,315 @@
+//! The leaf that runs one command hook: `bash -c <command>`.
+//!
+//! [`Command`] turns a [`HookRequest`] into a [`Job`] (the stdin line and the
+//! `NANOPI_*` variables, from [`protocol`](crate::protocol)), hands it to a
+//! [`Runner`], and decodes what comes back into a [`Verdict`]. The runner is a
+//! seam: [`ProcessRunner`] spawns real processes, and a test or a bench can put
+//! anything that answers a [`Finished`] in its place.
+//!
+//! [`ProcessRunner`] is the only code in the crate that touches a child process.
+//! Each hook runs in its own process group, spawned through `posix_spawn` (no
+//! `fork` of a large agent); its stdin is written while stdout and stderr are
+//! drained, so no payload and no hook can deadlock it; capture is bounded (a tail
+//! of stdout, a head of stderr); when the hook exits, whatever it left running in
+//! its group is killed; at the deadline the group gets `SIGTERM`, then `SIGKILL`;
+//! dropping the call kills the group too.
+//!
+//! # Example
+//!
+//! ```
+//! use serde_json::json;
+//! use tower::ServiceExt;
+//! use tower_hooks::command::Command;
+//! use tower_hooks::{HookRequest, Verdict};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let guard = Command::new(r#"grep -q 'rm -rf' && { echo "refused" >&2; exit 2; }; exit 0"#);
+//! let req = HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"}));
+//! assert_eq!(guard.oneshot(req).await.unwrap(), Verdict::block("refused"));
+//! # }
+//! ```
+
+mod process;
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tower_service::Service;
+
+pub use self::process::{Limits, ProcessRunner};
+use crate::outcome::Verdict;
+use crate::protocol::{decode, env_vars, stdin_line, Host};
+use crate::request::{Deadline, HookRequest};
+use crate::BoxError;
+
+/// A boxed, sendable future: what runners and the leaf return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One command to run.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The shell command, run as `bash -c <command>`.
+    pub command: Arc<str>,
+    /// The bytes written to stdin: one JSON line.
+    pub stdin: Vec<u8>,
+    /// Variables set on top of the inherited environment.
+    pub env: Vec<(String, String)>,
+    /// When the hook is overdue, if ever.
+    pub deadline: Option<Deadline>,
+}
+
+/// How a hook's process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal ended it.
+    Signaled(i32),
+    /// It ran past its deadline and was killed.
+    TimedOut,
+}
+
+/// What a finished hook left behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    /// How it ended.
+    pub termination: Termination,
+    /// The tail of its stdout (bounded; holds at least the last line).
+    pub stdout: Vec<u8>,
+    /// The head of its stderr (bounded).
+    pub stderr: Vec<u8>,
+}
+
+/// Runs a [`Job`]: the seam between the protocol and processes.
+pub trait Runner: Send + Sync + 'static {
+    /// Runs the job to its end. An error means the hook could not be run at all.
+    fn run(&self, job: Job) -> BoxFuture<'static, io::Result<Finished>>;
+}
+
+/// Why a command hook failed to produce an answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CommandError {
+    /// The process could not be started or driven.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// It exited with a status other than 0 or 2 (reported only for fail-closed hooks).
+    #[error("exited with status {0}")]
+    Status(i32),
+    /// A signal ended it (reported only for fail-closed hooks).
+    #[error("killed by signal {0}")]
+    Signal(i32),
+}
+
+/// Runs one command hook. See the [module docs](self).
+#[derive(Clone)]
+pub struct Command {
+    command: Arc<str>,
+    runner: Arc<dyn Runner>,
+    host: Arc<Host>,
+}
+
+impl Command {
+    /// A hook running `bash -c <command>` as a real process, with nanopi's names.
+    pub fn new(command: impl Into<Arc<str>>) -> Self {
+        Command::with_runner(command, ProcessRunner::shared(), Arc::new(Host::default()))
+    }
+
+    /// A hook whose jobs go to `runner`, with `host`'s variable names.
+    pub fn with_runner(
+        command: impl Into<Arc<str>>,
+        runner: Arc<dyn Runner>,
+        host: Arc<Host>,
+    ) -> Self {
+        Command {
+            command: command.into(),
+            runner,
+            host,
+        }
+    }
+
+    /// The shell command.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// The job this hook would run for `req`.
+    pub fn job(&self, req: &HookRequest) -> Job {
+        let process_cwd;
+        let cwd = match req.cwd() {
+            Some(cwd) => cwd,
+            None => {
+                process_cwd = std::env::current_dir()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                &process_cwd
+            }
+        };
+        Job {
+            command: self.command.clone(),
+            stdin: stdin_line(req, cwd),
+            env: env_vars(req, self.host.env_names(), cwd)
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            deadline: req.deadline(),
+        }
+    }
+}
+
+impl fmt::Debug for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Command")
+            .field("command", &self.command)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Service<HookRequest> for Command {
+    type Response = Verdict;
+    type Error = BoxError;
+    type Future = BoxFuture<'static, Result<Verdict, BoxError>>;
+
+    // poll_ready: always ready; a process is started per call.
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: HookRequest) -> Self::Future {
+        let job = self.job(&req);
+        let fail_closed = req.hook().is_some_and(|h| h.fail_closed());
+        let run = self.runner.run(job);
+        Box::pin(async move {
+            let finished = run.await.map_err(CommandError::Io)?;
+            let span = tracing::Span::current();
+            match finished.termination {
+                Termination::TimedOut => {
+                    span.record("exit_status", "timed out");
+                    let timeout = req.deadline().map(|d| d.timeout).unwrap_or_default();
+                    Ok(Verdict::timed_out(timeout))
+                }
+                Termination::Exited(code) => {
+                    span.record("exit_status", code);
+                    if fail_closed && code != 0 && code != 2 {
+                        return Err(CommandError::Status(code).into());
+                    }
+                    Ok(decode(Some(code), &finished.stdout, &finished.stderr))
+                }
+                Termination::Signaled(signal) => {
+                    span.record("exit_status", format_args!("signal {signal}"));
+                    if fail_closed {
+                        return Err(CommandError::Signal(signal).into());
+                    }
+                    Ok(decode(None, &finished.stdout, &finished.stderr))
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+    use crate::spec::HookSpec;
+    use serde_json::json;
+    use std::sync::Mutex;
+    use tower::ServiceExt;
+
+    /// Answers a fixed result and keeps the job it was given.
+    struct Canned {
+        finished: Finished,
+        seen: Mutex<Option<Job>>,
+    }
+
+    impl Runner for Canned {
+        fn run(&self, job: Job) -> BoxFuture<'static, io::Result<Finished>> {
+            *self.seen.lock().unwrap() = Some(job);
+            let f = self.finished.clone();
+            Box::pin(async move { Ok(f) })
+        }
+    }
+
+    fn canned(termination: Termination, stdout: &str, stderr: &str) -> Arc<Canned> {
+        Arc::new(Canned {
+            finished: Finished {
+                termination,
+                stdout: stdout.into(),
+                stderr: stderr.into(),
+            },
+            seen: Mutex::new(None),
+        })
+    }
+
+    fn cmd(runner: Arc<Canned>) -> Command {
+        Command::with_runner("guard.sh", runner, Arc::new(Host::default()))
+    }
+
+    #[tokio::test]
+    async fn job_carries_the_stdin_line_and_env() {
+        let runner = canned(Termination::Exited(0), "", "");
+        let req = HookRequest::tool_execution_start("bash", json!({"command": "ls"}))
+            .with_cwd("/p")
+            .with_session_id("s");
+        cmd(runner.clone()).oneshot(req).await.unwrap();
+        let job = runner.seen.lock().unwrap().take().unwrap();
+        assert_eq!(&*job.command, "guard.sh");
+        let line: serde_json::Value = serde_json::from_slice(&job.stdin).unwrap();
+        assert_eq!(line["cwd"], "/p");
+        assert!(job
+            .env
+            .contains(&("NANOPI_EVENT".into(), "ToolExecutionStart".into())));
+        assert!(job.env.contains(&("NANOPI_SESSION_ID".into(), "s".into())));
+    }
+
+    #[tokio::test]
+    async fn exit_codes_decode_per_the_protocol() {
+        let v = cmd(canned(Termination::Exited(2), "", "nope\n"))
+            .oneshot(HookRequest::input("x"))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::block("nope"));
+        let v = cmd(canned(Termination::Exited(1), "", "crash"))
+            .oneshot(HookRequest::input("x"))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::Allow);
+    }
+
+    #[tokio::test]
+    async fn timed_out_job_blocks_with_the_duration() {
+        let req = HookRequest::input("x").with_deadline(Deadline {
+            at: tokio::time::Instant::now(),
+            timeout: std::time::Duration::from_millis(300),
+        });
+        let v = cmd(canned(Termination::TimedOut, "", ""))
+            .oneshot(req)
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::timed_out(std::time::Duration::from_millis(300)));
+    }
+
+    #[tokio::test]
+    async fn fail_closed_turns_abnormal_exits_into_errors() {
+        let spec = Arc::new(HookSpec::command(Event::Input, "x").with_fail_closed(true));
+        for (t, want) in [
+            (Termination::Exited(1), "exited with status 1"),
+            (Termination::Signaled(9), "killed by signal 9"),
+        ] {
+            let err = cmd(canned(t, "", ""))
+                .oneshot(HookRequest::input("x").with_hook(spec.clone()))
+                .await
+                .unwrap_err();
+            assert_eq!(err.to_string(), want);
+        }
+        // 0 and 2 keep their meaning.
+        let v = cmd(canned(Termination::Exited(2), "", "no"))
+            .oneshot(HookRequest::input("x").with_hook(spec))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::block("no"));
+    }
+}

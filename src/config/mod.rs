@@ -1,0 +1,874 @@
+//! Loads hook specs from nanopi's TOML configuration files.
+//!
+//! Hooks are read from four files, and all four accumulate, in this order (see
+//! [`default_paths`]): `~/.nanopi/config.toml`, `./.nanopi/config.toml`,
+//! `~/.nanopi/settings.toml`, `./.nanopi/settings.toml`. A missing file is
+//! skipped; any other problem stops the load with a [`ConfigError`] that names
+//! the file. Only the `[hooks]` table is read; every other key belongs to the
+//! host and is left alone.
+//!
+//! ```toml
+//! [[hooks.tool_execution_start]]
+//! matcher = "^bash$"                    # regex on the subject; "*" or omitted = all
+//! type    = "command"                   # the default; other types load but never run
+//! command = "~/.nanopi/hooks/guard.sh"  # ~, $HOME, ${HOME} expand
+//! timeout = 3000                        # milliseconds; default 5000; expiry = block
+//! fail_closed = false                   # block instead of allow when it cannot run
+//! ```
+//!
+//! Each entry becomes a [`HookSpec`] whose source is the file and whose index is
+//! its position in that file's list for the event. Hooks keep file order, then
+//! entry order; the chain picks out each event's hooks itself.
+//!
+//! # Example
+//!
+//! ```
+//! use std::time::Duration;
+//! use tower_hooks::config::Config;
+//! use tower_hooks::Event;
+//!
+//! let text = r#"
+//! [model]
+//! name = "not ours: left alone"
+//!
+//! [[hooks.tool_execution_start]]
+//! matcher = "^bash$"
+//! command = "./guard.sh"
+//! timeout = 3000
+//!
+//! [[hooks.turn_end]]
+//! command = "echo done"
+//! "#;
+//! let config = Config::from_str_with_source(text, "/p/.nanopi/config.toml")?;
+//!
+//! let hooks = config.hooks();
+//! assert_eq!(hooks.len(), 2);
+//! assert_eq!(hooks[0].event(), Event::ToolExecutionStart);
+//! assert_eq!(hooks[0].matcher(), Some("^bash$"));
+//! assert_eq!(hooks[0].timeout(), Duration::from_millis(3000));
+//! assert_eq!(hooks[0].source(), "/p/.nanopi/config.toml");
+//! assert_eq!(hooks[1].command_line(), Some("echo done"));
+//! assert_eq!(hooks[1].timeout(), Duration::from_millis(5000));
+//! assert!(config.warnings().is_empty());
+//!
+//! let err = Config::from_str_with_source("[[hooks.pre_tool_use]]\ncommand = \"x\"\n", "old.toml")
+//!     .unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "old.toml: unknown hook event \"pre_tool_use\" \u{2014} renamed to \
+//!      \"tool_execution_start\" in v0.12 (see docs/v0.12-events.md \u{a7}2.1)",
+//! );
+//! # Ok::<(), tower_hooks::config::ConfigError>(())
+//! ```
+//!
+//! # Errors
+//!
+//! Every [`ConfigError`] renders as `<path>: <message>`; the messages are:
+//!
+//! * a file that exists but cannot be read ([`ConfigErrorKind::Io`]):
+//!   `could not read the file: <io error>`;
+//! * TOML that does not parse, a value of the wrong type, or an unknown key under
+//!   `[hooks]` (a typo such as `turn_startt`, a CamelCase name such as
+//!   `ToolExecutionStart`) or inside an entry (`timout`)
+//!   ([`ConfigErrorKind::Parse`]): the parser's own message with its line and
+//!   column, e.g. ``unknown field `turn_startt`, expected one of `session_start`, …``;
+//! * one of the four names v0.12 retired ([`ConfigErrorKind::RetiredEvent`]):
+//!   `unknown hook event "pre_tool_use" — renamed to "tool_execution_start" in v0.12
+//!   (see docs/v0.12-events.md §2.1)`, likewise `post_tool_use` →
+//!   `tool_execution_end`, `user_prompt_submit` → `input`, `session_end` →
+//!   `session_shutdown`;
+//! * a matcher that is not a valid regex ([`ConfigErrorKind::InvalidMatcher`]):
+//!   `invalid matcher "(unclosed" in [[hooks.tool_execution_start]] entry 1: <regex error>`;
+//! * `timeout = 0` ([`ConfigErrorKind::ZeroTimeout`]): `timeout = 0 in
+//!   [[hooks.turn_start]] entry 0: a hook needs at least 1 ms; the unit is
+//!   milliseconds (default 5000)`;
+//! * a command hook without a command ([`ConfigErrorKind::MissingCommand`]):
+//!   `missing command in [[hooks.turn_start]] entry 0: a hook of type "command"
+//!   needs command = "<shell command>", run with bash -c`.
+//!
+//! Entry indexes count from 0 within one file's list for one event, as in
+//! [`HookSpec::index`]. A file that loads may still carry [`ConfigWarning`]s,
+//! such as a timeout under 100 ms (`timeout = 5 is 5 milliseconds, not seconds;
+//! write 5000 for five seconds`). The library never prints either.
+
+mod error;
+mod expand;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use self::error::{ConfigError, ConfigErrorKind, ConfigWarning, ConfigWarningKind};
+pub use self::expand::expand_home;
+
+use crate::event::{Event, RETIRED_NAMES};
+use crate::protocol::Host;
+use crate::spec::{HookSpec, DEFAULT_TIMEOUT};
+
+/// A timeout under this many milliseconds earns a [`ConfigWarningKind::ShortTimeout`].
+const SHORT_TIMEOUT_MS: u64 = 100;
+
+/// The four files hooks are read from, in execution order:
+/// `~/<dir>/config.toml`, `./<dir>/config.toml`, `~/<dir>/settings.toml`,
+/// `./<dir>/settings.toml`, where `<dir>` is [`Host::config_dir`] (`.nanopi`).
+///
+/// `./` is `cwd`, joined onto (absolute when `cwd` is). Without a home directory
+/// the two home files are left out. When `home` and `cwd` are the same folder,
+/// each file is listed once, in its first position, so its hooks do not run twice.
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// use tower_hooks::config::default_paths;
+/// use tower_hooks::protocol::Host;
+///
+/// let paths = default_paths(&Host::default(), Some(Path::new("/home/u")), Path::new("/p"));
+/// assert_eq!(
+///     paths,
+///     [
+///         PathBuf::from("/home/u/.nanopi/config.toml"),
+///         PathBuf::from("/p/.nanopi/config.toml"),
+///         PathBuf::from("/home/u/.nanopi/settings.toml"),
+///         PathBuf::from("/p/.nanopi/settings.toml"),
+///     ]
+/// );
+/// ```
+pub fn default_paths(host: &Host, home: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
+    let dir = host.config_dir();
+    let mut paths = Vec::with_capacity(4);
+    for file in ["config.toml", "settings.toml"] {
+        for base in home.into_iter().chain([cwd]) {
+            let path = base.join(&dir).join(file);
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    paths
+}
+
+/// The hooks of one or more configuration files, and what looked wrong in them.
+///
+/// See the [module docs](self) for an example.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    hooks: Vec<HookSpec>,
+    warnings: Vec<ConfigWarning>,
+}
+
+impl Config {
+    /// Loads the four [default files](default_paths), with `~` taken from
+    /// `$HOME` and `.` from the process's current directory.
+    ///
+    /// Without `$HOME` (or with it empty) only the project files are read; if
+    /// the current directory cannot be determined, `.` is used as it is.
+    pub fn load_default(host: &Host) -> Result<Config, ConfigError> {
+        let home = std::env::var_os("HOME")
+            .filter(|home| !home.is_empty())
+            .map(PathBuf::from);
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        Config::load(default_paths(host, home.as_deref(), &cwd))
+    }
+
+    /// Loads `paths` in order and accumulates their hooks. A file that does not
+    /// exist is skipped; the first other problem is returned.
+    ///
+    /// `~`, `$HOME` and `${HOME}` in commands expand to `$HOME` (see
+    /// [`expand_home`]).
+    pub fn load<I>(paths: I) -> Result<Config, ConfigError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<Path>,
+    {
+        load_paths(paths, env_home().as_deref())
+    }
+
+    /// Loads one file that must exist: unlike [`Config::load`], a missing file
+    /// is an error ([`ConfigErrorKind::Io`]).
+    pub fn load_file(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        load_file(path.as_ref(), env_home().as_deref())
+    }
+
+    /// Parses the text of one file; `source` names it in errors, warnings and
+    /// each [`HookSpec::source`]. Commands expand as in [`Config::load`].
+    pub fn from_str_with_source(
+        text: &str,
+        source: impl AsRef<Path>,
+    ) -> Result<Config, ConfigError> {
+        parse(text, source.as_ref(), env_home().as_deref())
+    }
+
+    /// Every hook, in execution order: file order, then entry order.
+    pub fn hooks(&self) -> &[HookSpec] {
+        &self.hooks
+    }
+
+    /// What loaded but looks wrong, in file order.
+    pub fn warnings(&self) -> &[ConfigWarning] {
+        &self.warnings
+    }
+
+    /// Takes the hooks out, dropping the warnings.
+    pub fn into_hooks(self) -> Vec<HookSpec> {
+        self.hooks
+    }
+
+    /// Whether no hook is configured.
+    pub fn is_empty(&self) -> bool {
+        self.hooks.is_empty()
+    }
+
+    /// Appends `other`'s hooks and warnings after this one's: `other` runs later.
+    pub fn merge(&mut self, other: Config) {
+        self.hooks.extend(other.hooks);
+        self.warnings.extend(other.warnings);
+    }
+}
+
+/// `$HOME` for command expansion; unset, empty or not UTF-8 means none.
+fn env_home() -> Option<String> {
+    std::env::var("HOME").ok().filter(|home| !home.is_empty())
+}
+
+fn load_paths<I>(paths: I, home: Option<&str>) -> Result<Config, ConfigError>
+where
+    I: IntoIterator,
+    I::Item: AsRef<Path>,
+{
+    let mut config = Config::default();
+    for path in paths {
+        match load_file(path.as_ref(), home) {
+            Ok(file) => config.merge(file),
+            Err(err) if err.is_not_found() => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(config)
+}
+
+fn load_file(path: &Path, home: Option<&str>) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| ConfigError::new(path, ConfigErrorKind::Io(err)))?;
+    parse(&text, path, home)
+}
+
+fn parse(text: &str, source: &Path, home: Option<&str>) -> Result<Config, ConfigError> {
+    let error = |kind| ConfigError::new(source, kind);
+
+    // The retired names are found before serde runs, so that they get their
+    // own message rather than serde's "unknown field".
+    let table: toml::Table = text
+        .parse()
+        .map_err(|err| error(ConfigErrorKind::Parse(err)))?;
+    if let Some((old, new)) = retired_event(&table) {
+        return Err(error(ConfigErrorKind::RetiredEvent {
+            old: old.to_owned(),
+            new,
+        }));
+    }
+    // Parsed again from the text, not from `table`, so that serde's errors keep
+    // their line and column.
+    let file: schema::File =
+        toml::from_str(text).map_err(|err| error(ConfigErrorKind::Parse(err)))?;
+
+    let mut config = Config::default();
+    let Some(hooks) = file.hooks else {
+        return Ok(config);
+    };
+    for (event, entries) in hooks.into_lists() {
+        for (index, entry) in entries.into_iter().enumerate() {
+            let spec =
+                build(event, index, entry, source, home, &mut config.warnings).map_err(error)?;
+            config.hooks.push(spec);
+        }
+    }
+    Ok(config)
+}
+
+fn retired_event(table: &toml::Table) -> Option<(&'static str, Event)> {
+    let hooks = table.get("hooks")?.as_table()?;
+    RETIRED_NAMES
+        .iter()
+        .find(|(old, _)| hooks.contains_key(*old))
+        .copied()
+}
+
+fn build(
+    event: Event,
+    index: usize,
+    entry: schema::Entry,
+    source: &Path,
+    home: Option<&str>,
+    warnings: &mut Vec<ConfigWarning>,
+) -> Result<HookSpec, ConfigErrorKind> {
+    let kind = entry.kind.as_deref().unwrap_or("command");
+    let command = entry
+        .command
+        .as_deref()
+        .map(|command| expand_home(command, home).into_owned());
+    if kind == "command" && command.is_none() {
+        return Err(ConfigErrorKind::MissingCommand { event, index });
+    }
+
+    let timeout = match entry.timeout {
+        None => DEFAULT_TIMEOUT,
+        Some(0) => return Err(ConfigErrorKind::ZeroTimeout { event, index }),
+        Some(ms) => {
+            if ms < SHORT_TIMEOUT_MS {
+                warnings.push(ConfigWarning::new(
+                    source,
+                    event,
+                    index,
+                    ConfigWarningKind::ShortTimeout { ms },
+                ));
+            }
+            Duration::from_millis(ms)
+        }
+    };
+
+    let has_command = command.is_some();
+    let mut spec = HookSpec::command(event, command.unwrap_or_default())
+        .with_source(source.display().to_string(), index)
+        .with_timeout(timeout)
+        .with_fail_closed(entry.fail_closed);
+    if !has_command {
+        // A `type` other than "command" may come without one; it never runs.
+        spec.command = None;
+    }
+    if kind != "command" {
+        spec = spec.with_kind(kind);
+    }
+    if let Some(matcher) = entry.matcher {
+        spec = spec.with_matcher(matcher.as_str()).map_err(|error| {
+            ConfigErrorKind::InvalidMatcher {
+                event,
+                index,
+                pattern: matcher,
+                error,
+            }
+        })?;
+    }
+    Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+    use std::fs;
+
+    use super::*;
+    use crate::matcher::Pattern;
+
+    const HOME: Option<&str> = Some("/home/u");
+
+    fn load_text(text: &str) -> Result<Config, ConfigError> {
+        parse(text, Path::new("/p/.nanopi/config.toml"), HOME)
+    }
+
+    fn error_of(text: &str) -> ConfigError {
+        load_text(text).expect_err("the config should not load")
+    }
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn turn_start(command: &str) -> String {
+        format!("[[hooks.turn_start]]\ncommand = \"{command}\"\n")
+    }
+
+    #[test]
+    fn retired_keys_name_their_replacement_and_the_file() {
+        let cases = [
+            ("pre_tool_use", "tool_execution_start"),
+            ("post_tool_use", "tool_execution_end"),
+            ("user_prompt_submit", "input"),
+            ("session_end", "session_shutdown"),
+        ];
+        for (old, new) in cases {
+            let err = error_of(&format!("[[hooks.{old}]]\ncommand = \"true\"\n"));
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "/p/.nanopi/config.toml: unknown hook event \"{old}\" \u{2014} renamed to \
+                     \"{new}\" in v0.12 (see docs/v0.12-events.md \u{a7}2.1)"
+                )
+            );
+            assert!(matches!(
+                err.kind(),
+                ConfigErrorKind::RetiredEvent { old: o, new: n } if o == old && n.name() == new
+            ));
+        }
+    }
+
+    #[test]
+    fn retired_key_beside_valid_ones_is_still_an_error() {
+        let text = format!(
+            "{}[[hooks.session_end]]\ncommand = \"x\"\n",
+            turn_start("a")
+        );
+        assert!(matches!(
+            error_of(&text).kind(),
+            ConfigErrorKind::RetiredEvent {
+                new: Event::SessionShutdown,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn retired_key_in_settings_toml_is_an_error_naming_that_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join(".nanopi/config.toml");
+        let settings = dir.path().join(".nanopi/settings.toml");
+        write(&config, &turn_start("ok"));
+        write(&settings, "[hooks]\npre_tool_use = [{ command = \"x\" }]\n");
+
+        let err = load_paths([&config, &settings], HOME).unwrap_err();
+        assert_eq!(err.path(), settings);
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!("{}: ", settings.display())),
+            "{message}"
+        );
+        assert!(
+            message.contains(
+                "unknown hook event \"pre_tool_use\" \u{2014} renamed to \"tool_execution_start\""
+            ),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn typo_keeps_serdes_message_listing_every_event() {
+        let err = error_of(&format!(
+            "[other]\nx = 1\n{}",
+            turn_start("x").replace("turn_start", "turn_startt")
+        ));
+        assert!(matches!(err.kind(), ConfigErrorKind::Parse(_)));
+        let message = err.to_string();
+        assert!(message.starts_with("/p/.nanopi/config.toml: "), "{message}");
+        assert!(message.contains("line 3, column 9"), "{message}");
+        assert!(
+            message.contains("unknown field `turn_startt`, expected one of `session_start`"),
+            "{message}"
+        );
+        for event in Event::ALL {
+            assert!(
+                message.contains(&format!("`{}`", event.name())),
+                "{message}"
+            );
+        }
+        assert!(!message.contains("renamed"), "{message}");
+        assert!(!message.ends_with('\n'), "{message:?}");
+    }
+
+    #[test]
+    fn camel_case_key_is_an_unknown_field() {
+        let message = error_of("[[hooks.ToolExecutionStart]]\ncommand = \"x\"\n").to_string();
+        assert!(
+            message.contains("unknown field `ToolExecutionStart`, expected one of"),
+            "{message}"
+        );
+        assert!(!message.contains("renamed"), "{message}");
+    }
+
+    #[test]
+    fn unknown_key_inside_an_entry_is_an_error() {
+        let err = error_of("[[hooks.turn_start]]\ncommand = \"x\"\ntimout = 300\n");
+        let message = err.to_string();
+        assert!(matches!(err.kind(), ConfigErrorKind::Parse(_)));
+        assert!(message.contains("line 3, column 1"), "{message}");
+        assert!(
+            message.contains("unknown field `timout`, expected one of"),
+            "{message}"
+        );
+        assert!(message.contains("`timeout`"), "{message}");
+    }
+
+    #[test]
+    fn wrongly_typed_value_is_a_parse_error_with_its_position() {
+        let message =
+            error_of("[[hooks.turn_start]]\ncommand = \"x\"\ntimeout = \"5s\"\n").to_string();
+        assert!(message.contains("line 3, column 11"), "{message}");
+        assert!(message.contains("invalid type: string \"5s\""), "{message}");
+    }
+
+    #[test]
+    fn broken_toml_reports_line_and_column() {
+        let err = error_of("[[hooks.turn_start]]\ncommand = \"unterminated\n");
+        assert!(matches!(err.kind(), ConfigErrorKind::Parse(_)));
+        let message = err.to_string();
+        assert!(
+            message.starts_with("/p/.nanopi/config.toml: TOML parse error at line 2, column"),
+            "{message}"
+        );
+        assert!(err
+            .source()
+            .unwrap()
+            .downcast_ref::<toml::de::Error>()
+            .is_some());
+    }
+
+    #[test]
+    fn invalid_regex_names_event_index_and_pattern() {
+        let text = "[[hooks.tool_execution_start]]\nmatcher = \"^bash$\"\ncommand = \"true\"\n\n\
+                    [[hooks.tool_execution_start]]\nmatcher = \"(unclosed\"\ncommand = \"true\"\n";
+        let err = error_of(text);
+        match err.kind() {
+            ConfigErrorKind::InvalidMatcher {
+                event,
+                index,
+                pattern,
+                error,
+            } => {
+                assert_eq!(*event, Event::ToolExecutionStart);
+                assert_eq!(*index, 1);
+                assert_eq!(pattern, "(unclosed");
+                assert_eq!(error.pattern(), "(unclosed");
+            }
+            other => panic!("{other:?}"),
+        }
+        let message = err.to_string();
+        assert!(
+            message.starts_with(
+                "/p/.nanopi/config.toml: invalid matcher \"(unclosed\" in \
+                 [[hooks.tool_execution_start]] entry 1: "
+            ),
+            "{message}"
+        );
+        assert!(message.contains("unclosed group"), "{message}");
+        assert!(err.source().is_some());
+    }
+
+    #[test]
+    fn zero_timeout_is_an_error() {
+        let err = error_of("[[hooks.turn_start]]\ncommand = \"x\"\ntimeout = 0\n");
+        assert!(matches!(
+            err.kind(),
+            ConfigErrorKind::ZeroTimeout {
+                event: Event::TurnStart,
+                index: 0
+            }
+        ));
+        assert_eq!(
+            err.to_string(),
+            "/p/.nanopi/config.toml: timeout = 0 in [[hooks.turn_start]] entry 0: a hook needs \
+             at least 1 ms; the unit is milliseconds (default 5000)"
+        );
+    }
+
+    #[test]
+    fn command_hook_without_a_command_is_an_error() {
+        for text in [
+            "[[hooks.turn_end]]\nmatcher = \"*\"\n",
+            "[[hooks.turn_end]]\ntype = \"command\"\n",
+        ] {
+            let err = error_of(text);
+            assert!(matches!(
+                err.kind(),
+                ConfigErrorKind::MissingCommand {
+                    event: Event::TurnEnd,
+                    index: 0
+                }
+            ));
+            let message = err.to_string();
+            assert!(
+                message.contains("missing command in [[hooks.turn_end]] entry 0"),
+                "{message}"
+            );
+            assert!(message.contains("command = "), "{message}");
+        }
+    }
+
+    #[test]
+    fn short_timeout_loads_with_a_warning() {
+        let text = "[[hooks.turn_start]]\ncommand = \"x\"\ntimeout = 5\n\n\
+                    [[hooks.turn_start]]\ncommand = \"y\"\ntimeout = 100\n";
+        let config = load_text(text).unwrap();
+        assert_eq!(config.hooks()[0].timeout(), Duration::from_millis(5));
+        let [warning] = config.warnings() else {
+            panic!("{:?}", config.warnings());
+        };
+        assert_eq!(warning.path(), Path::new("/p/.nanopi/config.toml"));
+        assert_eq!(warning.event(), Event::TurnStart);
+        assert_eq!(warning.index(), 0);
+        assert_eq!(*warning.kind(), ConfigWarningKind::ShortTimeout { ms: 5 });
+        assert_eq!(
+            warning.to_string(),
+            "/p/.nanopi/config.toml: [[hooks.turn_start]] entry 0: timeout = 5 is 5 \
+             milliseconds, not seconds; write 5000 for five seconds"
+        );
+    }
+
+    #[test]
+    fn entry_defaults_follow_the_spec() {
+        let config = load_text(&turn_start("echo hi")).unwrap();
+        let [spec] = config.hooks() else {
+            panic!("{config:?}")
+        };
+        assert_eq!(spec.event(), Event::TurnStart);
+        assert_eq!(spec.source(), "/p/.nanopi/config.toml");
+        assert_eq!(spec.index(), 0);
+        assert_eq!(spec.matcher(), None);
+        assert!(matches!(spec.pattern(), Pattern::Any));
+        assert_eq!(spec.kind(), "command");
+        assert!(spec.is_runnable());
+        assert_eq!(spec.command_line(), Some("echo hi"));
+        assert_eq!(spec.timeout(), Duration::from_millis(5000));
+        assert!(!spec.fail_closed());
+    }
+
+    #[test]
+    fn every_key_of_an_entry_is_read() {
+        let text = "[[hooks.tool_execution_start]]\nmatcher = \"*\"\ntype = \"command\"\n\
+                    command = \"g\"\ntimeout = 3000\nfail_closed = true\n";
+        let config = load_text(text).unwrap();
+        let spec = &config.hooks()[0];
+        assert_eq!(spec.matcher(), Some("*"));
+        assert!(matches!(spec.pattern(), Pattern::Any));
+        assert_eq!(spec.kind(), "command");
+        assert_eq!(spec.timeout(), Duration::from_millis(3000));
+        assert!(spec.fail_closed());
+    }
+
+    #[test]
+    fn non_command_type_is_kept_but_not_runnable() {
+        let text = "[[hooks.tool_execution_start]]\ntype = \"http\"\ncommand = \"touch x\"\n\n\
+                    [[hooks.tool_execution_start]]\ntype = \"wasm\"\n";
+        let config = load_text(text).unwrap();
+        let [http, wasm] = config.hooks() else {
+            panic!("{config:?}")
+        };
+        assert_eq!(http.kind(), "http");
+        assert!(!http.is_runnable());
+        assert_eq!(http.command_line(), Some("touch x"));
+        assert_eq!(wasm.kind(), "wasm");
+        assert_eq!(wasm.index(), 1);
+        assert_eq!(wasm.command_line(), None);
+    }
+
+    #[test]
+    fn other_top_level_tables_are_left_alone() {
+        let text = format!(
+            "model = \"x\"\n[provider]\nkey = 1\n[plugins.events]\nturn_startt = true\n{}",
+            turn_start("a")
+        );
+        let config = load_text(&text).unwrap();
+        assert_eq!(config.hooks().len(), 1);
+    }
+
+    #[test]
+    fn file_without_hooks_is_empty() {
+        assert!(load_text("").unwrap().is_empty());
+        assert!(load_text("[model]\nname = \"x\"\n").unwrap().is_empty());
+        assert!(load_text("[hooks]\n").unwrap().is_empty());
+    }
+
+    #[test]
+    fn entries_keep_their_order_and_index_within_an_event() {
+        let text = "[[hooks.turn_end]]\ncommand = \"e0\"\n[[hooks.turn_start]]\ncommand = \"s0\"\n\
+                    [[hooks.turn_end]]\ncommand = \"e1\"\n[[hooks.turn_start]]\ncommand = \"s1\"\n";
+        let config = load_text(text).unwrap();
+        let seen: Vec<(Event, usize, &str)> = config
+            .hooks()
+            .iter()
+            .map(|h| (h.event(), h.index(), h.command_line().unwrap()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Event::TurnStart, 0, "s0"),
+                (Event::TurnStart, 1, "s1"),
+                (Event::TurnEnd, 0, "e0"),
+                (Event::TurnEnd, 1, "e1"),
+            ]
+        );
+    }
+
+    #[test]
+    fn commands_expand_the_home_directory() {
+        let text = "[[hooks.input]]\ncommand = \"~/.nanopi/hooks/a.sh $HOME/b ${HOME}/c ./d\"\n";
+        let config = load_text(text).unwrap();
+        assert_eq!(
+            config.hooks()[0].command_line(),
+            Some("/home/u/.nanopi/hooks/a.sh /home/u/b /home/u/c ./d")
+        );
+        let unexpanded = parse(text, Path::new("c.toml"), None).unwrap();
+        assert_eq!(
+            unexpanded.hooks()[0].command_line(),
+            Some("~/.nanopi/hooks/a.sh $HOME/b ${HOME}/c ./d")
+        );
+    }
+
+    #[test]
+    fn four_files_accumulate_in_discovery_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let proj = dir.path().join("proj");
+        let paths = default_paths(&Host::default(), Some(&home), &proj);
+        for (path, name) in paths.iter().zip([
+            "home-config",
+            "proj-config",
+            "home-settings",
+            "proj-settings",
+        ]) {
+            write(path, &turn_start(name));
+        }
+
+        let config = load_paths(&paths, HOME).unwrap();
+        let seen: Vec<(&str, &str)> = config
+            .hooks()
+            .iter()
+            .map(|h| (h.command_line().unwrap(), h.source()))
+            .collect();
+        let want: Vec<(&str, String)> = [
+            "home-config",
+            "proj-config",
+            "home-settings",
+            "proj-settings",
+        ]
+        .into_iter()
+        .zip(paths.iter().map(|p| p.display().to_string()))
+        .collect();
+        assert_eq!(seen.len(), 4);
+        for ((command, source), (want_command, want_source)) in seen.iter().zip(&want) {
+            assert_eq!(command, want_command);
+            assert_eq!(source, want_source);
+        }
+        assert!(config.hooks().iter().all(|h| h.index() == 0));
+    }
+
+    #[test]
+    fn missing_files_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let present = dir.path().join("b.toml");
+        write(&present, &turn_start("b"));
+        let paths = [
+            dir.path().join("a.toml"),
+            present,
+            dir.path().join("nope/c.toml"),
+        ];
+
+        let config = load_paths(&paths, HOME).unwrap();
+        assert_eq!(config.hooks().len(), 1);
+        assert!(load_paths([dir.path().join("none.toml")], HOME)
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn a_named_file_that_is_missing_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing.toml");
+        let err = load_file(&path, HOME).unwrap_err();
+        assert_eq!(err.path(), path);
+        assert!(matches!(err.kind(), ConfigErrorKind::Io(_)));
+        assert!(
+            err.to_string().contains(": could not read the file: "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_unreadable_file_is_an_error_not_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("config.toml");
+        fs::create_dir(&folder).unwrap();
+        let err = load_paths([&folder], HOME).unwrap_err();
+        assert!(matches!(err.kind(), ConfigErrorKind::Io(_)));
+        assert_eq!(err.path(), folder);
+        assert!(err
+            .source()
+            .unwrap()
+            .downcast_ref::<std::io::Error>()
+            .is_some());
+    }
+
+    #[test]
+    fn the_first_bad_file_stops_the_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.toml");
+        let bad = dir.path().join("bad.toml");
+        write(&good, &turn_start("ok"));
+        write(&bad, "[[hooks.turn_start]]\ncommand = \"x\"\ntimeout = 0\n");
+        let err = load_paths([&good, &bad, &good], HOME).unwrap_err();
+        assert_eq!(err.path(), bad);
+    }
+
+    #[test]
+    fn default_paths_interleave_home_and_project() {
+        let paths = default_paths(
+            &Host::default(),
+            Some(Path::new("/home/u")),
+            Path::new("/p"),
+        );
+        assert_eq!(
+            paths,
+            [
+                "/home/u/.nanopi/config.toml",
+                "/p/.nanopi/config.toml",
+                "/home/u/.nanopi/settings.toml",
+                "/p/.nanopi/settings.toml",
+            ]
+            .map(PathBuf::from)
+        );
+    }
+
+    #[test]
+    fn default_paths_without_home_are_the_project_files() {
+        let paths = default_paths(&Host::default(), None, Path::new("/p"));
+        assert_eq!(
+            paths,
+            ["/p/.nanopi/config.toml", "/p/.nanopi/settings.toml"].map(PathBuf::from)
+        );
+    }
+
+    #[test]
+    fn default_paths_use_the_hosts_folder_and_a_relative_cwd() {
+        let paths = default_paths(&Host::new("myagent"), None, Path::new("."));
+        assert_eq!(
+            paths,
+            ["./.myagent/config.toml", "./.myagent/settings.toml"].map(PathBuf::from)
+        );
+    }
+
+    #[test]
+    fn default_paths_list_a_shared_folder_once() {
+        let paths = default_paths(
+            &Host::default(),
+            Some(Path::new("/home/u")),
+            Path::new("/home/u/"),
+        );
+        assert_eq!(
+            paths,
+            [
+                "/home/u/.nanopi/config.toml",
+                "/home/u/.nanopi/settings.toml"
+            ]
+            .map(PathBuf::from)
+        );
+    }
+
+    #[test]
+    fn merge_appends_hooks_and_warnings_in_order() {
+        let mut first = parse(&turn_start("a"), Path::new("a.toml"), None).unwrap();
+        let second = parse(
+            "[[hooks.turn_start]]\ncommand = \"b\"\ntimeout = 9\n",
+            Path::new("b.toml"),
+            None,
+        )
+        .unwrap();
+        first.merge(second);
+        let commands: Vec<_> = first
+            .hooks()
+            .iter()
+            .map(|h| h.command_line().unwrap())
+            .collect();
+        assert_eq!(commands, ["a", "b"]);
+        assert_eq!(first.warnings().len(), 1);
+        assert_eq!(first.warnings()[0].path(), Path::new("b.toml"));
+        assert_eq!(first.clone().into_hooks().len(), 2);
+        assert!(Config::default().is_empty());
+    }
+}

@@ -1,0 +1,483 @@
+//! The eleven lifecycle events and everything that differs between them.
+//!
+//! Every per-event rule of the specification lives in one table, [`TABLE`], keyed
+//! by [`Event`]: the two names, whether a block is enforced, what a transform may
+//! replace, what the matcher is tested against, and the wording an agent shows when
+//! a block takes effect. No other module matches on event names.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One of the eleven lifecycle events an agent fires.
+///
+/// ```
+/// use tower_hooks::{BlockPolicy, Event};
+///
+/// let event: Event = "tool_execution_start".parse().unwrap();
+/// assert_eq!(event.camel_name(), "ToolExecutionStart");
+/// assert_eq!(event.block_policy(), BlockPolicy::Enforced);
+/// assert!("pre_tool_use".parse::<Event>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Event {
+    /// Once, after the agent is constructed, before the first turn.
+    SessionStart,
+    /// Once before the process exits, and on `/new`, `/resume`, `/fork`, `/import`.
+    SessionShutdown,
+    /// Top of each turn, before the user message enters context.
+    BeforeAgentStart,
+    /// Right after `BeforeAgentStart`, before `/skill:` expansion.
+    Input,
+    /// Top of every agent-loop iteration.
+    TurnStart,
+    /// Before each tool call executes.
+    ToolExecutionStart,
+    /// After the tool returns, before the model or the screen sees the result.
+    ToolExecutionEnd,
+    /// Bottom of every agent-loop iteration.
+    TurnEnd,
+    /// Once, after the loop ends, before post-turn compaction.
+    MessageEnd,
+    /// Before compaction runs.
+    SessionBeforeCompact,
+    /// After compaction succeeds.
+    SessionCompact,
+}
+
+/// Whether a block from a hook takes effect at an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockPolicy {
+    /// The block stops the action: the turn ends, or the tool call is refused.
+    Enforced,
+    /// The block is discarded by design: a session always starts, ends and compacts.
+    Advisory,
+    /// The call site could have enforced it but throws the decision away.
+    Ignored,
+}
+
+impl BlockPolicy {
+    /// `true` unless the block is enforced.
+    pub const fn drops_blocks(self) -> bool {
+        !matches!(self, BlockPolicy::Enforced)
+    }
+}
+
+/// What a hook's `updated_input` may replace at an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransformScope {
+    /// The whole argument object is replaced (`tool_execution_start`).
+    Arguments,
+    /// Only the `prompt` key is honored (`before_agent_start`, `input`).
+    Prompt,
+    /// Top-level `content` (string) and `is_error` (bool) replace the ones in
+    /// `tool_response` (`tool_execution_end`).
+    ToolResult,
+    /// Transforms are ignored.
+    None,
+}
+
+/// What a hook's `matcher` is tested against at an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatcherSubject {
+    /// The tool name.
+    ToolName,
+    /// The session id.
+    SessionId,
+    /// `arguments.turn_count`, rendered as a decimal string.
+    TurnCount,
+    /// `arguments.reason`: `threshold` or `manual`.
+    CompactionReason,
+    /// The empty string: only `*` or an omitted matcher ever fires.
+    Empty,
+}
+
+/// One row of the per-event table.
+#[derive(Debug, Clone, Copy)]
+pub struct EventInfo {
+    /// The event.
+    pub event: Event,
+    /// snake_case: the config key and the payload's `event` value.
+    pub name: &'static str,
+    /// CamelCase: the value of `NANOPI_EVENT` and of the advisory report line.
+    pub camel_name: &'static str,
+    /// Whether a block takes effect.
+    pub block_policy: BlockPolicy,
+    /// What a transform may replace.
+    pub transform_scope: TransformScope,
+    /// What the matcher is tested against.
+    pub matcher_subject: MatcherSubject,
+    /// Whether this is one of the four session or compaction events (no
+    /// `NANOPI_TOOL_NAME` is set for them).
+    pub session_event: bool,
+    /// The text an agent shows for an honored block: `(before, after)` the reason.
+    pub refusal: Option<(&'static str, &'static str)>,
+}
+
+use BlockPolicy::{Advisory, Enforced, Ignored};
+use MatcherSubject as M;
+use TransformScope as T;
+
+/// The table: one row per event, in [`Event::ALL`] order.
+pub static TABLE: [EventInfo; 11] = [
+    EventInfo {
+        event: Event::SessionStart,
+        name: "session_start",
+        camel_name: "SessionStart",
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::SessionId,
+        session_event: true,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::SessionShutdown,
+        name: "session_shutdown",
+        camel_name: "SessionShutdown",
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::SessionId,
+        session_event: true,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::BeforeAgentStart,
+        name: "before_agent_start",
+        camel_name: "BeforeAgentStart",
+        block_policy: Enforced,
+        transform_scope: T::Prompt,
+        matcher_subject: M::TurnCount,
+        session_event: false,
+        refusal: Some(("[BeforeAgentStart hook blocked the turn: ", "]")),
+    },
+    EventInfo {
+        event: Event::Input,
+        name: "input",
+        camel_name: "Input",
+        block_policy: Enforced,
+        transform_scope: T::Prompt,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: Some((
+            "your `input` hook refused this prompt (policy, not a failure) \u{2014} ",
+            "",
+        )),
+    },
+    EventInfo {
+        event: Event::TurnStart,
+        name: "turn_start",
+        camel_name: "TurnStart",
+        block_policy: Ignored,
+        transform_scope: T::None,
+        matcher_subject: M::TurnCount,
+        session_event: false,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::ToolExecutionStart,
+        name: "tool_execution_start",
+        camel_name: "ToolExecutionStart",
+        block_policy: Enforced,
+        transform_scope: T::Arguments,
+        matcher_subject: M::ToolName,
+        session_event: false,
+        refusal: Some(("blocked by hook: ", "")),
+    },
+    EventInfo {
+        event: Event::ToolExecutionEnd,
+        name: "tool_execution_end",
+        camel_name: "ToolExecutionEnd",
+        block_policy: Ignored,
+        transform_scope: T::ToolResult,
+        matcher_subject: M::ToolName,
+        session_event: false,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::TurnEnd,
+        name: "turn_end",
+        camel_name: "TurnEnd",
+        block_policy: Ignored,
+        transform_scope: T::None,
+        matcher_subject: M::TurnCount,
+        session_event: false,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::MessageEnd,
+        name: "message_end",
+        camel_name: "MessageEnd",
+        block_policy: Ignored,
+        transform_scope: T::None,
+        matcher_subject: M::TurnCount,
+        session_event: false,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::SessionBeforeCompact,
+        name: "session_before_compact",
+        camel_name: "SessionBeforeCompact",
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::CompactionReason,
+        session_event: true,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::SessionCompact,
+        name: "session_compact",
+        camel_name: "SessionCompact",
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::CompactionReason,
+        session_event: true,
+        refusal: None,
+    },
+];
+
+/// The v0.11 names that v0.12 retired, with their replacements. They are load errors.
+pub const RETIRED_NAMES: [(&str, Event); 4] = [
+    ("pre_tool_use", Event::ToolExecutionStart),
+    ("post_tool_use", Event::ToolExecutionEnd),
+    ("user_prompt_submit", Event::Input),
+    ("session_end", Event::SessionShutdown),
+];
+
+impl Event {
+    /// All eleven events, in the order of the specification's table.
+    pub const ALL: [Event; 11] = [
+        Event::SessionStart,
+        Event::SessionShutdown,
+        Event::BeforeAgentStart,
+        Event::Input,
+        Event::TurnStart,
+        Event::ToolExecutionStart,
+        Event::ToolExecutionEnd,
+        Event::TurnEnd,
+        Event::MessageEnd,
+        Event::SessionBeforeCompact,
+        Event::SessionCompact,
+    ];
+
+    /// The event's position in [`Event::ALL`] and [`TABLE`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// This event's row of the table.
+    pub fn info(self) -> &'static EventInfo {
+        &TABLE[self.index()]
+    }
+
+    /// The snake_case name: config key and payload `event`.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// The CamelCase name carried by `NANOPI_EVENT`.
+    pub fn camel_name(self) -> &'static str {
+        self.info().camel_name
+    }
+
+    /// Whether a block takes effect at this event.
+    pub fn block_policy(self) -> BlockPolicy {
+        self.info().block_policy
+    }
+
+    /// What a transform may replace at this event.
+    pub fn transform_scope(self) -> TransformScope {
+        self.info().transform_scope
+    }
+
+    /// What the matcher is tested against at this event.
+    pub fn matcher_subject(self) -> MatcherSubject {
+        self.info().matcher_subject
+    }
+
+    /// Whether this is one of the four session or compaction events.
+    pub fn is_session_event(self) -> bool {
+        self.info().session_event
+    }
+
+    /// The text an agent shows when a block with `reason` takes effect here, or
+    /// `None` where blocks do not take effect.
+    ///
+    /// ```
+    /// use tower_hooks::Event;
+    /// assert_eq!(
+    ///     Event::BeforeAgentStart.refusal_message("no").as_deref(),
+    ///     Some("[BeforeAgentStart hook blocked the turn: no]"),
+    /// );
+    /// assert_eq!(Event::TurnStart.refusal_message("no"), None);
+    /// ```
+    pub fn refusal_message(self, reason: &str) -> Option<String> {
+        self.info()
+            .refusal
+            .map(|(before, after)| format!("{before}{reason}{after}"))
+    }
+
+    /// Looks up a snake_case name.
+    pub fn from_name(name: &str) -> Option<Event> {
+        TABLE
+            .iter()
+            .find(|row| row.name == name)
+            .map(|row| row.event)
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Event {
+    type Err = UnknownEvent;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Event::from_name(s).ok_or_else(|| UnknownEvent { name: s.to_owned() })
+    }
+}
+
+impl serde::Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// A name that is not one of the eleven events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownEvent {
+    name: String,
+}
+
+impl UnknownEvent {
+    /// The name that was not recognised.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl fmt::Display for UnknownEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown hook event \"{}\"", self.name)?;
+        if let Some((_, new)) = RETIRED_NAMES.iter().find(|(old, _)| *old == self.name) {
+            write!(f, " (renamed to \"{}\" in v0.12)", new.name())?;
+        }
+        f.write_str("; expected one of: ")?;
+        for (i, row) in TABLE.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(row.name)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownEvent {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_rows_are_in_enum_order() {
+        for (i, event) in Event::ALL.iter().enumerate() {
+            assert_eq!(TABLE[i].event, *event);
+            assert_eq!(event.index(), i);
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for event in Event::ALL {
+            assert_eq!(event.name().parse::<Event>().unwrap(), event);
+            assert_eq!(event.to_string(), event.name());
+        }
+    }
+
+    #[test]
+    fn camel_case_names_do_not_parse() {
+        assert!("ToolExecutionStart".parse::<Event>().is_err());
+    }
+
+    #[test]
+    fn unknown_name_lists_all_eleven() {
+        let err = "turn_startt".parse::<Event>().unwrap_err().to_string();
+        for event in Event::ALL {
+            assert!(err.contains(event.name()), "{err}");
+        }
+    }
+
+    #[test]
+    fn retired_name_error_names_the_replacement() {
+        let err = "pre_tool_use".parse::<Event>().unwrap_err().to_string();
+        assert!(err.contains("renamed to \"tool_execution_start\""), "{err}");
+    }
+
+    #[test]
+    fn only_three_events_enforce_blocks() {
+        let enforced: Vec<_> = Event::ALL
+            .into_iter()
+            .filter(|e| e.block_policy() == BlockPolicy::Enforced)
+            .collect();
+        assert_eq!(
+            enforced,
+            [
+                Event::BeforeAgentStart,
+                Event::Input,
+                Event::ToolExecutionStart
+            ]
+        );
+        for e in [
+            Event::SessionStart,
+            Event::SessionShutdown,
+            Event::SessionBeforeCompact,
+            Event::SessionCompact,
+        ] {
+            assert_eq!(e.block_policy(), BlockPolicy::Advisory);
+        }
+        for e in [
+            Event::TurnStart,
+            Event::TurnEnd,
+            Event::MessageEnd,
+            Event::ToolExecutionEnd,
+        ] {
+            assert_eq!(e.block_policy(), BlockPolicy::Ignored);
+        }
+    }
+
+    #[test]
+    fn refusal_messages_match_the_spec() {
+        assert_eq!(
+            Event::ToolExecutionStart.refusal_message("r").unwrap(),
+            "blocked by hook: r"
+        );
+        assert_eq!(
+            Event::Input.refusal_message("r").unwrap(),
+            "your `input` hook refused this prompt (policy, not a failure) \u{2014} r"
+        );
+        assert_eq!(Event::SessionStart.refusal_message("r"), None);
+    }
+
+    #[test]
+    fn matcher_subjects_follow_the_spec() {
+        use MatcherSubject::*;
+        let want = [
+            SessionId,
+            SessionId,
+            TurnCount,
+            Empty,
+            TurnCount,
+            ToolName,
+            ToolName,
+            TurnCount,
+            TurnCount,
+            CompactionReason,
+            CompactionReason,
+        ];
+        for (event, subject) in Event::ALL.into_iter().zip(want) {
+            assert_eq!(event.matcher_subject(), subject, "{event}");
+        }
+    }
+}

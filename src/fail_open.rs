@@ -1,0 +1,333 @@
+//! Middleware that turns a hook that cannot run into "allow", and says so.
+//!
+//! A hook whose command cannot be spawned (no `bash`, a failed `fork`, an I/O
+//! error on its pipes) is infrastructure failure, not policy: nanopi allows the
+//! action and prints
+//!
+//! ```text
+//! nanopi: hook errored; failing open (allow) [tool=bash matcher=* error=...]
+//! ```
+//!
+//! [`FailOpen`] does exactly that for any inner error, through a
+//! [`Report`](crate::report::Report). A hook configured with `fail_closed = true`
+//! blocks instead, with a reason that says it failed closed and why.
+//!
+//! Its error type is [`Infallible`]: below a `FailOpen`, nothing can fail the call.
+//!
+//! # Example
+//!
+//! ```
+//! use std::sync::{Arc, Mutex};
+//! use serde_json::json;
+//! use tower::{service_fn, ServiceBuilder, ServiceExt};
+//! use tower_hooks::fail_open::FailOpenLayer;
+//! use tower_hooks::report::Notice;
+//! use tower_hooks::{BoxError, HookRequest, Verdict};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let lines = Arc::new(Mutex::new(Vec::new()));
+//! let sink = lines.clone();
+//! let hook = ServiceBuilder::new()
+//!     .layer(FailOpenLayer::new(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi"))))
+//!     .service(service_fn(|_req: HookRequest| async {
+//!         Err::<Verdict, BoxError>("no bash on PATH".into())
+//!     }));
+//!
+//! let req = HookRequest::tool_execution_start("bash", json!({"command": "ls"}));
+//! let verdict = hook.oneshot(req).await.unwrap();
+//! assert!(matches!(verdict, Verdict::FailedOpen { .. }));
+//! assert_eq!(
+//!     lines.lock().unwrap()[0],
+//!     "nanopi: hook errored; failing open (allow) [tool=bash matcher=* error=no bash on PATH]"
+//! );
+//! # }
+//! ```
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+
+use pin_project::pin_project;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::outcome::Verdict;
+use crate::report::{Notice, Report};
+use crate::request::HookRequest;
+use crate::spec::HookSpec;
+use crate::BoxError;
+
+/// Turns inner errors into [`Verdict::FailedOpen`] (or a fail-closed block). See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct FailOpen<S, R> {
+    inner: S,
+    report: R,
+    ready_error: Option<Arc<str>>,
+}
+
+impl<S, R> FailOpen<S, R> {
+    /// Wraps `inner`, reporting through `report`.
+    pub fn new(inner: S, report: R) -> Self {
+        FailOpen {
+            inner,
+            report,
+            ready_error: None,
+        }
+    }
+
+    /// A layer that wraps services with this reporter.
+    pub fn layer(report: R) -> FailOpenLayer<R> {
+        FailOpenLayer::new(report)
+    }
+
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The inner service, mutably.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// Unwraps the inner service.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
+impl<S, R> Service<HookRequest> for FailOpen<S, R>
+where
+    S: Service<HookRequest, Response = Verdict>,
+    S::Error: Into<BoxError>,
+    R: Report + Clone,
+{
+    type Response = Verdict;
+    type Error = Infallible;
+    type Future = ResponseFuture<S::Future, R>;
+
+    // poll_ready: pass through; an inner readiness error is kept and answered by
+    // the next call, so the caller still gets a verdict.
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        if self.ready_error.is_some() {
+            return Poll::Ready(Ok(()));
+        }
+        if let Err(err) = ready!(self.inner.poll_ready(cx)) {
+            self.ready_error = Some(err.into().to_string().into());
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: HookRequest) -> Self::Future {
+        let context = Failure {
+            tool: req.shared_tool_name().cloned(),
+            hook: req.hook().cloned(),
+            report: self.report.clone(),
+        };
+        let kind = match self.ready_error.take() {
+            Some(error) => Kind::NotReady { error },
+            None => Kind::Called {
+                future: self.inner.call(req),
+            },
+        };
+        ResponseFuture {
+            kind,
+            context: Some(context),
+        }
+    }
+}
+
+/// What is needed to report a failure.
+#[derive(Debug)]
+struct Failure<R> {
+    tool: Option<Arc<str>>,
+    hook: Option<Arc<HookSpec>>,
+    report: R,
+}
+
+impl<R: Report> Failure<R> {
+    fn verdict(self, error: &str) -> Verdict {
+        let matcher = self.hook.as_ref().and_then(|h| h.matcher()).unwrap_or("*");
+        let tool = self.tool.as_deref().unwrap_or("");
+        if self.hook.as_ref().is_some_and(|h| h.fail_closed()) {
+            tracing::warn!(tool, matcher, error, "hook errored; failing closed (block)");
+            return Verdict::failed_closed(error);
+        }
+        self.report.report(&Notice::HookErrored {
+            tool,
+            matcher,
+            error,
+        });
+        Verdict::FailedOpen {
+            error: error.to_owned(),
+        }
+    }
+}
+
+/// Applies [`FailOpen`] to services. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct FailOpenLayer<R> {
+    report: R,
+}
+
+impl<R> FailOpenLayer<R> {
+    /// A layer reporting through `report`.
+    pub const fn new(report: R) -> Self {
+        FailOpenLayer { report }
+    }
+}
+
+impl<S, R: Clone> Layer<S> for FailOpenLayer<R> {
+    type Service = FailOpen<S, R>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        FailOpen::new(inner, self.report.clone())
+    }
+}
+
+/// The response future of [`FailOpen`].
+#[pin_project]
+#[derive(Debug)]
+pub struct ResponseFuture<F, R> {
+    #[pin]
+    kind: Kind<F>,
+    context: Option<Failure<R>>,
+}
+
+#[pin_project(project = KindProj)]
+#[derive(Debug)]
+enum Kind<F> {
+    Called {
+        #[pin]
+        future: F,
+    },
+    NotReady {
+        error: Arc<str>,
+    },
+}
+
+impl<F, E, R> Future for ResponseFuture<F, R>
+where
+    F: Future<Output = Result<Verdict, E>>,
+    E: Into<BoxError>,
+    R: Report,
+{
+    type Output = Result<Verdict, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let error = match this.kind.project() {
+            KindProj::Called { future } => match ready!(future.poll(cx)) {
+                Ok(verdict) => return Poll::Ready(Ok(verdict)),
+                Err(err) => error_text(&*err.into()),
+            },
+            KindProj::NotReady { error } => error.to_string(),
+        };
+        let context = this
+            .context
+            .take()
+            .expect("FailOpen future polled after completion");
+        Poll::Ready(Ok(context.verdict(&error)))
+    }
+}
+
+/// An error and its causes, on one line.
+fn error_text(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text.replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+    use crate::outcome::BlockCause;
+    use serde_json::json;
+    use std::sync::Mutex;
+    use tower::{service_fn, ServiceExt};
+
+    fn collector() -> (Arc<Mutex<Vec<String>>>, impl Report + Clone) {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        let report = Arc::new(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")));
+        (lines, report)
+    }
+
+    fn failing() -> impl Service<HookRequest, Response = Verdict, Error = BoxError> + Clone {
+        service_fn(|_req: HookRequest| async { Err::<Verdict, BoxError>("spawn failed".into()) })
+    }
+
+    #[tokio::test]
+    async fn spawn_failure_allows_and_reports_the_spec_line() {
+        let (lines, report) = collector();
+        let spec = Arc::new(
+            HookSpec::command(Event::ToolExecutionStart, "x")
+                .with_matcher("^bash$")
+                .unwrap(),
+        );
+        let req = HookRequest::tool_execution_start("bash", json!({})).with_hook(spec);
+        let v = FailOpen::new(failing(), report).oneshot(req).await.unwrap();
+        assert_eq!(
+            v,
+            Verdict::FailedOpen {
+                error: "spawn failed".into()
+            }
+        );
+        assert_eq!(
+            *lines.lock().unwrap(),
+            ["nanopi: hook errored; failing open (allow) [tool=bash matcher=^bash$ error=spawn failed]"]
+        );
+    }
+
+    #[tokio::test]
+    async fn without_a_tool_the_tool_field_is_empty() {
+        let (lines, report) = collector();
+        let req = HookRequest::turn_start(1, 0);
+        FailOpen::new(failing(), report).oneshot(req).await.unwrap();
+        assert_eq!(
+            *lines.lock().unwrap(),
+            ["nanopi: hook errored; failing open (allow) [tool= matcher=* error=spawn failed]"]
+        );
+    }
+
+    #[tokio::test]
+    async fn fail_closed_hook_blocks_and_says_why() {
+        let (lines, report) = collector();
+        let spec =
+            Arc::new(HookSpec::command(Event::ToolExecutionStart, "x").with_fail_closed(true));
+        let req = HookRequest::tool_execution_start("bash", json!({})).with_hook(spec);
+        let v = FailOpen::new(failing(), report).oneshot(req).await.unwrap();
+        assert_eq!(
+            v,
+            Verdict::Block {
+                reason: "hook failed closed: spawn failed".into(),
+                cause: BlockCause::FailedClosed
+            }
+        );
+        assert!(lines.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn answers_pass_through_untouched() {
+        let (lines, report) = collector();
+        let inner =
+            service_fn(|_req: HookRequest| async { Ok::<_, BoxError>(Verdict::block("no")) });
+        let v = FailOpen::new(inner, report)
+            .oneshot(HookRequest::input("x"))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::block("no"));
+        assert!(lines.lock().unwrap().is_empty());
+    }
+}

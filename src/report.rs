@@ -1,0 +1,164 @@
+//! Where the stack's two report lines go.
+//!
+//! The specification has the agent say two things on stderr: that an advisory
+//! event's block was ignored, and that a hook errored and failed open. The stack
+//! hands each to a [`Report`]; the host decides what to do with it.
+//!
+//! * [`StderrReport`] writes the spec's lines byte for byte (the default);
+//! * `()` drops them;
+//! * any `Fn(&Notice<'_>)` closure receives them, e.g. to collect them in a test.
+//!
+//! # Example
+//!
+//! ```
+//! use std::sync::{Arc, Mutex};
+//! use tower_hooks::report::{Notice, Report};
+//! use tower_hooks::Event;
+//!
+//! let lines = Arc::new(Mutex::new(Vec::new()));
+//! let sink = lines.clone();
+//! let report = move |notice: &Notice<'_>| sink.lock().unwrap().push(notice.line("nanopi"));
+//! report.report(&Notice::AdvisoryBlock { event: Event::TurnStart, reason: "stop" });
+//! assert_eq!(
+//!     lines.lock().unwrap()[0],
+//!     "nanopi: TurnStart hook asked to block; ignored (advisory event) [reason=stop]"
+//! );
+//! ```
+
+use std::fmt;
+use std::io::Write;
+use std::sync::Arc;
+
+use crate::event::Event;
+
+/// Something the stack reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice<'a> {
+    /// A hook blocked an event that does not enforce blocks; the block was dropped.
+    AdvisoryBlock {
+        /// The event.
+        event: Event,
+        /// The hook's reason.
+        reason: &'a str,
+    },
+    /// A hook could not be run and the action was allowed.
+    HookErrored {
+        /// The tool name, or empty.
+        tool: &'a str,
+        /// The hook's matcher as written, or `*`.
+        matcher: &'a str,
+        /// What went wrong.
+        error: &'a str,
+    },
+}
+
+impl Notice<'_> {
+    /// The full line, prefixed with the host name (no trailing newline).
+    pub fn line(&self, host: &str) -> String {
+        format!("{host}: {self}")
+    }
+}
+
+impl fmt::Display for Notice<'_> {
+    /// The line without its `nanopi: ` prefix.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::AdvisoryBlock { event, reason } => write!(
+                f,
+                "{} hook asked to block; ignored (advisory event) [reason={reason}]",
+                event.camel_name()
+            ),
+            Notice::HookErrored {
+                tool,
+                matcher,
+                error,
+            } => write!(
+                f,
+                "hook errored; failing open (allow) [tool={tool} matcher={matcher} error={error}]"
+            ),
+        }
+    }
+}
+
+/// Receives the stack's notices. See the [module docs](self).
+pub trait Report: Send + Sync + 'static {
+    /// Handles one notice.
+    fn report(&self, notice: &Notice<'_>);
+}
+
+impl Report for () {
+    fn report(&self, _notice: &Notice<'_>) {}
+}
+
+impl<F> Report for F
+where
+    F: Fn(&Notice<'_>) + Send + Sync + 'static,
+{
+    fn report(&self, notice: &Notice<'_>) {
+        self(notice)
+    }
+}
+
+impl<R: Report + ?Sized> Report for Arc<R> {
+    fn report(&self, notice: &Notice<'_>) {
+        (**self).report(notice)
+    }
+}
+
+/// A reporter shared by every layer of a stack.
+pub type SharedReport = Arc<dyn Report>;
+
+/// Writes each notice to stderr as one line, prefixed with the host name.
+#[derive(Debug, Clone)]
+pub struct StderrReport {
+    host: String,
+}
+
+impl StderrReport {
+    /// Lines start with `host: `.
+    pub fn new(host: impl Into<String>) -> Self {
+        StderrReport { host: host.into() }
+    }
+}
+
+impl Default for StderrReport {
+    fn default() -> Self {
+        StderrReport::new("nanopi")
+    }
+}
+
+impl Report for StderrReport {
+    fn report(&self, notice: &Notice<'_>) {
+        let mut line = notice.line(&self.host);
+        line.push('\n');
+        // One write, so lines from concurrent hooks do not interleave; a closed
+        // stderr is not the hook's problem.
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_match_the_spec_byte_for_byte() {
+        assert_eq!(
+            Notice::AdvisoryBlock {
+                event: Event::TurnStart,
+                reason: "why"
+            }
+            .line("nanopi"),
+            "nanopi: TurnStart hook asked to block; ignored (advisory event) [reason=why]"
+        );
+        assert_eq!(
+            Notice::HookErrored {
+                tool: "bash",
+                matcher: "*",
+                error: "boom"
+            }
+            .line("nanopi"),
+            "nanopi: hook errored; failing open (allow) [tool=bash matcher=* error=boom]"
+        );
+    }
+}

@@ -1,0 +1,605 @@
+//! [`HookRequest`]: one lifecycle event on its way through the stack.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::time::Instant;
+
+use crate::event::{Event, MatcherSubject};
+use crate::spec::HookSpec;
+
+/// One lifecycle event, with the fields a hook receives on stdin.
+///
+/// Build it with the constructor for its event (they write the payload shapes of
+/// the specification, so an agent cannot send the wrong shape), then add the
+/// session id, working directory and tool call id that apply. Cloning is cheap:
+/// every field is shared.
+///
+/// ```
+/// use serde_json::json;
+/// use tower_hooks::{Event, HookRequest};
+///
+/// let req = HookRequest::tool_execution_start("bash", json!({"command": "ls"}))
+///     .with_tool_call_id("call_1")
+///     .with_session_id("019abc")
+///     .with_cwd("/home/u/proj");
+/// assert_eq!(req.event(), Event::ToolExecutionStart);
+/// assert_eq!(req.arguments()["command"], "ls");
+/// ```
+#[derive(Clone)]
+pub struct HookRequest {
+    event: Event,
+    tool_name: Option<Arc<str>>,
+    tool_call_id: Option<Arc<str>>,
+    session_id: Option<Arc<str>>,
+    cwd: Option<Arc<str>>,
+    arguments: Arc<Value>,
+    deadline: Option<Deadline>,
+    hook: Option<Arc<HookSpec>>,
+}
+
+/// When a hook run must be over, set by the [`Timeout`](crate::timeout) layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadline {
+    /// The instant the hook is overdue.
+    pub at: Instant,
+    /// The timeout it was computed from, named in the block reason.
+    pub timeout: Duration,
+}
+
+/// Why a session started (`session_start`'s `reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StartReason {
+    /// The process started.
+    Startup,
+    /// `/new`.
+    New,
+    /// `/resume`.
+    Resume,
+    /// `/fork`.
+    Fork,
+    /// `/import`.
+    Import,
+}
+
+/// Why a session is shutting down (`session_shutdown`'s `reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShutdownReason {
+    /// The process is exiting: the only real exit.
+    Quit,
+    /// `/new`.
+    New,
+    /// `/resume`.
+    Resume,
+    /// `/fork`.
+    Fork,
+    /// `/import`.
+    Import,
+}
+
+/// Why compaction runs (`reason` of the two compaction events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompactionReason {
+    /// The context crossed its size threshold.
+    Threshold,
+    /// The user asked for it.
+    Manual,
+}
+
+impl StartReason {
+    /// The wire value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StartReason::Startup => "startup",
+            StartReason::New => "new",
+            StartReason::Resume => "resume",
+            StartReason::Fork => "fork",
+            StartReason::Import => "import",
+        }
+    }
+}
+
+impl ShutdownReason {
+    /// The wire value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ShutdownReason::Quit => "quit",
+            ShutdownReason::New => "new",
+            ShutdownReason::Resume => "resume",
+            ShutdownReason::Fork => "fork",
+            ShutdownReason::Import => "import",
+        }
+    }
+}
+
+impl CompactionReason {
+    /// The wire value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CompactionReason::Threshold => "threshold",
+            CompactionReason::Manual => "manual",
+        }
+    }
+}
+
+impl HookRequest {
+    /// A request for `event` with an arbitrary `arguments` value.
+    ///
+    /// Prefer the typed constructors; this one is for tools such as the `hooks`
+    /// CLI that take the payload from the user.
+    pub fn new(event: Event, arguments: Value) -> Self {
+        HookRequest {
+            event,
+            tool_name: None,
+            tool_call_id: None,
+            session_id: None,
+            cwd: None,
+            arguments: Arc::new(arguments),
+            deadline: None,
+            hook: None,
+        }
+    }
+
+    /// `session_start`: `{"reason": …}`.
+    pub fn session_start(reason: StartReason) -> Self {
+        Self::new(Event::SessionStart, json!({ "reason": reason.as_str() }))
+    }
+
+    /// `session_shutdown`: `{"reason": …}`.
+    pub fn session_shutdown(reason: ShutdownReason) -> Self {
+        Self::new(Event::SessionShutdown, json!({ "reason": reason.as_str() }))
+    }
+
+    /// `before_agent_start`: `{"turn_count": N, "prompt": "…"}`.
+    pub fn before_agent_start(turn_count: u64, prompt: impl Into<String>) -> Self {
+        Self::new(
+            Event::BeforeAgentStart,
+            json!({ "turn_count": turn_count, "prompt": prompt.into() }),
+        )
+    }
+
+    /// `input`: `{"prompt": "…"}`.
+    pub fn input(prompt: impl Into<String>) -> Self {
+        Self::new(Event::Input, json!({ "prompt": prompt.into() }))
+    }
+
+    /// `turn_start`: `{"turn_count": N, "iteration": I}`.
+    pub fn turn_start(turn_count: u64, iteration: u64) -> Self {
+        Self::new(
+            Event::TurnStart,
+            json!({ "turn_count": turn_count, "iteration": iteration }),
+        )
+    }
+
+    /// `tool_execution_start`: the tool's argument object, verbatim.
+    pub fn tool_execution_start(tool_name: impl Into<Arc<str>>, arguments: Value) -> Self {
+        Self::new(Event::ToolExecutionStart, arguments).with_tool_name(tool_name)
+    }
+
+    /// `tool_execution_end`: `{"tool_input": {…}, "tool_response": {"content", "is_error", "duration_ms"}}`.
+    pub fn tool_execution_end(
+        tool_name: impl Into<Arc<str>>,
+        tool_input: Value,
+        content: impl Into<String>,
+        is_error: bool,
+        duration: Duration,
+    ) -> Self {
+        let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        Self::new(
+            Event::ToolExecutionEnd,
+            json!({
+                "tool_input": tool_input,
+                "tool_response": {
+                    "content": content.into(),
+                    "is_error": is_error,
+                    "duration_ms": duration_ms,
+                },
+            }),
+        )
+        .with_tool_name(tool_name)
+    }
+
+    /// `turn_end`: `{"turn_count": N, "iteration": I, "had_tool_calls": bool}`.
+    pub fn turn_end(turn_count: u64, iteration: u64, had_tool_calls: bool) -> Self {
+        Self::new(
+            Event::TurnEnd,
+            json!({ "turn_count": turn_count, "iteration": iteration, "had_tool_calls": had_tool_calls }),
+        )
+    }
+
+    /// `message_end`: `{"turn_count": N, "response_length": N}`.
+    pub fn message_end(turn_count: u64, response_length: u64) -> Self {
+        Self::new(
+            Event::MessageEnd,
+            json!({ "turn_count": turn_count, "response_length": response_length }),
+        )
+    }
+
+    /// `session_before_compact`: `{"reason": …}`.
+    pub fn session_before_compact(reason: CompactionReason) -> Self {
+        Self::new(
+            Event::SessionBeforeCompact,
+            json!({ "reason": reason.as_str() }),
+        )
+    }
+
+    /// `session_compact`: `{"reason": …}`.
+    pub fn session_compact(reason: CompactionReason) -> Self {
+        Self::new(Event::SessionCompact, json!({ "reason": reason.as_str() }))
+    }
+
+    /// Sets the tool name (the two tool events).
+    pub fn with_tool_name(mut self, tool_name: impl Into<Arc<str>>) -> Self {
+        self.tool_name = Some(tool_name.into());
+        self
+    }
+
+    /// Sets the provider's id for the tool call in flight.
+    pub fn with_tool_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.tool_call_id = Some(id.into());
+        self
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+
+    /// Sets the session's working directory (payload `cwd`, `NANOPI_CWD`).
+    ///
+    /// Without it, hooks are told the process's current directory.
+    pub fn with_cwd(mut self, cwd: impl Into<Arc<str>>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// Replaces the arguments.
+    pub fn with_arguments(mut self, arguments: Value) -> Self {
+        self.arguments = Arc::new(arguments);
+        self
+    }
+
+    /// Sets the deadline (the [`Timeout`](crate::timeout) layer does this).
+    pub fn with_deadline(mut self, deadline: Deadline) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Tags the request with the hook it is about to run (the chain does this).
+    pub fn with_hook(mut self, hook: Arc<HookSpec>) -> Self {
+        self.hook = Some(hook);
+        self
+    }
+
+    /// The event.
+    pub fn event(&self) -> Event {
+        self.event
+    }
+
+    /// The tool name, on the two tool events.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.tool_name.as_deref()
+    }
+
+    /// The tool call id, when there is one.
+    pub fn tool_call_id(&self) -> Option<&str> {
+        self.tool_call_id.as_deref()
+    }
+
+    /// The session id, when there is one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The working directory set with [`with_cwd`](Self::with_cwd), if any.
+    pub fn cwd(&self) -> Option<&str> {
+        self.cwd.as_deref()
+    }
+
+    /// The event's arguments.
+    pub fn arguments(&self) -> &Value {
+        &self.arguments
+    }
+
+    pub(crate) fn shared_tool_name(&self) -> Option<&Arc<str>> {
+        self.tool_name.as_ref()
+    }
+
+    pub(crate) fn into_shared_arguments(self) -> Arc<Value> {
+        self.arguments
+    }
+
+    pub(crate) fn set_shared_arguments(&mut self, arguments: Arc<Value>) {
+        self.arguments = arguments;
+    }
+
+    /// When the hook now running is overdue, if a timeout applies.
+    pub fn deadline(&self) -> Option<Deadline> {
+        self.deadline
+    }
+
+    /// The hook this request is being handed to, inside a chain.
+    ///
+    /// Layers placed around each hook use it to tell hooks apart.
+    pub fn hook(&self) -> Option<&Arc<HookSpec>> {
+        self.hook.as_ref()
+    }
+
+    /// What a matcher is tested against for this request (see [`MatcherSubject`]).
+    ///
+    /// ```
+    /// use tower_hooks::HookRequest;
+    /// assert_eq!(HookRequest::turn_start(12, 0).matcher_subject().as_str(), "12");
+    /// assert_eq!(HookRequest::input("hello").matcher_subject().as_str(), "");
+    /// ```
+    pub fn matcher_subject(&self) -> Subject<'_> {
+        match self.event.matcher_subject() {
+            MatcherSubject::ToolName => Subject::Str(self.tool_name().unwrap_or("")),
+            MatcherSubject::SessionId => Subject::Str(self.session_id().unwrap_or("")),
+            MatcherSubject::Empty => Subject::Str(""),
+            MatcherSubject::CompactionReason => Subject::of_value(self.arguments.get("reason")),
+            MatcherSubject::TurnCount => Subject::of_value(self.arguments.get("turn_count")),
+        }
+    }
+}
+
+/// A matcher subject, borrowed or rendered on the stack (no allocation).
+pub enum Subject<'a> {
+    /// Borrowed from the request.
+    Str(&'a str),
+    /// An unsigned number rendered as decimal.
+    Unsigned(itoa::Buffer, u64),
+    /// A signed number rendered as decimal.
+    Signed(itoa::Buffer, i64),
+}
+
+impl<'a> Subject<'a> {
+    fn of_value(value: Option<&'a Value>) -> Self {
+        match value {
+            Some(Value::String(s)) => Subject::Str(s),
+            Some(Value::Number(n)) => {
+                if let Some(u) = n.as_u64() {
+                    Subject::Unsigned(itoa::Buffer::new(), u)
+                } else if let Some(i) = n.as_i64() {
+                    Subject::Signed(itoa::Buffer::new(), i)
+                } else {
+                    Subject::Str("")
+                }
+            }
+            _ => Subject::Str(""),
+        }
+    }
+
+    /// The subject as text.
+    pub fn as_str(&mut self) -> &str {
+        match self {
+            Subject::Str(s) => s,
+            Subject::Unsigned(buf, n) => buf.format(*n),
+            Subject::Signed(buf, n) => buf.format(*n),
+        }
+    }
+}
+
+impl fmt::Debug for Subject<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Str(s) => fmt::Debug::fmt(s, f),
+            Subject::Unsigned(_, n) => fmt::Debug::fmt(n, f),
+            Subject::Signed(_, n) => fmt::Debug::fmt(n, f),
+        }
+    }
+}
+
+impl fmt::Debug for HookRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HookRequest")
+            .field("event", &self.event)
+            .field("tool_name", &self.tool_name)
+            .field("tool_call_id", &self.tool_call_id)
+            .field("session_id", &self.session_id)
+            .field("cwd", &self.cwd)
+            .field("arguments", &self.arguments)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reads `updated_input` into a new argument value according to the event's
+/// transform scope, or `None` when the event does not honor transforms.
+pub(crate) fn apply_transform(
+    event: Event,
+    current: &Value,
+    updated: &Map<String, Value>,
+) -> Option<Value> {
+    use crate::event::TransformScope;
+    match event.transform_scope() {
+        TransformScope::Arguments => Some(Value::Object(updated.clone())),
+        TransformScope::Prompt => {
+            let mut next = current.clone();
+            if let (Some(Value::String(prompt)), Value::Object(obj)) =
+                (updated.get("prompt"), &mut next)
+            {
+                obj.insert("prompt".into(), Value::String(prompt.clone()));
+            }
+            Some(next)
+        }
+        TransformScope::ToolResult => {
+            let mut next = current.clone();
+            if let Value::Object(obj) = &mut next {
+                let response = obj
+                    .entry("tool_response")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if !response.is_object() {
+                    *response = Value::Object(Map::new());
+                }
+                if let Value::Object(response) = response {
+                    if let Some(Value::String(content)) = updated.get("content") {
+                        response.insert("content".into(), Value::String(content.clone()));
+                    }
+                    if let Some(Value::Bool(is_error)) = updated.get("is_error") {
+                        response.insert("is_error".into(), Value::Bool(*is_error));
+                    }
+                }
+            }
+            Some(next)
+        }
+        TransformScope::None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn typed_constructors_write_the_spec_shapes() {
+        let r = HookRequest::session_start(StartReason::Resume);
+        assert_eq!(*r.arguments(), json!({"reason": "resume"}));
+        let r = HookRequest::session_shutdown(ShutdownReason::Quit);
+        assert_eq!(*r.arguments(), json!({"reason": "quit"}));
+        let r = HookRequest::session_compact(CompactionReason::Manual);
+        assert_eq!(*r.arguments(), json!({"reason": "manual"}));
+        let r = HookRequest::session_before_compact(CompactionReason::Threshold);
+        assert_eq!(*r.arguments(), json!({"reason": "threshold"}));
+        let r = HookRequest::before_agent_start(3, "hi");
+        assert_eq!(*r.arguments(), json!({"turn_count": 3, "prompt": "hi"}));
+        let r = HookRequest::input("hi");
+        assert_eq!(*r.arguments(), json!({"prompt": "hi"}));
+        let r = HookRequest::turn_start(1, 2);
+        assert_eq!(*r.arguments(), json!({"turn_count": 1, "iteration": 2}));
+        let r = HookRequest::turn_end(1, 2, true);
+        assert_eq!(
+            *r.arguments(),
+            json!({"turn_count": 1, "iteration": 2, "had_tool_calls": true})
+        );
+        let r = HookRequest::message_end(4, 42);
+        assert_eq!(
+            *r.arguments(),
+            json!({"turn_count": 4, "response_length": 42})
+        );
+        let r = HookRequest::tool_execution_start("bash", json!({"command": "ls"}));
+        assert_eq!(r.tool_name(), Some("bash"));
+        assert_eq!(*r.arguments(), json!({"command": "ls"}));
+        let r = HookRequest::tool_execution_end(
+            "bash",
+            json!({"command": "ls"}),
+            "out",
+            false,
+            Duration::from_millis(123),
+        );
+        assert_eq!(
+            *r.arguments(),
+            json!({"tool_input": {"command": "ls"},
+                   "tool_response": {"content": "out", "is_error": false, "duration_ms": 123}})
+        );
+    }
+
+    #[test]
+    fn every_reason_has_its_wire_value() {
+        let start: Vec<_> = [
+            StartReason::Startup,
+            StartReason::New,
+            StartReason::Resume,
+            StartReason::Fork,
+            StartReason::Import,
+        ]
+        .iter()
+        .map(|r| r.as_str())
+        .collect();
+        assert_eq!(start, ["startup", "new", "resume", "fork", "import"]);
+        let stop: Vec<_> = [
+            ShutdownReason::Quit,
+            ShutdownReason::New,
+            ShutdownReason::Resume,
+            ShutdownReason::Fork,
+            ShutdownReason::Import,
+        ]
+        .iter()
+        .map(|r| r.as_str())
+        .collect();
+        assert_eq!(stop, ["quit", "new", "resume", "fork", "import"]);
+    }
+
+    #[test]
+    fn matcher_subject_follows_the_event() {
+        let r = HookRequest::tool_execution_start("bash", json!({}));
+        assert_eq!(r.matcher_subject().as_str(), "bash");
+        let r = HookRequest::session_start(StartReason::Startup).with_session_id("019x");
+        assert_eq!(r.matcher_subject().as_str(), "019x");
+        let r = HookRequest::session_compact(CompactionReason::Manual).with_session_id("019x");
+        assert_eq!(r.matcher_subject().as_str(), "manual");
+        let r = HookRequest::before_agent_start(1, "hi");
+        assert_eq!(r.matcher_subject().as_str(), "1");
+        let r = HookRequest::message_end(7, 0);
+        assert_eq!(r.matcher_subject().as_str(), "7");
+        let r = HookRequest::input("anything");
+        assert_eq!(r.matcher_subject().as_str(), "");
+        let r = HookRequest::new(Event::TurnStart, json!({"turn_count": -3}));
+        assert_eq!(r.matcher_subject().as_str(), "-3");
+    }
+
+    #[test]
+    fn arguments_transform_replaces_the_whole_object() {
+        let next = apply_transform(
+            Event::ToolExecutionStart,
+            &json!({"command": "rm", "extra": 1}),
+            &obj(json!({"command": "ls"})),
+        );
+        assert_eq!(next, Some(json!({"command": "ls"})));
+    }
+
+    #[test]
+    fn prompt_transform_takes_only_the_prompt() {
+        let next = apply_transform(
+            Event::BeforeAgentStart,
+            &json!({"turn_count": 1, "prompt": "hi"}),
+            &obj(json!({"prompt": "new", "turn_count": 99})),
+        );
+        assert_eq!(next, Some(json!({"turn_count": 1, "prompt": "new"})));
+        let next = apply_transform(
+            Event::Input,
+            &json!({"prompt": "hi"}),
+            &obj(json!({"prompt": 5})),
+        );
+        assert_eq!(next, Some(json!({"prompt": "hi"})));
+    }
+
+    #[test]
+    fn tool_result_transform_reads_top_level_fields() {
+        let cur = json!({"tool_input": {"a": 1},
+                         "tool_response": {"content": "x", "is_error": false, "duration_ms": 5}});
+        let next = apply_transform(
+            Event::ToolExecutionEnd,
+            &cur,
+            &obj(json!({"content": "[redacted]", "is_error": true})),
+        );
+        assert_eq!(
+            next,
+            Some(json!({"tool_input": {"a": 1},
+                        "tool_response": {"content": "[redacted]", "is_error": true, "duration_ms": 5}}))
+        );
+        // Nested the way the payload arrives: not honored.
+        let next = apply_transform(
+            Event::ToolExecutionEnd,
+            &cur,
+            &obj(json!({"tool_response": {"content": "nested"}})),
+        );
+        assert_eq!(next, Some(cur));
+    }
+
+    #[test]
+    fn events_without_transform_scope_ignore_transforms() {
+        for event in [Event::TurnStart, Event::SessionStart, Event::MessageEnd] {
+            assert_eq!(apply_transform(event, &json!({}), &Map::new()), None);
+        }
+    }
+}

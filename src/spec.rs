@@ -1,0 +1,168 @@
+//! [`HookSpec`]: one configured hook, as plain data.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::event::Event;
+use crate::matcher::{Pattern, PatternError};
+
+/// The timeout a hook gets when its entry names none: 5000 ms.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
+
+/// One hook: where it came from, when it fires, what it runs.
+///
+/// The config loader yields these; a program can also make them itself and hand
+/// them to the [`HookStack`](crate::HookStack) builder.
+///
+/// ```
+/// use std::time::Duration;
+/// use tower_hooks::{Event, HookSpec};
+///
+/// let spec = HookSpec::command(Event::ToolExecutionStart, "./guard.sh")
+///     .with_matcher("^bash$")?
+///     .with_timeout(Duration::from_millis(3000));
+/// assert_eq!(spec.matcher(), Some("^bash$"));
+/// assert!(HookSpec::command(Event::Input, "x").with_matcher("(unclosed").is_err());
+/// # Ok::<(), tower_hooks::PatternError>(())
+/// ```
+#[derive(Clone)]
+pub struct HookSpec {
+    pub(crate) event: Event,
+    pub(crate) source: String,
+    pub(crate) index: usize,
+    pub(crate) matcher: Option<String>,
+    pub(crate) pattern: Pattern,
+    pub(crate) kind: String,
+    pub(crate) command: Option<String>,
+    pub(crate) timeout: Duration,
+    pub(crate) fail_closed: bool,
+}
+
+impl HookSpec {
+    /// A `type = "command"` hook that runs `bash -c <command>`.
+    pub fn command(event: Event, command: impl Into<String>) -> Self {
+        HookSpec {
+            event,
+            source: String::from("<program>"),
+            index: 0,
+            matcher: None,
+            pattern: Pattern::Any,
+            kind: String::from("command"),
+            command: Some(command.into()),
+            timeout: DEFAULT_TIMEOUT,
+            fail_closed: false,
+        }
+    }
+
+    /// A hook whose answer comes from an in-process service; `name` stands in
+    /// for the source file in reports.
+    pub fn in_process(event: Event, name: impl Into<String>) -> Self {
+        HookSpec {
+            source: name.into(),
+            command: None,
+            kind: String::from("service"),
+            ..HookSpec::command(event, String::new())
+        }
+    }
+
+    /// Sets the matcher: `*` matches everything, anything else is a regex
+    /// searched in the event's [matcher subject](crate::MatcherSubject).
+    pub fn with_matcher(mut self, matcher: impl Into<String>) -> Result<Self, PatternError> {
+        let matcher = matcher.into();
+        self.pattern = Pattern::new(&matcher)?;
+        self.matcher = Some(matcher);
+        Ok(self)
+    }
+
+    /// Sets the timeout (default [`DEFAULT_TIMEOUT`]).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Makes a hook that cannot run, crashes or exits abnormally block instead of
+    /// allow (off by default, as in nanopi).
+    pub fn with_fail_closed(mut self, fail_closed: bool) -> Self {
+        self.fail_closed = fail_closed;
+        self
+    }
+
+    /// Records where the hook was configured: a file and its position in that
+    /// file's list for the event.
+    pub fn with_source(mut self, source: impl Into<String>, index: usize) -> Self {
+        self.source = source.into();
+        self.index = index;
+        self
+    }
+
+    pub(crate) fn with_kind(mut self, kind: impl Into<String>) -> Self {
+        self.kind = kind.into();
+        self
+    }
+
+    /// The event it fires on.
+    pub fn event(&self) -> Event {
+        self.event
+    }
+
+    /// The file it was configured in, or the name given to an in-process hook.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Its position in the source's list for this event.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The matcher as written; `None` when omitted.
+    pub fn matcher(&self) -> Option<&str> {
+        self.matcher.as_deref()
+    }
+
+    /// The compiled matcher.
+    pub fn pattern(&self) -> &Pattern {
+        &self.pattern
+    }
+
+    /// The entry's `type`: `command` for command hooks, `service` for in-process
+    /// ones; any other value is configured but skipped at run time.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// Whether the chain runs this hook: every kind but an unknown `type`.
+    pub fn is_runnable(&self) -> bool {
+        self.kind == "command" || self.kind == "service"
+    }
+
+    /// The shell command (after `~`/`$HOME` expansion), for command hooks.
+    pub fn command_line(&self) -> Option<&str> {
+        self.command.as_deref()
+    }
+
+    /// The timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Whether a failure to run blocks instead of allowing.
+    pub fn fail_closed(&self) -> bool {
+        self.fail_closed
+    }
+}
+
+impl fmt::Debug for HookSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HookSpec")
+            .field("event", &self.event)
+            .field("source", &self.source)
+            .field("index", &self.index)
+            .field("matcher", &self.matcher)
+            .field("kind", &self.kind)
+            .field("command", &self.command)
+            .field("timeout", &self.timeout)
+            .field("fail_closed", &self.fail_closed)
+            .finish()
+    }
+}

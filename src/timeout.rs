@@ -1,0 +1,248 @@
+//! Middleware that makes an overdue hook a block whose reason names the duration.
+//!
+//! The spec: `timeout` defaults to 5000 ms; on expiry the hook is killed and the
+//! outcome is a block. So a hung `tool_execution_start` hook refuses the tool
+//! call, and a hung `turn_start` hook costs its timeout and nothing else.
+//!
+//! [`Timeout`] stamps each request with a [`Deadline`]. The hook below
+//! honors it: the command runner sends `SIGTERM` to the hook's process group at
+//! the deadline, `SIGKILL` after [`KILL_GRACE`], reaps it, and answers the
+//! timeout block itself; an in-process hook is dropped at the deadline. For a
+//! hook that does not honor deadlines, `Timeout` is the backstop: it drops the
+//! call [`BACKSTOP`] after the deadline and answers the same block.
+//!
+//! # Example
+//!
+//! ```
+//! use std::time::Duration;
+//! use tower::{service_fn, ServiceBuilder, ServiceExt};
+//! use tower_hooks::timeout::TimeoutLayer;
+//! use tower_hooks::{HookRequest, Verdict};
+//!
+//! # #[tokio::main(flavor = "current_thread", start_paused = true)] async fn main() {
+//! let hook = ServiceBuilder::new()
+//!     .layer(TimeoutLayer::new(Duration::from_millis(300)))
+//!     .service(service_fn(|_req: HookRequest| async {
+//!         std::future::pending::<()>().await;
+//!         Ok::<_, std::convert::Infallible>(Verdict::Allow)
+//!     }));
+//!
+//! let verdict = hook.oneshot(HookRequest::turn_start(1, 0)).await.unwrap();
+//! assert_eq!(verdict, Verdict::timed_out(Duration::from_millis(300)));
+//! # }
+//! ```
+//!
+//! # Caveats
+//!
+//! A hook below `Timeout` that ignores [`HookRequest::deadline`] is answered at
+//! the deadline plus [`BACKSTOP`], not at the deadline.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use pin_project::pin_project;
+use tokio::time::{Instant, Sleep};
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::outcome::Verdict;
+use crate::request::{Deadline, HookRequest};
+
+/// How long a hook gets between `SIGTERM` and `SIGKILL`.
+pub const KILL_GRACE: Duration = Duration::from_millis(250);
+
+/// How long after the deadline `Timeout` drops a hook that did not answer.
+pub const BACKSTOP: Duration = Duration::from_millis(750);
+
+/// Blocks a hook that runs past its timeout. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct Timeout<S> {
+    inner: S,
+    timeout: Duration,
+}
+
+impl<S> Timeout<S> {
+    /// Wraps `inner` with `timeout`.
+    pub const fn new(inner: S, timeout: Duration) -> Self {
+        Timeout { inner, timeout }
+    }
+
+    /// A layer with this timeout.
+    pub const fn layer(timeout: Duration) -> TimeoutLayer {
+        TimeoutLayer::new(timeout)
+    }
+
+    /// The timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The inner service, mutably.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// Unwraps the inner service.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
+impl<S> Service<HookRequest> for Timeout<S>
+where
+    S: Service<HookRequest, Response = Verdict>,
+{
+    type Response = Verdict;
+    type Error = S::Error;
+    type Future = ResponseFuture<S::Future>;
+
+    // poll_ready: pass through.
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: HookRequest) -> Self::Future {
+        let mut deadline = Deadline {
+            at: Instant::now() + self.timeout,
+            timeout: self.timeout,
+        };
+        if let Some(earlier) = req.deadline().filter(|d| d.at <= deadline.at) {
+            deadline = earlier;
+        }
+        ResponseFuture {
+            future: self.inner.call(req.with_deadline(deadline)),
+            backstop: tokio::time::sleep_until(deadline.at + BACKSTOP),
+            timeout: deadline.timeout,
+        }
+    }
+}
+
+/// Applies [`Timeout`] to services. See the [module docs](self).
+#[derive(Debug, Clone, Copy)]
+pub struct TimeoutLayer {
+    timeout: Duration,
+}
+
+impl TimeoutLayer {
+    /// A layer with this timeout.
+    pub const fn new(timeout: Duration) -> Self {
+        TimeoutLayer { timeout }
+    }
+}
+
+impl<S> Layer<S> for TimeoutLayer {
+    type Service = Timeout<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Timeout::new(inner, self.timeout)
+    }
+}
+
+/// The response future of [`Timeout`].
+#[pin_project]
+#[derive(Debug)]
+pub struct ResponseFuture<F> {
+    #[pin]
+    future: F,
+    #[pin]
+    backstop: Sleep,
+    timeout: Duration,
+}
+
+impl<F, E> Future for ResponseFuture<F>
+where
+    F: Future<Output = Result<Verdict, E>>,
+{
+    type Output = Result<Verdict, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(out) = this.future.poll(cx) {
+            return Poll::Ready(out);
+        }
+        match this.backstop.poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Ok(Verdict::timed_out(*this.timeout))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::convert::Infallible;
+    use tower::{service_fn, ServiceExt};
+
+    fn sleeper(
+        d: Duration,
+    ) -> impl Service<HookRequest, Response = Verdict, Error = Infallible> + Clone {
+        service_fn(move |_req: HookRequest| async move {
+            tokio::time::sleep(d).await;
+            Ok::<_, Infallible>(Verdict::Allow)
+        })
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn overdue_hook_blocks_with_its_duration() {
+        let started = Instant::now();
+        let v = Timeout::new(
+            sleeper(Duration::from_secs(60)),
+            Duration::from_millis(5000),
+        )
+        .oneshot(HookRequest::turn_start(1, 0))
+        .await
+        .unwrap();
+        assert_eq!(v, Verdict::timed_out(Duration::from_millis(5000)));
+        assert!(matches!(&v, Verdict::Block { reason, .. } if reason.contains("5000")));
+        assert!(started.elapsed() <= Duration::from_millis(5000) + BACKSTOP);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn hook_in_time_answers_itself() {
+        let v = Timeout::new(
+            sleeper(Duration::from_millis(100)),
+            Duration::from_millis(300),
+        )
+        .oneshot(HookRequest::turn_start(1, 0))
+        .await
+        .unwrap();
+        assert_eq!(v, Verdict::Allow);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn request_carries_the_deadline() {
+        let inner = service_fn(|req: HookRequest| async move {
+            let d = req.deadline().expect("deadline set");
+            assert_eq!(d.timeout, Duration::from_millis(300));
+            Ok::<_, Infallible>(Verdict::Allow)
+        });
+        let v = Timeout::new(inner, Duration::from_millis(300))
+            .oneshot(HookRequest::turn_start(1, 0))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::Allow);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_earlier_deadline_is_kept() {
+        let inner = service_fn(|req: HookRequest| async move {
+            assert_eq!(req.deadline().unwrap().timeout, Duration::from_millis(100));
+            Ok::<_, Infallible>(Verdict::Allow)
+        });
+        let svc = Timeout::new(
+            Timeout::new(inner, Duration::from_millis(5000)),
+            Duration::from_millis(100),
+        );
+        assert_eq!(
+            svc.oneshot(HookRequest::turn_start(1, 0)).await.unwrap(),
+            Verdict::Allow
+        );
+    }
+}
