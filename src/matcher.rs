@@ -30,6 +30,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use pin_project::pin_project;
@@ -45,8 +46,9 @@ use crate::request::HookRequest;
 pub enum Pattern {
     /// `*`, or no matcher at all.
     Any,
-    /// A regex searched in the subject.
-    Regex(Regex),
+    /// A regex searched in the subject. Shared: a cloned `Regex` would get a
+    /// fresh cache pool and allocate on its first search.
+    Regex(Arc<Regex>),
 }
 
 impl Pattern {
@@ -56,7 +58,7 @@ impl Pattern {
             return Ok(Pattern::Any);
         }
         Regex::new(matcher)
-            .map(Pattern::Regex)
+            .map(|re| Pattern::Regex(Arc::new(re)))
             .map_err(|error| PatternError {
                 pattern: matcher.to_owned(),
                 error,
@@ -234,7 +236,6 @@ mod tests {
     use serde_json::json;
     use std::convert::Infallible;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
     use tower::{service_fn, ServiceExt};
 
     fn counting(

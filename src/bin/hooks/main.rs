@@ -136,15 +136,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Config(err)) => {
+            // The message already carries its cause.
             eprintln!("hooks: {err}");
-            let mut source = std::error::Error::source(&err);
-            while let Some(cause) = source {
-                let text = cause.to_string();
-                if !err.to_string().contains(&text) {
-                    eprintln!("  caused by: {text}");
-                }
-                source = cause.source();
-            }
             ExitCode::from(1)
         }
         Err(Failure::Usage(msg)) => {

@@ -1,0 +1,105 @@
+//! The idle paths allocate nothing: a gated call, an event with no hooks, and a
+//! hook whose matcher does not match. Counted by `allocation-counter`, whose
+//! global allocator counts what the current thread allocates.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use serde_json::json;
+use tower::{Service, ServiceExt};
+use tower_hooks::{Event, HookOutcome, HookRequest, HookSpec, HookStack, RecordOutcome};
+
+/// Polls `fut` to completion on this thread (the idle paths never pend),
+/// counting the allocations this thread makes meanwhile.
+fn allocations_of<F: Future>(fut: F) -> (F::Output, u64) {
+    let mut fut = pin!(fut);
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut out = None;
+    let info = allocation_counter::measure(|| {
+        out = Some(loop {
+            if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+                break out;
+            }
+        });
+    });
+    (out.expect("the future completed"), info.count_total)
+}
+
+/// One `ready().await` + `call().await`, with the request made before counting.
+fn count_call<S>(stack: &mut S, req: HookRequest) -> (HookOutcome, u64)
+where
+    S: Service<HookRequest, Response = HookOutcome, Error = Infallible>,
+{
+    allocations_of(async move { stack.ready().await.unwrap().call(req).await.unwrap() })
+}
+
+fn request() -> HookRequest {
+    HookRequest::tool_execution_start("bash", json!({"command": "ls"}))
+        .with_cwd("/w")
+        .with_session_id("s")
+}
+
+fn guard() -> HookSpec {
+    HookSpec::command(Event::ToolExecutionStart, "exit 2")
+        .with_matcher("^bash$")
+        .unwrap()
+}
+
+#[test]
+fn gated_call_allocates_nothing() {
+    let mut stack = HookStack::builder().spec(guard()).no_hooks(true).build();
+    // Warm up once: lazily initialised statics are not per-call cost.
+    count_call(&mut stack, request());
+    let (outcome, n) = count_call(&mut stack, request());
+    assert!(!outcome.is_blocked());
+    assert_eq!(n, 0, "a gated call allocated {n} times");
+}
+
+#[test]
+fn event_without_hooks_allocates_nothing() {
+    let mut stack = HookStack::builder()
+        .spec(HookSpec::command(Event::TurnEnd, "exit 2"))
+        .spec(HookSpec::command(Event::SessionStart, "exit 2"))
+        .build();
+    count_call(&mut stack, request());
+    let (outcome, n) = count_call(&mut stack, request());
+    assert!(outcome.hooks().is_empty());
+    assert_eq!(
+        n, 0,
+        "a call with no hooks for its event allocated {n} times"
+    );
+}
+
+#[test]
+fn hook_skipped_by_its_matcher_allocates_nothing() {
+    let mut stack = HookStack::builder().spec(guard()).build();
+    let req = || HookRequest::tool_execution_start("read", json!({"path": "a"})).with_cwd("/w");
+    count_call(&mut stack, req());
+    let (outcome, n) = count_call(&mut stack, req());
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
+    assert_eq!(n, 0, "a hook skipped by its matcher allocated {n} times");
+}
+
+#[test]
+fn turn_count_subject_is_rendered_without_allocating() {
+    let mut stack = HookStack::builder()
+        .spec(
+            HookSpec::command(Event::TurnStart, "exit 2")
+                .with_matcher("^1$")
+                .unwrap(),
+        )
+        .build();
+    count_call(&mut stack, HookRequest::turn_start(7, 0));
+    let (outcome, n) = count_call(&mut stack, HookRequest::turn_start(7, 0));
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
+    assert_eq!(n, 0, "matching a turn count allocated {n} times");
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    // The instrument itself works: a transform path does allocate.
+    let (_, n) = allocations_of(async { vec![1u8; 16] });
+    assert!(n >= 1);
+}
