@@ -164,3 +164,90 @@ where
         Poll::Ready(Ok(outcome))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+    use crate::outcome::{HookRecord, Records, Verdict};
+    use crate::spec::HookSpec;
+    use serde_json::json;
+    use std::convert::Infallible;
+    use std::sync::{Arc, Mutex};
+    use tower::{service_fn, ServiceExt};
+
+    /// An inner service whose hooks all answered `verdict`.
+    fn answering(
+        verdict: Verdict,
+    ) -> impl Service<HookRequest, Response = HookOutcome, Error = Infallible> + Clone {
+        service_fn(move |req: HookRequest| {
+            let verdict = verdict.clone();
+            async move {
+                let event = req.event();
+                let (decision, reason) = match &verdict {
+                    Verdict::Block { reason, .. } => (Decision::Block, Some(reason.clone())),
+                    _ => (Decision::Allow, None),
+                };
+                let spec = Arc::new(HookSpec::in_process(event, "t"));
+                let records: Records = [HookRecord::new(spec, &verdict, Default::default())]
+                    .into_iter()
+                    .collect();
+                Ok::<_, Infallible>(HookOutcome::from_parts(
+                    event,
+                    decision,
+                    true,
+                    reason,
+                    Arc::new(req.arguments().clone()),
+                    records,
+                ))
+            }
+        })
+    }
+
+    fn collector() -> (Arc<Mutex<Vec<String>>>, Arc<dyn Report>) {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        let report: Arc<dyn Report> =
+            Arc::new(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")));
+        (lines, report)
+    }
+
+    #[tokio::test]
+    async fn block_on_every_non_enforcing_event_is_dropped_and_reported() {
+        for event in Event::ALL {
+            let (lines, report) = collector();
+            let out = Advisory::new(answering(Verdict::block("why")), report)
+                .oneshot(HookRequest::new(event, json!({})))
+                .await
+                .unwrap();
+            assert_eq!(out.decision(), Decision::Block);
+            let lines = lines.lock().unwrap();
+            if event.block_policy().drops_blocks() {
+                assert!(!out.is_honored(), "{event}");
+                assert!(!out.is_blocked(), "{event}");
+                assert_eq!(out.message(), None);
+                assert_eq!(
+                    *lines,
+                    [format!(
+                        "nanopi: {} hook asked to block; ignored (advisory event) [reason=why]",
+                        event.camel_name()
+                    )]
+                );
+            } else {
+                assert!(out.is_blocked(), "{event}");
+                assert!(lines.is_empty(), "{event}: {lines:?}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn allow_is_never_reported() {
+        let (lines, report) = collector();
+        let out = Advisory::new(answering(Verdict::Allow), report)
+            .oneshot(HookRequest::turn_start(1, 0))
+            .await
+            .unwrap();
+        assert!(out.is_honored());
+        assert!(lines.lock().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,256 @@
+//! The spec's wire protocol and chaining rules through the whole stack, with real
+//! bash hooks (the layers' own tests use in-process hooks).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tower::ServiceExt;
+use tower_hooks::report::Notice;
+use tower_hooks::{
+    Decision, Event, HookOutcome, HookRequest, HookSpec, HookStack, RecordOutcome, Verdict,
+};
+
+async fn run(specs: Vec<HookSpec>, req: HookRequest) -> (HookOutcome, Vec<String>) {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let stack = HookStack::builder()
+        .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")))
+        .specs(specs)
+        .build();
+    let outcome = stack.oneshot(req).await.unwrap();
+    let lines = lines.lock().unwrap().clone();
+    (outcome, lines)
+}
+
+fn cmd(event: Event, command: &str) -> HookSpec {
+    HookSpec::command(event, command)
+}
+
+fn bash_start(args: Value) -> HookRequest {
+    HookRequest::tool_execution_start("bash", args)
+}
+
+#[tokio::test]
+async fn hook_reads_one_json_line_with_every_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("stdin");
+    let req = bash_start(json!({"command": "rm -rf /"}))
+        .with_tool_call_id("call_abc")
+        .with_session_id("019")
+        .with_cwd("/home/u/proj");
+    run(
+        vec![cmd(
+            Event::ToolExecutionStart,
+            &format!("cat > {}", out.display()),
+        )],
+        req,
+    )
+    .await;
+    let raw = std::fs::read_to_string(out).unwrap();
+    assert!(
+        raw.ends_with('\n') && raw.matches('\n').count() == 1,
+        "{raw:?}"
+    );
+    let line: Value = serde_json::from_str(&raw).unwrap();
+    assert_eq!(
+        line,
+        json!({"event": "tool_execution_start", "tool_name": "bash", "tool_call_id": "call_abc",
+               "arguments": {"command": "rm -rf /"}, "cwd": "/home/u/proj", "session_id": "019"})
+    );
+}
+
+#[tokio::test]
+async fn hook_inherits_the_environment_plus_the_nanopi_variables() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("env");
+    let req = HookRequest::turn_end(1, 0, false)
+        .with_session_id("s1")
+        .with_cwd("/p");
+    run(
+        vec![cmd(Event::TurnEnd, &format!("env -0 > {}", out.display()))],
+        req,
+    )
+    .await;
+    let raw = std::fs::read(out).unwrap();
+    let env: Vec<(String, String)> = raw
+        .split(|&b| b == 0)
+        .filter_map(|kv| {
+            let kv = String::from_utf8_lossy(kv);
+            kv.split_once('=')
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        })
+        .collect();
+    let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    assert_eq!(get("NANOPI_EVENT"), Some("TurnEnd"));
+    assert_eq!(get("NANOPI_CWD"), Some("/p"));
+    assert_eq!(get("NANOPI_SESSION_ID"), Some("s1"));
+    assert_eq!(get("NANOPI_TOOL_NAME"), Some(""));
+    assert_eq!(get("NANOPI_TOOL_CALL_ID"), None);
+    assert!(
+        get("PATH").is_some(),
+        "the parent's environment is inherited"
+    );
+}
+
+#[tokio::test]
+async fn exit_2_blocks_with_stderr_as_the_reason() {
+    let (out, _) = run(
+        vec![cmd(
+            Event::ToolExecutionStart,
+            "echo 'refusing: touches production' >&2; exit 2",
+        )],
+        bash_start(json!({})),
+    )
+    .await;
+    assert!(out.is_blocked());
+    assert_eq!(
+        out.message().as_deref(),
+        Some("blocked by hook: refusing: touches production")
+    );
+}
+
+#[tokio::test]
+async fn last_nonempty_stdout_line_is_the_answer() {
+    let (out, _) = run(
+        vec![cmd(
+            Event::ToolExecutionStart,
+            r#"echo log; echo '{"decision":"block","reason":"why"}'; echo; echo '  '"#,
+        )],
+        bash_start(json!({})),
+    )
+    .await;
+    assert_eq!(out.reason(), Some("why"));
+}
+
+#[tokio::test]
+async fn exit_1_and_garbage_allow() {
+    for command in [
+        "echo nope >&2; exit 1",
+        "echo '{not json'",
+        "printf '\\xff\\xfe'",
+    ] {
+        let (out, lines) = run(
+            vec![cmd(Event::ToolExecutionStart, command)],
+            bash_start(json!({"command": "x"})),
+        )
+        .await;
+        assert_eq!(out.decision(), Decision::Allow, "{command}");
+        assert_eq!(out.arguments(), &json!({"command": "x"}));
+        assert!(lines.is_empty(), "{command}: {lines:?}");
+    }
+}
+
+#[tokio::test]
+async fn rewrites_chain_through_real_hooks() {
+    let first = cmd(
+        Event::ToolExecutionStart,
+        r#"echo '{"updated_input":{"command":"a"}}'"#,
+    );
+    let second = cmd(
+        Event::ToolExecutionStart,
+        // Appends "b" to whatever command it received.
+        r#"c=$(sed -E 's/.*"command":"([^"]*)".*/\1/'); printf '{"updated_input":{"command":"%sb"}}\n' "$c""#,
+    );
+    let (out, _) = run(vec![first, second], bash_start(json!({"command": "x"}))).await;
+    assert_eq!(out.decision(), Decision::Transform);
+    assert_eq!(out.arguments(), &json!({"command": "ab"}));
+}
+
+#[tokio::test]
+async fn first_block_stops_the_chain_and_later_hooks_never_spawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let (out, _) = run(
+        vec![
+            cmd(Event::Input, "exit 2"),
+            cmd(Event::Input, &format!("touch {}", marker.display())),
+        ],
+        HookRequest::input("hi"),
+    )
+    .await;
+    assert_eq!(
+        out.message().as_deref(),
+        Some("your `input` hook refused this prompt (policy, not a failure) \u{2014} blocked by hook")
+    );
+    let outcomes: Vec<_> = out.hooks().iter().map(|r| r.outcome()).collect();
+    assert_eq!(outcomes, [RecordOutcome::Block, RecordOutcome::NotRun]);
+    assert!(!marker.exists());
+}
+
+#[tokio::test]
+async fn tool_end_rewrite_is_read_from_the_top_level() {
+    let req = HookRequest::tool_execution_end(
+        "bash",
+        json!({"command": "cat .env"}),
+        "secret",
+        false,
+        Duration::from_millis(7),
+    );
+    let (out, _) = run(
+        vec![cmd(
+            Event::ToolExecutionEnd,
+            r#"echo '{"updated_input":{"content":"[redacted]","is_error":true}}'"#,
+        )],
+        req,
+    )
+    .await;
+    assert_eq!(
+        out.arguments(),
+        &json!({"tool_input": {"command": "cat .env"},
+                "tool_response": {"content": "[redacted]", "is_error": true, "duration_ms": 7}})
+    );
+}
+
+#[tokio::test]
+async fn advisory_block_from_a_real_hook_is_reported_and_dropped() {
+    let (out, lines) = run(
+        vec![cmd(Event::SessionCompact, "echo stop >&2; exit 2")],
+        HookRequest::session_compact(tower_hooks::CompactionReason::Manual),
+    )
+    .await;
+    assert_eq!(out.decision(), Decision::Block);
+    assert!(!out.is_blocked());
+    assert_eq!(
+        lines,
+        ["nanopi: SessionCompact hook asked to block; ignored (advisory event) [reason=stop]"]
+    );
+}
+
+#[tokio::test]
+async fn timeout_blocks_and_names_the_duration() {
+    let started = std::time::Instant::now();
+    let (out, _) = run(
+        vec![cmd(Event::ToolExecutionStart, "sleep 30").with_timeout(Duration::from_millis(200))],
+        bash_start(json!({})),
+    )
+    .await;
+    assert!(out.is_blocked());
+    assert_eq!(out.reason(), Some("hook timed out after 200 ms"));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn in_process_and_command_hooks_share_one_chain() {
+    let stack = HookStack::builder()
+        .hook_fn(HookSpec::in_process(Event::Input, "prefix"), |req| {
+            let p = req.arguments()["prompt"].as_str().unwrap_or("").to_owned();
+            Verdict::Transform(
+                json!({ "prompt": format!("[ctx] {p}") })
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            )
+        })
+        .spec(cmd(
+            Event::Input,
+            r#"grep -q '\[ctx\]' && echo '{"updated_input":{"prompt":"seen"}}'"#,
+        ))
+        .build();
+    let out = stack.oneshot(HookRequest::input("hi")).await.unwrap();
+    assert_eq!(out.prompt(), Some("seen"));
+}
