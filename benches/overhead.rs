@@ -1,25 +1,62 @@
-//! Per-call overhead of the hook stack (see BENCHMARKS.md).
+//! What the hook stack costs per call, beside what it cannot avoid.
 //!
-//! Run with: `cargo bench --bench overhead`
+//! Run with: `cargo bench --bench overhead` (results and targets: BENCHMARKS.md).
+//!
+//! * `idle/*`: no hook runs. The baseline is a bare `tower::Service`; the stack
+//!   with `--no-hooks`, with hooks only for other events, and with one hook whose
+//!   matcher does not match must cost about the same.
+//! * `in_process/*`: hooks that answer in-process, so the stack's own work shows.
+//! * `spawn/*`: a command hook against the floor of spawning `bash -c true` with
+//!   tokio and no library code at all, alone and 64 at a time.
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items.
 
 use std::convert::Infallible;
 use std::hint::black_box;
-use std::time::Instant;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::runtime::Runtime;
 use tower::{service_fn, Service, ServiceExt};
-use tower_hooks::{HookOutcome, HookRequest, HookStack};
+use tower_hooks::protocol::stdin_line;
+use tower_hooks::{Event, HookOutcome, HookRequest, HookSpec, HookStack, Verdict};
 
+/// A tool call whose stdin line is 200 bytes, as in the spawn floor.
 fn request() -> HookRequest {
-    HookRequest::tool_execution_start("bash", json!({"command": "ls -la"})).with_cwd("/work")
+    let req = |pad: usize| {
+        HookRequest::tool_execution_start(
+            "bash",
+            json!({"command": "ls -la", "pad": "x".repeat(pad)}),
+        )
+        .with_tool_call_id("call_0123456789")
+        .with_session_id("019a2b3c-0000-7000-8000-000000000000")
+        .with_cwd("/work/project")
+    };
+    let base = stdin_line(&req(0), "/work/project").len();
+    let out = req(200usize.saturating_sub(base));
+    assert_eq!(stdin_line(&out, "/work/project").len(), 200);
+    out
 }
 
-/// Times `ready().await` then `call().await` on one service, one batch per `block_on`.
+fn current_thread() -> Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn multi_thread() -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Times `ready().await` then `call().await`, one batch of iterations per `block_on`.
 fn bench_calls<S>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
@@ -43,25 +80,169 @@ fn bench_calls<S>(
     });
 }
 
+fn guard(matcher: &str) -> HookSpec {
+    HookSpec::command(Event::ToolExecutionStart, "exit 2")
+        .with_matcher(matcher)
+        .unwrap()
+}
+
 fn idle(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = current_thread();
     let req = request();
     let mut group = c.benchmark_group("idle");
     let bare =
         service_fn(|req: HookRequest| async move { Ok::<_, Infallible>(HookOutcome::allow(req)) });
     bench_calls(&mut group, "bare_service", &rt, bare, &req);
-    bench_calls(
-        &mut group,
-        "gated",
-        &rt,
-        HookStack::builder().no_hooks(true).build(),
-        &req,
-    );
+    let gated = HookStack::builder().spec(guard("*")).no_hooks(true).build();
+    bench_calls(&mut group, "gated", &rt, gated, &req);
+    let other_events = HookStack::builder()
+        .specs(
+            [
+                Event::TurnStart,
+                Event::TurnEnd,
+                Event::SessionStart,
+                Event::Input,
+            ]
+            .map(|e| HookSpec::command(e, "exit 2")),
+        )
+        .build();
+    bench_calls(&mut group, "no_hooks_for_event", &rt, other_events, &req);
+    let skipped = HookStack::builder().spec(guard("^read$")).build();
+    bench_calls(&mut group, "skipped_by_matcher", &rt, skipped, &req);
     group.finish();
 }
 
-criterion_group!(benches, idle);
+fn transform_to(command: String) -> Verdict {
+    Verdict::Transform(json!({ "command": command }).as_object().cloned().unwrap())
+}
+
+fn in_process(c: &mut Criterion) {
+    let rt = current_thread();
+    let req = request();
+    let mut group = c.benchmark_group("in_process");
+    let one = HookStack::builder()
+        .hook_fn(
+            HookSpec::in_process(Event::ToolExecutionStart, "allow"),
+            |_| Verdict::Allow,
+        )
+        .build();
+    bench_calls(&mut group, "one_hook", &rt, one, &req);
+    let mut ten = HookStack::builder();
+    for i in 0..10 {
+        ten = ten.hook_fn(
+            HookSpec::in_process(Event::ToolExecutionStart, "rewrite").with_source("rewrite", i),
+            move |req| {
+                let cmd = req.arguments()["command"].as_str().unwrap_or("");
+                transform_to(format!("{cmd} {i}"))
+            },
+        );
+    }
+    bench_calls(&mut group, "ten_hooks_transforming", &rt, ten.build(), &req);
+    group.finish();
+}
+
+/// The floor: tokio spawns `bash -c true`, writes the stdin line, reads both
+/// outputs to their end, and waits. No tower-hooks code.
+async fn spawn_floor(line: &[u8]) {
+    let mut child = tokio::process::Command::new("bash")
+        .args(["-c", "true"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let write = async move {
+        let _ = stdin.write_all(line).await;
+    };
+    let _ = tokio::join!(
+        write,
+        stdout.read_to_end(&mut out),
+        stderr.read_to_end(&mut err)
+    );
+    child.wait().await.unwrap();
+    black_box((out, err));
+}
+
+fn command_stack() -> HookStack {
+    HookStack::builder()
+        .spec(HookSpec::command(Event::ToolExecutionStart, "true"))
+        .build()
+}
+
+async fn command_hook<S>(stack: S, req: HookRequest)
+where
+    S: Service<HookRequest, Response = HookOutcome, Error = Infallible>,
+{
+    let outcome = stack.oneshot(req).await.unwrap();
+    assert_eq!(outcome.hooks().len(), 1);
+    black_box(outcome);
+}
+
+fn spawn(c: &mut Criterion) {
+    let rt = current_thread();
+    let multi = multi_thread();
+    let req = request();
+    let line = stdin_line(&req, "/work/project");
+    let stack = command_stack();
+    let mut group = c.benchmark_group("spawn");
+    group
+        .sample_size(50)
+        .measurement_time(Duration::from_secs(8));
+
+    group.bench_function("floor", |b| b.to_async(&rt).iter(|| spawn_floor(&line)));
+    group.bench_function("command_hook", |b| {
+        b.to_async(&rt)
+            .iter(|| command_hook(stack.clone(), req.clone()))
+    });
+
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(10));
+    group.bench_function("floor_concurrent_64", |b| {
+        b.to_async(&multi).iter(|| async {
+            let batch: Vec<_> = (0..64)
+                .map(|_| {
+                    let line = line.clone();
+                    tokio::spawn(async move { spawn_floor(&line).await })
+                })
+                .collect();
+            for task in batch {
+                task.await.unwrap();
+            }
+        })
+    });
+    group.bench_function("command_hook_concurrent_64", |b| {
+        b.to_async(&multi).iter(|| async {
+            let batch: Vec<_> = (0..64)
+                .map(|_| tokio::spawn(command_hook(stack.clone(), req.clone())))
+                .collect();
+            for task in batch {
+                task.await.unwrap();
+            }
+        })
+    });
+
+    // The agent holds 2 GiB of touched memory: a fork would copy its page
+    // tables on every spawn; posix_spawn does not care.
+    group
+        .sample_size(50)
+        .measurement_time(Duration::from_secs(8));
+    let mut ballast = vec![0u8; 2 << 30];
+    for page in ballast.chunks_mut(4096) {
+        page[0] = 1;
+    }
+    black_box(&ballast);
+    group.bench_function("command_hook_big_parent", |b| {
+        b.to_async(&rt)
+            .iter(|| command_hook(stack.clone(), req.clone()))
+    });
+    drop(ballast);
+    group.finish();
+}
+
+criterion_group!(benches, idle, in_process, spawn);
 criterion_main!(benches);

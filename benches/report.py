@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Turn criterion's results for `cargo bench --bench overhead` into BENCHMARKS.md
+and benches/overhead.svg.
+
+Usage: python3 benches/report.py [--criterion target/criterion] [--out BENCHMARKS.md]
+                                 [--svg benches/overhead.svg] [--machine "..."]
+
+Reads each benchmark's `new/estimates.json` (median and its 95% confidence
+interval, median absolute deviation), computes the ratios that issue #6 sets as
+targets, and writes a Markdown table and an SVG chart of the ratios against their
+targets. Standard library only. Exits 1 when a target does not hold.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+IDS = [
+    "idle/bare_service",
+    "idle/gated",
+    "idle/no_hooks_for_event",
+    "idle/skipped_by_matcher",
+    "in_process/one_hook",
+    "in_process/ten_hooks_transforming",
+    "spawn/floor",
+    "spawn/command_hook",
+    "spawn/floor_concurrent_64",
+    "spawn/command_hook_concurrent_64",
+    "spawn/command_hook_big_parent",
+]
+
+# (label, numerator, denominator or None for an absolute bound in ns, limit)
+TARGETS = [
+    ("gated / bare_service", "idle/gated", "idle/bare_service", 1.5),
+    ("no_hooks_for_event / bare_service", "idle/no_hooks_for_event", "idle/bare_service", 3.0),
+    ("skipped_by_matcher / bare_service", "idle/skipped_by_matcher", "idle/bare_service", 3.0),
+    ("one_hook (µs)", "in_process/one_hook", None, 1000.0),
+    ("ten_hooks_transforming / one_hook", "in_process/ten_hooks_transforming", "in_process/one_hook", 10.0),
+    ("command_hook / floor", "spawn/command_hook", "spawn/floor", 1.05),
+    ("command_hook_concurrent_64 / floor_concurrent_64", "spawn/command_hook_concurrent_64",
+     "spawn/floor_concurrent_64", 1.10),
+    ("command_hook_big_parent / command_hook", "spawn/command_hook_big_parent", "spawn/command_hook", 1.10),
+]
+
+
+def load(root: str, bench_id: str) -> dict:
+    path = os.path.join(root, *bench_id.split("/"), "new", "estimates.json")
+    with open(path) as f:
+        est = json.load(f)
+    med = est["median"]
+    return {
+        "median": med["point_estimate"],
+        "lo": med["confidence_interval"]["lower_bound"],
+        "hi": med["confidence_interval"]["upper_bound"],
+        "mad": est["median_abs_dev"]["point_estimate"],
+    }
+
+
+def human(ns: float) -> str:
+    if ns < 1_000:
+        return f"{ns:.1f} ns"
+    if ns < 1_000_000:
+        return f"{ns / 1_000:.2f} µs"
+    if ns < 1_000_000_000:
+        return f"{ns / 1_000_000:.3f} ms"
+    return f"{ns / 1_000_000_000:.3f} s"
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        rustc = "rustc (unknown version)"
+    mem = ""
+    try:
+        with open("/proc/meminfo") as f:
+            kb = int(f.readline().split()[1])
+            mem = f", {kb / 1024 / 1024:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{os.cpu_count()} × {cpu}{mem}, {platform.system()} {platform.release()}, {rustc}"
+
+
+def svg(rows: list[tuple[str, float, float, bool]]) -> str:
+    """Horizontal bars: each ratio as a share of its target (1.0 = at the target)."""
+    width, left, bar_h, gap, top = 760, 330, 22, 10, 40
+    scale_max = max(1.25, max(v / lim for _, v, lim, _ in rows) * 1.1)
+    plot_w = width - left - 40
+    height = top + len(rows) * (bar_h + gap) + 40
+    x = lambda frac: left + plot_w * frac / scale_max  # noqa: E731
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'font-family="sans-serif" font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">'
+        "tower-hooks overhead: measured / target (left of the line = target met)</text>",
+    ]
+    for i, (label, value, limit, ok) in enumerate(rows):
+        y = top + i * (bar_h + gap)
+        frac = value / limit
+        color = "#3a9d5d" if ok else "#d9534f"
+        out.append(f'<text x="{left - 8}" y="{y + bar_h * 0.7}" text-anchor="end">{label}</text>')
+        out.append(f'<rect x="{left}" y="{y}" width="{max(1.0, x(frac) - left):.1f}" '
+                   f'height="{bar_h}" fill="{color}"/>')
+        shown = f"{value:.3f} (target ≤ {limit:g})" if limit != 1000.0 else f"{value / 1000:.3f} µs (target ≤ 1 µs)"
+        out.append(f'<text x="{x(frac) + 6:.1f}" y="{y + bar_h * 0.7}">{shown}</text>')
+    line_x = x(1.0)
+    out.append(f'<line x1="{line_x:.1f}" y1="{top - 6}" x2="{line_x:.1f}" '
+               f'y2="{height - 30}" stroke="black" stroke-dasharray="4 3"/>')
+    out.append(f'<text x="{line_x:.1f}" y="{height - 14}" text-anchor="middle">target</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--criterion", default="target/criterion")
+    ap.add_argument("--out", default="BENCHMARKS.md")
+    ap.add_argument("--svg", default="benches/overhead.svg")
+    ap.add_argument("--machine", default=None)
+    a = ap.parse_args()
+
+    results = {i: load(a.criterion, i) for i in IDS}
+    rows, verdicts = [], []
+    for label, num, den, limit in TARGETS:
+        value = results[num]["median"] / (results[den]["median"] if den else 1.0)
+        ok = value <= limit
+        rows.append((label, value, limit, ok))
+        verdicts.append(ok)
+
+    md = ["# Benchmarks", ""]
+    md.append("What the hook stack costs per call, measured by `benches/overhead.rs` with criterion, "
+              "all ids in one run so that the ratios compare like with like. Generated by "
+              "`benches/report.py` from that run's `target/criterion` data.")
+    md += ["", "Reproduce:", "", "```sh", "cargo bench --bench overhead", "python3 benches/report.py", "```", ""]
+    md.append(f"Machine: {a.machine or machine()}. Run on "
+              f"{datetime.date.today().isoformat()}.")
+    md += ["", "![measured / target for each ratio](benches/overhead.svg)", "", "## Targets", "",
+           "| ratio (medians) | measured | target | holds |", "| --- | ---: | ---: | :---: |"]
+    for label, value, limit, ok in rows:
+        if limit == 1000.0:
+            md.append(f"| {label} | {value / 1000:.3f} µs | ≤ 1 µs | {'yes' if ok else '**no**'} |")
+        else:
+            md.append(f"| {label} | {value:.3f} | ≤ {limit:g} | {'yes' if ok else '**no**'} |")
+    md += ["", "`ten_hooks_transforming / one_hook` ≤ 10 means the chain grows at most linearly: "
+           "ten hooks cost no more than ten single-hook calls.", "",
+           "## All results", "", "| id | median | 95% CI of the median | MAD |", "| --- | ---: | ---: | ---: |"]
+    for i in IDS:
+        r = results[i]
+        md.append(f"| `{i}` | {human(r['median'])} | {human(r['lo'])} – {human(r['hi'])} | {human(r['mad'])} |")
+    md += ["", "The `*_concurrent_64` ids time one batch of 64 calls in flight on a multi-thread runtime; "
+           "`command_hook_big_parent` runs while the bench holds 2 GiB of touched memory.", ""]
+
+    with open(a.out, "w") as f:
+        f.write("\n".join(md))
+    with open(a.svg, "w") as f:
+        f.write(svg(rows))
+    for label, value, limit, ok in rows:
+        print(f"{'ok  ' if ok else 'FAIL'} {label}: {value:.3f} (≤ {limit:g})")
+    return 0 if all(verdicts) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
