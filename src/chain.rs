@@ -3,7 +3,7 @@
 //! * a hook whose type is not runnable is skipped;
 //! * a hook whose matcher does not match answers [`Verdict::Skipped`] and is skipped;
 //! * a transform feeds the next hook, within the event's
-//!   [`TransformScope`](crate::TransformScope): rewrites chain;
+//!   [`TransformScope`]: rewrites chain;
 //! * the first block stops the chain; the hooks after it are recorded as not run.
 //!
 //! The [`Chain`] answers one [`HookOutcome`] with one [`HookRecord`] per hook

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! [`FailOpen`] does exactly that for any inner error, through a
-//! [`Report`](crate::report::Report). A hook configured with `fail_closed = true`
+//! [`Report`]. A hook configured with `fail_closed = true`
 //! blocks instead, with a reason that says it failed closed and why.
 //!
 //! Its error type is [`Infallible`]: below a `FailOpen`, nothing can fail the call.

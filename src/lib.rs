@@ -1,7 +1,9 @@
 #![doc = include_str!("docs/crate.md")]
-#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod advisory;
+pub mod agent;
+pub mod audit;
 pub mod chain;
 pub mod command;
 pub mod config;
@@ -16,7 +18,9 @@ pub mod request;
 pub mod spec;
 pub mod stack;
 pub mod timeout;
+pub mod tool;
 
+pub use crate::agent::{AgentHooks, PromptDecision, ToolDecision};
 pub use crate::config::{Config, ConfigError};
 pub use crate::event::{BlockPolicy, Event, MatcherSubject, TransformScope, UnknownEvent};
 pub use crate::matcher::{Pattern, PatternError};
@@ -26,6 +30,7 @@ pub use crate::outcome::{
 pub use crate::request::{CompactionReason, Deadline, HookRequest, ShutdownReason, StartReason};
 pub use crate::spec::{HookSpec, DEFAULT_TIMEOUT};
 pub use crate::stack::{Builder, HookStack};
+pub use crate::tool::{ToolCall, ToolHooks, ToolHooksLayer, ToolResult};
 
 /// The boxed error type of hook services below the fail-open layer.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -81,7 +81,11 @@ impl fmt::Display for Notice<'_> {
 }
 
 /// Receives the stack's notices. See the [module docs](self).
-pub trait Report: Send + Sync + 'static {
+// No `'static` supertrait: with one, a future holding an `Arc<dyn Report>`
+// cannot be proven `Send` inside an `async` block (a higher-ranked lifetime
+// error), so `tokio::spawn(async move { stack.oneshot(req).await })` would not
+// compile. Where a reporter is stored, the bound is `Report + 'static`.
+pub trait Report: Send + Sync {
     /// Handles one notice.
     fn report(&self, notice: &Notice<'_>);
 }

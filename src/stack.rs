@@ -328,7 +328,7 @@ impl<C, H> Builder<C, H> {
     }
 
     /// Where the two report lines go (default: [`StderrReport`] with the host's name).
-    pub fn report(mut self, report: impl Report) -> Self {
+    pub fn report(mut self, report: impl Report + 'static) -> Self {
         self.report = Some(Arc::new(report));
         self
     }

@@ -10,9 +10,11 @@
 //! Each hook runs in its own process group, spawned through `posix_spawn` (no
 //! `fork` of a large agent); its stdin is written while stdout and stderr are
 //! drained, so no payload and no hook can deadlock it; capture is bounded (a tail
-//! of stdout, a head of stderr); when the hook exits, whatever it left running in
-//! its group is killed; at the deadline the group gets `SIGTERM`, then `SIGKILL`;
-//! dropping the call kills the group too.
+//! of stdout, a head of stderr), and an answer line longer than the kept tail is
+//! an error rather than a silent allow; when the hook exits, whatever it left
+//! running in its group is killed; at the deadline the group gets `SIGTERM`, then
+//! `SIGKILL`; dropping the call kills the group too, and the hook is reaped off
+//! the async threads (on a thread of its own if the runtime is shutting down).
 //!
 //! # Example
 //!
@@ -42,7 +44,7 @@ use tower_service::Service;
 
 pub use self::process::{Limits, ProcessRunner};
 use crate::outcome::Verdict;
-use crate::protocol::{decode, env_vars, stdin_line, Host};
+use crate::protocol::{decode, env_vars, last_nonempty_line, stdin_line, Host};
 use crate::request::{Deadline, HookRequest};
 use crate::BoxError;
 
@@ -78,8 +80,12 @@ pub enum Termination {
 pub struct Finished {
     /// How it ended.
     pub termination: Termination,
-    /// The tail of its stdout (bounded; holds at least the last line).
+    /// The tail of its stdout (bounded: see [`Limits::stdout_tail`]).
     pub stdout: Vec<u8>,
+    /// Whether the start of stdout was dropped to keep within the bound. When
+    /// the kept tail then begins inside its last line, the answer is incomplete
+    /// and the hook fails ([`CommandError::AnswerTooLong`]).
+    pub stdout_truncated: bool,
     /// The head of its stderr (bounded).
     pub stderr: Vec<u8>,
 }
@@ -97,12 +103,75 @@ pub enum CommandError {
     /// The process could not be started or driven.
     #[error("{0}")]
     Io(#[from] io::Error),
-    /// It exited with a status other than 0 or 2 (reported only for fail-closed hooks).
-    #[error("exited with status {0}")]
-    Status(i32),
+    /// It exited with a status other than 0 or 2 (reported only for fail-closed
+    /// hooks), with the start of what it wrote to stderr: bash's own message for
+    /// a missing script (127), a missing interpreter (126 or 127, by bash
+    /// version) or a script that is not executable (126).
+    #[error("exited with status {code}{}", stderr_suffix(.stderr))]
+    Status {
+        /// The exit status.
+        code: i32,
+        /// The start of its stderr, trimmed (empty when it wrote nothing).
+        stderr: String,
+    },
     /// A signal ended it (reported only for fail-closed hooks).
     #[error("killed by signal {0}")]
     Signal(i32),
+    /// Its answer, the last non-empty line of stdout, is longer than the tail
+    /// the runner keeps, so it cannot be read: an error rather than an allow, so
+    /// that a block or a redaction too long to read is never silently dropped.
+    #[error("its answer (the last line of stdout) is longer than the {kept} bytes kept")]
+    AnswerTooLong {
+        /// How many bytes of stdout were kept.
+        kept: usize,
+    },
+}
+
+/// An environment value cannot hold NUL, and a tool call id, a session id or a
+/// cwd from elsewhere may: with one, spawning fails and the hook would fail open
+/// without ever running. Each NUL becomes U+FFFD instead; the stdin line still
+/// carries the exact value.
+fn env_value(value: &str) -> String {
+    value.replace('\0', "\u{fffd}")
+}
+
+/// How much of stderr a fail-closed reason quotes.
+const STDERR_EXCERPT: usize = 300;
+
+/// The start of a failed hook's stderr, for its fail-closed reason: lossily
+/// decoded, on one line, trimmed, at most [`STDERR_EXCERPT`] bytes (then `…`).
+fn stderr_excerpt(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.len() <= STDERR_EXCERPT {
+        return text;
+    }
+    let mut end = STDERR_EXCERPT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// Whether the kept tail of stdout lost the start of its last non-empty line
+/// (or holds no such line at all, so the answer was in what was dropped).
+fn answer_is_cut(finished: &Finished) -> bool {
+    if !finished.stdout_truncated {
+        return false;
+    }
+    match last_nonempty_line(&finished.stdout) {
+        // The line is complete when a newline before it was kept.
+        Some(line) => line.as_ptr() == finished.stdout.as_ptr(),
+        None => true,
+    }
+}
+
+fn stderr_suffix(stderr: &str) -> String {
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!(": {stderr}")
+    }
 }
 
 /// Runs one command hook. See the [module docs](self).
@@ -153,7 +222,7 @@ impl Command {
             command: self.command.clone(),
             stdin: stdin_line(req, cwd),
             env: env_vars(req, self.host.env_names(), cwd)
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .map(|(k, v)| (k.to_owned(), env_value(v)))
                 .collect(),
             deadline: req.deadline(),
         }
@@ -194,7 +263,13 @@ impl Service<HookRequest> for Command {
                 Termination::Exited(code) => {
                     span.record("exit_status", code);
                     if fail_closed && code != 0 && code != 2 {
-                        return Err(CommandError::Status(code).into());
+                        let stderr = stderr_excerpt(&finished.stderr);
+                        return Err(CommandError::Status { code, stderr }.into());
+                    }
+                    // Exit 2 answers with stderr; stdout does not matter.
+                    if code != 2 && answer_is_cut(&finished) {
+                        let kept = finished.stdout.len();
+                        return Err(CommandError::AnswerTooLong { kept }.into());
                     }
                     Ok(decode(Some(code), &finished.stdout, &finished.stderr))
                 }
@@ -202,6 +277,10 @@ impl Service<HookRequest> for Command {
                     span.record("exit_status", format_args!("signal {signal}"));
                     if fail_closed {
                         return Err(CommandError::Signal(signal).into());
+                    }
+                    if answer_is_cut(&finished) {
+                        let kept = finished.stdout.len();
+                        return Err(CommandError::AnswerTooLong { kept }.into());
                     }
                     Ok(decode(None, &finished.stdout, &finished.stderr))
                 }
@@ -238,6 +317,7 @@ mod tests {
             finished: Finished {
                 termination,
                 stdout: stdout.into(),
+                stdout_truncated: false,
                 stderr: stderr.into(),
             },
             seen: Mutex::new(None),
@@ -246,6 +326,16 @@ mod tests {
 
     fn cmd(runner: Arc<Canned>) -> Command {
         Command::with_runner("guard.sh", runner, Arc::new(Host::default()))
+    }
+
+    #[test]
+    fn stderr_excerpt_is_one_bounded_line() {
+        assert_eq!(stderr_excerpt(b"a\n  b\r\n\n"), "a b");
+        assert_eq!(stderr_excerpt(b"\xff oops"), "\u{fffd} oops");
+        let long = "\u{e9}".repeat(400);
+        let excerpt = stderr_excerpt(long.as_bytes());
+        assert!(excerpt.ends_with('\u{2026}'));
+        assert!(excerpt.len() <= STDERR_EXCERPT + '\u{2026}'.len_utf8());
     }
 
     #[tokio::test]
@@ -263,6 +353,22 @@ mod tests {
             .env
             .contains(&("NANOPI_EVENT".into(), "ToolExecutionStart".into())));
         assert!(job.env.contains(&("NANOPI_SESSION_ID".into(), "s".into())));
+    }
+
+    #[tokio::test]
+    async fn nul_in_a_variable_becomes_a_replacement_character() {
+        let runner = canned(Termination::Exited(0), "", "");
+        let req = HookRequest::tool_execution_start("bash", json!({"command": "a\0b"}))
+            .with_tool_call_id("call\0x");
+        cmd(runner.clone()).oneshot(req).await.unwrap();
+        let job = runner.seen.lock().unwrap().take().unwrap();
+        assert!(job
+            .env
+            .contains(&("NANOPI_TOOL_CALL_ID".into(), "call\u{fffd}x".into())));
+        // The payload keeps the exact value, escaped as JSON does.
+        let line: serde_json::Value = serde_json::from_slice(&job.stdin).unwrap();
+        assert_eq!(line["tool_call_id"], "call\0x");
+        assert_eq!(line["arguments"]["command"], "a\0b");
     }
 
     #[tokio::test]
@@ -293,13 +399,51 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_answer_cut_by_the_stdout_bound_is_an_error() {
+        let cut = |stdout: &str, termination| {
+            let runner = Arc::new(Canned {
+                finished: Finished {
+                    termination,
+                    stdout: stdout.into(),
+                    stdout_truncated: true,
+                    stderr: b"refused".to_vec(),
+                },
+                seen: Mutex::new(None),
+            });
+            cmd(runner).oneshot(HookRequest::input("x"))
+        };
+        // The kept tail starts inside the answer line: unreadable.
+        for t in [Termination::Exited(0), Termination::Signaled(9)] {
+            let err = cut(r#"n":"block","reason":"r"}"#, t).await.unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "its answer (the last line of stdout) is longer than the 24 bytes kept"
+            );
+        }
+        // A newline before the last line was kept: that line is whole.
+        let v = cut(
+            "tail of a log\n{\"decision\":\"block\"}\n",
+            Termination::Exited(0),
+        );
+        assert_eq!(v.await.unwrap(), Verdict::block("blocked by hook"));
+        // Exit 2 answers with stderr.
+        let v = cut("xxxx", Termination::Exited(2));
+        assert_eq!(v.await.unwrap(), Verdict::block("refused"));
+    }
+
+    #[tokio::test]
     async fn fail_closed_turns_abnormal_exits_into_errors() {
         let spec = Arc::new(HookSpec::command(Event::Input, "x").with_fail_closed(true));
-        for (t, want) in [
-            (Termination::Exited(1), "exited with status 1"),
-            (Termination::Signaled(9), "killed by signal 9"),
+        for (t, stderr, want) in [
+            (Termination::Exited(1), "", "exited with status 1"),
+            (
+                Termination::Exited(127),
+                "bash: line 1: ./guard.sh: No such file or directory\n",
+                "exited with status 127: bash: line 1: ./guard.sh: No such file or directory",
+            ),
+            (Termination::Signaled(9), "", "killed by signal 9"),
         ] {
-            let err = cmd(canned(t, "", ""))
+            let err = cmd(canned(t, "", stderr))
                 .oneshot(HookRequest::input("x").with_hook(spec.clone()))
                 .await
                 .unwrap_err();

@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus, Stdio};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use rustix::process::{Pid, Signal};
@@ -22,7 +22,8 @@ use crate::timeout::KILL_GRACE;
 /// Bounds on what one hook run may hold or take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// How much of the end of stdout is kept (the answer is its last line).
+    /// How much of the end of stdout is kept (the answer is its last line; an
+    /// answer longer than this is an error, not an allow).
     pub stdout_tail: usize,
     /// How much of the start of stderr is kept (the block reason).
     pub stderr_head: usize,
@@ -118,6 +119,9 @@ fn find_on_path(name: &str) -> io::Result<PathBuf> {
 async fn run(bash: &Path, limits: Limits, job: Job) -> io::Result<Finished> {
     let mut command = std::process::Command::new(bash);
     command
+        // Spawned by its absolute path, but named `bash` as nanopi's `bash -c`
+        // names it: the hook's `$0` and bash's own messages say `bash`.
+        .arg0("bash")
         .arg("-c")
         .arg(OsStr::new(&*job.command))
         .envs(job.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -146,13 +150,14 @@ async fn run(bash: &Path, limits: Limits, job: Job) -> io::Result<Finished> {
     let mut exit = ExitWatch::new(group.pid);
 
     let mut out = Vec::new();
+    let mut out_truncated = false;
     let mut err = Vec::new();
     let mut timed_out = false;
     {
         let io = async {
             tokio::join!(
                 write_all(stdin, &job.stdin),
-                read_tail(stdout, &mut out, limits.stdout_tail),
+                read_tail(stdout, &mut out, &mut out_truncated, limits.stdout_tail),
                 read_head(stderr, &mut err, limits.stderr_head),
             )
         };
@@ -216,6 +221,7 @@ async fn run(bash: &Path, limits: Limits, job: Job) -> io::Result<Finished> {
     Ok(Finished {
         termination,
         stdout: out,
+        stdout_truncated: out_truncated,
         stderr: err,
     })
 }
@@ -237,7 +243,12 @@ async fn write_all(pipe: Option<pipe::Sender>, data: &[u8]) {
 
 const CHUNK: usize = 16 * 1024;
 
-async fn read_tail(pipe: Option<pipe::Receiver>, buf: &mut Vec<u8>, cap: usize) {
+async fn read_tail(
+    pipe: Option<pipe::Receiver>,
+    buf: &mut Vec<u8>,
+    truncated: &mut bool,
+    cap: usize,
+) {
     let Some(mut pipe) = pipe else { return };
     let mut chunk = [0u8; CHUNK];
     loop {
@@ -247,6 +258,7 @@ async fn read_tail(pipe: Option<pipe::Receiver>, buf: &mut Vec<u8>, cap: usize) 
                 buf.extend_from_slice(&chunk[..n]);
                 if buf.len() > cap.saturating_mul(2) {
                     buf.drain(..buf.len() - cap);
+                    *truncated = true;
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -310,17 +322,58 @@ impl Group {
 
 impl Drop for Group {
     fn drop(&mut self) {
-        let Some(mut child) = self.child.take() else {
+        let Some(child) = self.child.take() else {
             return;
         };
         let _ = rustix::process::kill_process_group(self.pid, Signal::KILL);
-        let reap = move || {
-            let _ = child.wait();
-        };
         match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => drop(runtime.spawn_blocking(reap)),
-            Err(_) => drop(std::thread::spawn(reap)),
+            Ok(runtime) => {
+                let mut reaper = Reaper(Some(child));
+                drop(runtime.spawn_blocking(move || reaper.wait()));
+            }
+            Err(_) => reap_on_a_thread(child),
         }
+    }
+}
+
+/// Waits for a killed hook on the runtime's blocking pool. A runtime that is
+/// shutting down drops blocking tasks without running them; dropping a
+/// `Reaper` that has not waited hands the wait to a thread of its own, so the
+/// hook never stays a zombie.
+struct Reaper(Option<Child>);
+
+impl Reaper {
+    fn wait(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.take() {
+            reap_on_a_thread(child);
+        }
+    }
+}
+
+/// Waits for a killed hook on a new thread; without one, here (the hook has
+/// been sent `SIGKILL`, so the wait is short).
+fn reap_on_a_thread(child: Child) {
+    fn wait(slot: &Mutex<Option<Child>>) {
+        let child = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(mut child) = child {
+            let _ = child.wait();
+        }
+    }
+    let slot = Arc::new(Mutex::new(Some(child)));
+    let theirs = slot.clone();
+    let spawned = std::thread::Builder::new()
+        .name("tower-hooks-reaper".into())
+        .spawn(move || wait(&theirs));
+    if spawned.is_err() {
+        wait(&slot);
     }
 }
 

@@ -254,3 +254,18 @@ async fn in_process_and_command_hooks_share_one_chain() {
     let out = stack.oneshot(HookRequest::input("hi")).await.unwrap();
     assert_eq!(out.prompt(), Some("seen"));
 }
+
+#[tokio::test]
+async fn hung_turn_start_hook_costs_its_timeout_and_says_so() {
+    let (out, lines) = run(
+        vec![cmd(Event::TurnStart, "sleep 30").with_timeout(Duration::from_millis(100))],
+        HookRequest::turn_start(1, 0),
+    )
+    .await;
+    assert_eq!(out.decision(), Decision::Block);
+    assert!(!out.is_blocked(), "turn_start cannot stop anything");
+    assert_eq!(
+        lines,
+        ["nanopi: TurnStart hook asked to block; ignored (advisory event) [reason=hook timed out after 100 ms]"]
+    );
+}

@@ -19,7 +19,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
+use tower::util::option_layer;
 use tower::ServiceExt;
+use tower_hooks::audit::AuditLayer;
 use tower_hooks::config::{default_paths, Config, ConfigError};
 use tower_hooks::protocol::Host;
 use tower_hooks::{Event, HookRequest, HookStack};
@@ -114,6 +116,10 @@ struct TestArgs {
     /// Print one JSON object instead of a report for people.
     #[arg(long)]
     json: bool,
+    /// Append one JSON line per hook run to FILE (an audit log: time, event, tool,
+    /// session, hook, decision, reason, duration).
+    #[arg(long, value_name = "FILE")]
+    audit: Option<PathBuf>,
 }
 
 /// A failure and the exit status it maps to.
@@ -202,19 +208,47 @@ fn test(args: TestArgs) -> Result<(), Failure> {
         req = req.with_session_id(id);
     }
 
+    let (audit, audit_log) = match &args.audit {
+        Some(path) => {
+            let (layer, log) = AuditLayer::open(path).map_err(|e| {
+                Failure::Usage(format!("cannot open the audit log {}: {e}", path.display()))
+            })?;
+            (Some(layer), Some(log))
+        }
+        None => (None, None),
+    };
     let stack = HookStack::builder()
         .host(host)
         .config(&config)
         .no_hooks(args.no_hooks)
+        .around_hook(option_layer(audit))
         .build();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::Other(format!("cannot start the async runtime: {e}")))?;
-    let outcome = match runtime.block_on(stack.oneshot(req)) {
+    let outcome = runtime.block_on(async {
+        let outcome = stack.oneshot(req).await;
+        if let Some(log) = &audit_log {
+            log.shutdown().await;
+        }
+        outcome
+    });
+    let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(never) => match never {},
     };
+    if let (Some(log), Some(path)) = (&audit_log, &args.audit) {
+        let dropped = log.dropped();
+        if dropped > 0 {
+            eprintln!(
+                "hooks: warning: the audit log {} dropped {dropped} line{}: {}",
+                path.display(),
+                if dropped == 1 { "" } else { "s" },
+                log.last_error().unwrap_or_default(),
+            );
+        }
+    }
 
     let text = if args.json {
         serde_json::to_string(&outcome).expect("an outcome always serializes") + "\n"

@@ -1,0 +1,554 @@
+//! Middleware that runs the two tool hooks around an agent's own tool service.
+//!
+//! [`ToolHooksLayer`] wraps any `Service<ToolCall, Response = ToolResult>`:
+//!
+//! * before the call it fires `tool_execution_start` with the call's arguments.
+//!   A block answers the tool result `blocked by hook: <reason>` with
+//!   `is_error = true`, and the tool is never called; a transform replaces the
+//!   whole argument object the tool runs on.
+//! * after the call it fires `tool_execution_end` with `tool_input` (the
+//!   arguments the tool ran on), `tool_response` and the measured `duration_ms`.
+//!   A transform replaces `content` and `is_error` before the result is
+//!   returned, so the model only ever sees the rewritten result. A block there
+//!   is ignored, as the specification says (and reported by the stack).
+//!
+//! The tool's own errors pass through unchanged: the layer's error type is the
+//! tool's. The hook stack must be infallible (`Error = Infallible`), as a
+//! [`HookStack`](crate::HookStack) is.
+//!
+//! # Example
+//!
+//! ```
+//! use std::convert::Infallible;
+//! use serde_json::json;
+//! use tower::{service_fn, ServiceBuilder, ServiceExt};
+//! use tower_hooks::tool::{ToolCall, ToolHooksLayer, ToolResult};
+//! use tower_hooks::{Event, HookSpec, HookStack, Verdict};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let hooks = HookStack::builder()
+//!     .hook_fn(HookSpec::in_process(Event::ToolExecutionStart, "guard"), |req| {
+//!         match req.arguments()["command"].as_str() {
+//!             Some(cmd) if cmd.contains("rm -rf") => Verdict::block("no rm -rf here"),
+//!             _ => Verdict::Allow,
+//!         }
+//!     })
+//!     .hook_fn(HookSpec::in_process(Event::ToolExecutionEnd, "redact"), |req| {
+//!         let content = req.arguments()["tool_response"]["content"].as_str().unwrap_or("");
+//!         let clean = json!({ "content": content.replace("hunter2", "[redacted]") });
+//!         Verdict::Transform(clean.as_object().unwrap().clone())
+//!     })
+//!     .build();
+//!
+//! // The agent's own tool: here, one that echoes the command it was given.
+//! let bash = service_fn(|call: ToolCall| async move {
+//!     Ok::<_, Infallible>(ToolResult::ok(format!("ran {}", call.arguments["command"])))
+//! });
+//! let tool = ServiceBuilder::new()
+//!     .layer(ToolHooksLayer::new(hooks).with_session_id("019abc"))
+//!     .service(bash);
+//!
+//! let call = ToolCall::new("bash", "call_1", json!({"command": "rm -rf /"}));
+//! let refused = tool.clone().oneshot(call).await.unwrap();
+//! assert_eq!(refused, ToolResult::error("blocked by hook: no rm -rf here"));
+//!
+//! let call = ToolCall::new("bash", "call_2", json!({"command": "echo hunter2"}));
+//! let result = tool.oneshot(call).await.unwrap();
+//! assert_eq!(result, ToolResult::ok(r#"ran "echo [redacted]""#));
+//! # }
+//! ```
+//!
+//! # Order
+//!
+//! Put layers that should see what the model asked for (an audit log) outside
+//! `ToolHooksLayer`, and layers that should see what actually runs (a timeout,
+//! a sandbox) inside it: the tool's `duration_ms` covers everything inside.
+//!
+//! # Caveats
+//!
+//! `tool_execution_end` fires only when the tool answers a [`ToolResult`]: a
+//! refused call never ran, and a tool that fails with an error has no result
+//! to show. The session id and working directory are fixed when the layer is
+//! made ([`ToolHooksLayer::with_session_id`], [`ToolHooksLayer::with_cwd`], or
+//! [`AgentHooks::tool_layer`](crate::agent::AgentHooks::tool_layer)).
+
+use std::convert::Infallible;
+use std::fmt;
+use std::future::Future;
+use std::mem;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+use std::time::Duration;
+
+use pin_project::pin_project;
+use serde_json::Value;
+use tokio::time::Instant;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::agent::Carried;
+use crate::outcome::{HookOutcome, DEFAULT_BLOCK_REASON};
+use crate::request::HookRequest;
+
+/// One tool call the model asked for.
+///
+/// An empty `call_id` means the provider gave none: the hooks then get no
+/// `tool_call_id` (and no `NANOPI_TOOL_CALL_ID`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The tool's name: what `tool_execution_start` / `tool_execution_end` matchers test.
+    pub name: String,
+    /// The provider's id for this call.
+    pub call_id: String,
+    /// The argument object.
+    pub arguments: Value,
+}
+
+impl ToolCall {
+    /// A call of tool `name` with `arguments`.
+    pub fn new(name: impl Into<String>, call_id: impl Into<String>, arguments: Value) -> Self {
+        ToolCall {
+            name: name.into(),
+            call_id: call_id.into(),
+            arguments,
+        }
+    }
+}
+
+/// What a tool answered, and what the model sees.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolResult {
+    /// The text the model sees.
+    pub content: String,
+    /// Whether the model is told the call failed.
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// A successful result.
+    pub fn ok(content: impl Into<String>) -> Self {
+        ToolResult {
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    /// A failed result: the model sees `content` as an error.
+    pub fn error(content: impl Into<String>) -> Self {
+        ToolResult {
+            content: content.into(),
+            is_error: true,
+        }
+    }
+}
+
+/// Runs the tool hooks around a tool service. See the [module docs](self) for an example.
+#[derive(Debug, Clone)]
+pub struct ToolHooks<S, H> {
+    inner: S,
+    hooks: H,
+    carried: Carried,
+}
+
+impl<S, H> ToolHooks<S, H> {
+    /// Wraps the tool service `inner`, firing the tool events through `hooks`.
+    pub const fn new(inner: S, hooks: H) -> Self {
+        ToolHooks {
+            inner,
+            hooks,
+            carried: Carried::new(),
+        }
+    }
+
+    /// A layer firing the tool events through `hooks`.
+    pub const fn layer(hooks: H) -> ToolHooksLayer<H> {
+        ToolHooksLayer::new(hooks)
+    }
+
+    pub(crate) fn with_carried(mut self, carried: Carried) -> Self {
+        self.carried = carried;
+        self
+    }
+
+    /// The tool service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The tool service, mutably.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// The hook stack.
+    pub fn hooks(&self) -> &H {
+        &self.hooks
+    }
+
+    /// Unwraps the tool service.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
+impl<S, H> Service<ToolCall> for ToolHooks<S, H>
+where
+    S: Service<ToolCall, Response = ToolResult> + Clone,
+    H: Service<HookRequest, Response = HookOutcome, Error = Infallible> + Clone,
+{
+    type Response = ToolResult;
+    type Error = S::Error;
+    type Future = ResponseFuture<S, H>;
+
+    // poll_ready: pass through to the hook stack, which `call` uses first (the
+    // ready one is taken with `mem::replace`); the tool and the second hook call
+    // are driven ready inside the future, so a refused call never holds a slot
+    // of the tool (a concurrency limit, a buffer).
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        match ready!(self.hooks.poll_ready(cx)) {
+            Ok(()) => Poll::Ready(Ok(())),
+            Err(never) => match never {},
+        }
+    }
+
+    fn call(&mut self, call: ToolCall) -> Self::Future {
+        let clone = self.hooks.clone();
+        let mut hooks = mem::replace(&mut self.hooks, clone);
+        let ToolCall {
+            name,
+            call_id,
+            arguments,
+        } = call;
+        let shared_name: Arc<str> = Arc::from(name.as_str());
+        let shared_id: Option<Arc<str>> =
+            (!call_id.is_empty()).then(|| Arc::from(call_id.as_str()));
+        let request = stamp_tool(
+            &self.carried,
+            HookRequest::tool_execution_start(shared_name.clone(), arguments),
+            shared_id.as_ref(),
+        );
+        let seen = self.carried.seen(&request);
+        let future = hooks.call(request);
+        ResponseFuture {
+            state: State::Start { future, seen },
+            tool: self.inner.clone(),
+            hooks,
+            names: Some((name, call_id)),
+            shared_name,
+            shared_id,
+            carried: self.carried.clone(),
+        }
+    }
+}
+
+/// Applies [`ToolHooks`] to tool services. See the [module docs](self) for an example.
+#[derive(Debug, Clone)]
+pub struct ToolHooksLayer<H> {
+    hooks: H,
+    carried: Carried,
+}
+
+impl<H> ToolHooksLayer<H> {
+    /// A layer firing the tool events through `hooks` (e.g. a [`HookStack`](crate::HookStack)).
+    pub const fn new(hooks: H) -> Self {
+        ToolHooksLayer {
+            hooks,
+            carried: Carried::new(),
+        }
+    }
+
+    pub(crate) fn with_carried(mut self, carried: Carried) -> Self {
+        self.carried = carried;
+        self
+    }
+
+    /// Sets the session id the tool events carry.
+    pub fn with_session_id(mut self, session_id: impl Into<Arc<str>>) -> Self {
+        self.carried.session_id = Some(session_id.into());
+        self
+    }
+
+    /// Sets the session's working directory the tool events carry.
+    pub fn with_cwd(mut self, cwd: impl Into<Arc<str>>) -> Self {
+        self.carried.cwd = Some(cwd.into());
+        self
+    }
+
+    /// Calls `f` with each tool event and the stack's answer, e.g. to keep a transcript.
+    pub fn on_outcome<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&HookRequest, &HookOutcome) + Send + Sync + 'static,
+    {
+        self.carried.on_outcome = Some(Arc::new(f));
+        self
+    }
+}
+
+impl<S, H: Clone> Layer<S> for ToolHooksLayer<H> {
+    type Service = ToolHooks<S, H>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ToolHooks::new(inner, self.hooks.clone()).with_carried(self.carried.clone())
+    }
+}
+
+/// The response future of [`ToolHooks`].
+///
+/// A named state machine rather than a boxed `async` block, so that a tool
+/// service need not be `Send` and a call allocates no future.
+#[pin_project]
+pub struct ResponseFuture<S, H>
+where
+    S: Service<ToolCall>,
+    H: Service<HookRequest>,
+{
+    #[pin]
+    state: State<S::Future, H::Future>,
+    tool: S,
+    hooks: H,
+    names: Option<(String, String)>,
+    shared_name: Arc<str>,
+    shared_id: Option<Arc<str>>,
+    carried: Carried,
+}
+
+#[pin_project(project = StateProj)]
+enum State<F, G> {
+    /// `tool_execution_start` is running.
+    Start {
+        #[pin]
+        future: G,
+        seen: Option<HookRequest>,
+    },
+    /// Waiting for the tool to be ready.
+    ToolReady {
+        call: Option<ToolCall>,
+    },
+    /// The tool is running.
+    Tool {
+        #[pin]
+        future: F,
+        started: Instant,
+        input: Option<Value>,
+    },
+    /// Waiting for the hook stack to be ready again.
+    EndReady {
+        request: Option<HookRequest>,
+    },
+    /// `tool_execution_end` is running.
+    End {
+        #[pin]
+        future: G,
+        seen: Option<HookRequest>,
+    },
+    Done,
+}
+
+impl<S, H> fmt::Debug for ResponseFuture<S, H>
+where
+    S: Service<ToolCall>,
+    H: Service<HookRequest>,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResponseFuture")
+            .field("tool", &self.shared_name)
+            .field("call_id", &self.shared_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S, H> Future for ResponseFuture<S, H>
+where
+    S: Service<ToolCall, Response = ToolResult>,
+    H: Service<HookRequest, Response = HookOutcome, Error = Infallible>,
+{
+    type Output = Result<ToolResult, S::Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        loop {
+            match this.state.as_mut().project() {
+                StateProj::Start { future, seen } => {
+                    let Ok(outcome) = ready!(future.poll(cx));
+                    this.carried.observe(seen.take(), &outcome);
+                    if outcome.is_blocked() {
+                        this.state.set(State::Done);
+                        return Poll::Ready(Ok(refusal(&outcome)));
+                    }
+                    let (name, call_id) = this
+                        .names
+                        .take()
+                        .expect("ToolHooks future polled after completion");
+                    let call = ToolCall {
+                        name,
+                        call_id,
+                        arguments: outcome.into_arguments(),
+                    };
+                    this.state.set(State::ToolReady { call: Some(call) });
+                }
+                StateProj::ToolReady { call } => {
+                    if let Err(err) = ready!(this.tool.poll_ready(cx)) {
+                        this.state.set(State::Done);
+                        return Poll::Ready(Err(err));
+                    }
+                    let call = call
+                        .take()
+                        .expect("ToolHooks future polled after completion");
+                    let input = call.arguments.clone();
+                    let future = this.tool.call(call);
+                    this.state.set(State::Tool {
+                        future,
+                        started: Instant::now(),
+                        input: Some(input),
+                    });
+                }
+                StateProj::Tool {
+                    future,
+                    started,
+                    input,
+                } => {
+                    let result = match ready!(future.poll(cx)) {
+                        Ok(result) => result,
+                        Err(err) => {
+                            this.state.set(State::Done);
+                            return Poll::Ready(Err(err));
+                        }
+                    };
+                    let duration = started.elapsed();
+                    let input = input.take().unwrap_or(Value::Null);
+                    let request = end_request(
+                        this.carried,
+                        this.shared_name.clone(),
+                        this.shared_id.as_ref(),
+                        input,
+                        result,
+                        duration,
+                    );
+                    this.state.set(State::EndReady {
+                        request: Some(request),
+                    });
+                }
+                StateProj::EndReady { request } => {
+                    let Ok(()) = ready!(this.hooks.poll_ready(cx));
+                    let request = request
+                        .take()
+                        .expect("ToolHooks future polled after completion");
+                    let seen = this.carried.seen(&request);
+                    let future = this.hooks.call(request);
+                    this.state.set(State::End { future, seen });
+                }
+                StateProj::End { future, seen } => {
+                    let Ok(outcome) = ready!(future.poll(cx));
+                    this.carried.observe(seen.take(), &outcome);
+                    this.state.set(State::Done);
+                    return Poll::Ready(Ok(result_of(outcome)));
+                }
+                StateProj::Done => panic!("ToolHooks future polled after completion"),
+            }
+        }
+    }
+}
+
+/// Adds the tool call id (when there is one), session id and cwd.
+fn stamp_tool(carried: &Carried, req: HookRequest, call_id: Option<&Arc<str>>) -> HookRequest {
+    let req = carried.stamp(req);
+    match call_id {
+        Some(id) => req.with_tool_call_id(id.clone()),
+        None => req,
+    }
+}
+
+/// The `tool_execution_start` request of `call`, with what `carried` adds.
+pub(crate) fn start_request(carried: &Carried, call: ToolCall) -> HookRequest {
+    let call_id = (!call.call_id.is_empty()).then(|| Arc::<str>::from(call.call_id));
+    stamp_tool(
+        carried,
+        HookRequest::tool_execution_start(call.name, call.arguments),
+        call_id.as_ref(),
+    )
+}
+
+/// The `tool_execution_end` request: `result` moves into the payload and
+/// [`result_of`] takes it back out, so the content is never copied.
+pub(crate) fn end_request(
+    carried: &Carried,
+    name: Arc<str>,
+    call_id: Option<&Arc<str>>,
+    tool_input: Value,
+    result: ToolResult,
+    duration: Duration,
+) -> HookRequest {
+    stamp_tool(
+        carried,
+        HookRequest::tool_execution_end(
+            name,
+            tool_input,
+            result.content,
+            result.is_error,
+            duration,
+        ),
+        call_id,
+    )
+}
+
+/// The tool result of a refused call: the exact text the model sees.
+pub(crate) fn refusal(outcome: &HookOutcome) -> ToolResult {
+    ToolResult::error(outcome.message().unwrap_or_else(|| {
+        format!(
+            "blocked by hook: {}",
+            outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON)
+        )
+    }))
+}
+
+/// The result after `tool_execution_end`: `tool_response.content` and
+/// `tool_response.is_error` of the outcome's arguments, which hold every
+/// honored transform (and the tool's own answer when there was none).
+pub(crate) fn result_of(outcome: HookOutcome) -> ToolResult {
+    let mut arguments = outcome.into_arguments();
+    let mut response = arguments
+        .get_mut("tool_response")
+        .map(Value::take)
+        .unwrap_or_default();
+    let content = match response.get_mut("content").map(Value::take) {
+        Some(Value::String(content)) => content,
+        _ => String::new(),
+    };
+    let is_error = response
+        .get("is_error")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    ToolResult { content, is_error }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+    use serde_json::json;
+
+    #[test]
+    fn result_of_reads_the_tool_response_back() {
+        let req = HookRequest::tool_execution_end(
+            "bash",
+            json!({"command": "ls"}),
+            "a\nb",
+            true,
+            Duration::from_millis(3),
+        );
+        assert_eq!(
+            result_of(HookOutcome::allow(req)),
+            ToolResult::error("a\nb")
+        );
+    }
+
+    #[test]
+    fn empty_call_id_sends_no_tool_call_id() {
+        let req = start_request(&Carried::new(), ToolCall::new("bash", "", json!({})));
+        assert_eq!(req.event(), Event::ToolExecutionStart);
+        assert_eq!(req.tool_call_id(), None);
+        let req = start_request(&Carried::new(), ToolCall::new("bash", "c1", json!({})));
+        assert_eq!(req.tool_call_id(), Some("c1"));
+    }
+}

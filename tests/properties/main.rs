@@ -1,0 +1,585 @@
+//! Bad input everywhere, as properties: the protocol decoder (any exit code, any
+//! stdout and stderr bytes), the stdin encoder (any JSON round-trips), the job a
+//! command hook is spawned with (any strings give a spawnable environment), the
+//! config loader (any text, any bytes, and any well-formed config loading as
+//! written) and the matcher. Nothing panics, and the spec's rules hold on every
+//! input.
+//!
+//! The `fuzz/` targets cover the decoder and the loader for much longer runs.
+
+use std::path::Path;
+use std::time::Duration;
+
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+use tower_hooks::command::Command;
+use tower_hooks::config::{expand_home, Config, ConfigErrorKind};
+use tower_hooks::protocol::{decode, env_vars, stdin_line, Host};
+use tower_hooks::{BlockCause, Event, HookRequest, HookSpec, Pattern, Verdict};
+
+const DEFAULT_REASON: &str = "blocked by hook";
+
+// --- strategies -------------------------------------------------------------
+
+fn json_leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        // Binary fractions print exactly, so they parse back to the same f64.
+        (-1_000_000i32..1_000_000).prop_map(|n| json!(f64::from(n) / 8.0)),
+        any::<String>().prop_map(Value::String),
+        // Strings that look like the protocol, and ones that break lines.
+        prop::sample::select(vec!["block", "allow", "\n", "a\r\nb", "\u{2028}", "\0", ""])
+            .prop_map(|s| Value::String(s.to_owned())),
+    ]
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    json_leaf().prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map(any::<String>(), inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn json_object() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::btree_map(
+        prop_oneof![any::<String>(), "[a-z_]{1,12}"],
+        json_value(),
+        0..6,
+    )
+    .prop_map(|m| m.into_iter().collect())
+}
+
+/// Any exit code but 2, or a signal (`None`).
+fn not_2() -> impl Strategy<Value = Option<i32>> {
+    prop_oneof![
+        Just(None),
+        Just(Some(0)),
+        Just(Some(1)),
+        any::<i32>()
+            .prop_filter("not 2", |c| *c != 2)
+            .prop_map(Some),
+    ]
+}
+
+fn bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(any::<u8>(), 0..max)
+}
+
+/// One stdout line without its newline: garbage, text, or an answer.
+fn line() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        bytes(64).prop_map(|mut b| {
+            b.retain(|&c| c != b'\n');
+            b
+        }),
+        "[ -~]{0,40}".prop_map(String::into_bytes),
+        answer().prop_map(|v| v.to_string().into_bytes()),
+    ]
+}
+
+/// A JSON answer of any shape the spec talks about, and some it does not.
+fn answer() -> impl Strategy<Value = Value> {
+    (
+        prop::option::of(prop_oneof![
+            Just(json!("block")),
+            Just(json!("allow")),
+            json_value()
+        ]),
+        prop::option::of(json_value()),
+        prop::option::of(prop_oneof![
+            json_object().prop_map(Value::Object),
+            json_value()
+        ]),
+        any::<bool>(),
+    )
+        .prop_map(|(decision, reason, updated, alias)| {
+            let mut answer = Map::new();
+            if let Some(d) = decision {
+                answer.insert("decision".into(), d);
+            }
+            if let Some(r) = reason {
+                answer.insert("reason".into(), r);
+            }
+            if let Some(u) = updated {
+                let key = if alias {
+                    "hookSpecificOutput"
+                } else {
+                    "updated_input"
+                };
+                answer.insert(key.into(), u);
+            }
+            Value::Object(answer)
+        })
+}
+
+/// Blank lines as the decoder sees them (ASCII whitespace only).
+fn blank() -> impl Strategy<Value = Vec<u8>> {
+    "[ \t\r\x0c]{0,4}".prop_map(String::into_bytes)
+}
+
+fn join(lines: &[Vec<u8>]) -> Vec<u8> {
+    lines.join(&b'\n')
+}
+
+/// The reason the spec gives a block with this `reason` field.
+fn expected_reason(reason: Option<&Value>) -> String {
+    match reason {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        None | Some(Value::Null) | Some(Value::String(_)) => DEFAULT_REASON.to_owned(),
+        Some(other) => other.to_string(),
+    }
+}
+
+// --- the decoder ------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn decoding_any_output_answers_allow_transform_or_a_hook_block(
+        code in any::<Option<i32>>(),
+        stdout in prop_oneof![bytes(512), prop::collection::vec(line(), 0..6).prop_map(|l| join(&l))],
+        stderr in bytes(256),
+    ) {
+        match decode(code, &stdout, &stderr) {
+            Verdict::Allow | Verdict::Transform(_) => {}
+            Verdict::Block { reason, cause } => {
+                prop_assert_eq!(cause, BlockCause::Hook);
+                prop_assert!(!reason.is_empty());
+            }
+            other => prop_assert!(false, "decode answered {:?}", other),
+        }
+    }
+
+    #[test]
+    fn exit_2_blocks_with_stderr_without_its_trailing_newlines_or_the_default(
+        stdout in prop::collection::vec(line(), 0..4).prop_map(|l| join(&l)),
+        stderr in prop_oneof![
+            bytes(256),
+            "[ -~]{0,40}(\n|\r\n){0,3}".prop_map(String::into_bytes),
+            "[ \t\r\n]{0,5}".prop_map(String::into_bytes),
+        ],
+    ) {
+        let text = String::from_utf8_lossy(&stderr);
+        let trimmed = text.trim_end_matches(['\n', '\r']);
+        let want = if trimmed.trim().is_empty() { DEFAULT_REASON } else { trimmed };
+        // Whatever stdout says.
+        prop_assert_eq!(decode(Some(2), &stdout, &stderr), Verdict::block(want));
+    }
+
+    #[test]
+    fn only_the_last_non_empty_stdout_line_decides(
+        code in not_2(),
+        above in prop::collection::vec(line(), 0..5),
+        last in line().prop_filter("not blank", |l| !l.iter().all(u8::is_ascii_whitespace)),
+        below in prop::collection::vec(blank(), 0..3),
+        stderr in bytes(64),
+    ) {
+        let mut lines = above;
+        lines.push(last.clone());
+        lines.extend(below);
+        let stdout = join(&lines);
+        prop_assert_eq!(decode(code, &stdout, &stderr), decode(Some(0), &last, b""));
+    }
+
+    #[test]
+    fn a_block_answer_blocks_with_its_reason_even_beside_updated_input(
+        code in not_2(),
+        above in prop::collection::vec(line(), 0..3),
+        reason in prop::option::of(json_value()),
+        updated in prop::option::of(json_object()),
+        extra in json_object(),
+    ) {
+        let mut answer = extra;
+        answer.insert("decision".into(), json!("block"));
+        answer.remove("reason");
+        if let Some(r) = &reason {
+            answer.insert("reason".into(), r.clone());
+        }
+        if let Some(u) = updated {
+            answer.insert("updated_input".into(), Value::Object(u));
+        }
+        let mut lines = above;
+        lines.push(Value::Object(answer).to_string().into_bytes());
+        let want = expected_reason(reason.as_ref());
+        prop_assert_eq!(decode(code, &join(&lines), b""), Verdict::block(want));
+    }
+
+    #[test]
+    fn an_object_updated_input_transforms_with_or_without_allow(
+        code in not_2(),
+        updated in json_object(),
+        alias in any::<bool>(),
+        decision in prop::option::of(prop_oneof![
+            Just(json!("allow")),
+            json_value().prop_filter("not block", |d| d != "block"),
+        ]),
+    ) {
+        let key = if alias { "hookSpecificOutput" } else { "updated_input" };
+        let mut answer = Map::new();
+        answer.insert(key.into(), Value::Object(updated.clone()));
+        if let Some(d) = decision {
+            answer.insert("decision".into(), d);
+        }
+        let stdout = format!("log\n{}\n", Value::Object(answer));
+        prop_assert_eq!(decode(code, stdout.as_bytes(), b""), Verdict::Transform(updated));
+    }
+
+    #[test]
+    fn a_non_object_updated_input_allows(
+        code in not_2(),
+        updated in json_value().prop_filter("not an object", |v| !v.is_object()),
+        alias in any::<bool>(),
+    ) {
+        let key = if alias { "hookSpecificOutput" } else { "updated_input" };
+        let stdout = json!({ key: updated }).to_string();
+        prop_assert_eq!(decode(code, stdout.as_bytes(), b""), Verdict::Allow);
+    }
+
+    #[test]
+    fn a_last_line_that_is_not_a_json_object_allows(
+        code in not_2(),
+        last in prop_oneof![
+            line(),
+            json_value().prop_map(|v| v.to_string().into_bytes()),
+        ].prop_filter("not an object", |l| {
+            !matches!(serde_json::from_slice::<Value>(l), Ok(Value::Object(_)))
+        }),
+        stderr in bytes(64),
+    ) {
+        let mut stdout = br#"{"decision":"block","reason":"not the last line"}"#.to_vec();
+        stdout.push(b'\n');
+        stdout.extend_from_slice(&last);
+        let want = if last.iter().all(u8::is_ascii_whitespace) {
+            // A blank last line: the block above it is the last non-empty one.
+            Verdict::block("not the last line")
+        } else {
+            Verdict::Allow
+        };
+        prop_assert_eq!(decode(code, &stdout, &stderr), want);
+    }
+}
+
+// --- the stdin encoder --------------------------------------------------------
+
+fn event() -> impl Strategy<Value = Event> {
+    prop::sample::select(Event::ALL.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn stdin_line_is_one_line_that_parses_back_to_the_same_fields(
+        event in event(),
+        arguments in json_value(),
+        tool_name in prop::option::of(any::<String>()),
+        tool_call_id in prop::option::of(any::<String>()),
+        session_id in prop::option::of(any::<String>()),
+        cwd in any::<String>(),
+    ) {
+        let mut req = HookRequest::new(event, arguments.clone());
+        if let Some(t) = &tool_name {
+            req = req.with_tool_name(t.as_str());
+        }
+        if let Some(t) = &tool_call_id {
+            req = req.with_tool_call_id(t.as_str());
+        }
+        if let Some(s) = &session_id {
+            req = req.with_session_id(s.as_str());
+        }
+        let line = stdin_line(&req, &cwd);
+
+        prop_assert_eq!(line.last(), Some(&b'\n'));
+        prop_assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        let parsed: Value = serde_json::from_slice(&line).expect("the line is JSON");
+        let mut want = json!({"event": event.name(), "arguments": arguments, "cwd": cwd});
+        for (key, value) in [
+            ("tool_name", tool_name),
+            ("tool_call_id", tool_call_id),
+            ("session_id", session_id),
+        ] {
+            if let Some(value) = value {
+                want[key] = json!(value);
+            }
+        }
+        prop_assert_eq!(parsed, want);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn a_job_always_has_a_spawnable_environment_and_the_exact_stdin_line(
+        event in event(),
+        arguments in json_value(),
+        tool_name in any::<String>(),
+        tool_call_id in any::<String>(),
+        session_id in any::<String>(),
+        cwd in any::<String>(),
+    ) {
+        let req = HookRequest::new(event, arguments)
+            .with_tool_name(tool_name.as_str())
+            .with_tool_call_id(tool_call_id.as_str())
+            .with_session_id(session_id.as_str())
+            .with_cwd(cwd.as_str());
+        let job = Command::new("true").job(&req);
+        prop_assert_eq!(&job.stdin, &stdin_line(&req, &cwd));
+        let host = Host::default();
+        let want: Vec<_> = env_vars(&req, host.env_names(), &cwd)
+            .map(|(k, v)| (k.to_owned(), v.replace('\0', "\u{fffd}")))
+            .collect();
+        prop_assert_eq!(&job.env, &want);
+        for (name, value) in &job.env {
+            prop_assert!(!name.contains('\0') && !name.contains('=') && !value.contains('\0'));
+        }
+    }
+}
+
+// --- the config loader --------------------------------------------------------
+
+const SOURCE: &str = "/p/.nanopi/config.toml";
+
+fn check_load(result: Result<Config, tower_hooks::ConfigError>, path: &Path) {
+    match result {
+        Ok(config) => {
+            for hook in config.hooks() {
+                assert_eq!(Path::new(hook.source()), path);
+                assert!(!hook.timeout().is_zero());
+            }
+        }
+        Err(err) => {
+            let shown = err.to_string();
+            let prefix = format!("{}: ", path.display());
+            assert!(shown.starts_with(&prefix), "{shown}");
+            assert_eq!(err.path(), path);
+        }
+    }
+}
+
+/// Text built from TOML and hook-config pieces, so that it often parses.
+fn toml_like() -> impl Strategy<Value = String> {
+    let header = prop_oneof![
+        prop::sample::select(Event::ALL.to_vec()).prop_map(|e| format!("[[hooks.{}]]", e.name())),
+        prop::sample::select(vec![
+            "[hooks]",
+            "[[hooks.pre_tool_use]]",
+            "[[hooks.session_end]]",
+            "[[hooks.ToolExecutionStart]]",
+            "[model]",
+            "[[hooks]]",
+            "hooks = 1",
+            "[hooks.input]",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    let key = prop::sample::select(vec![
+        "matcher",
+        "command",
+        "timeout",
+        "type",
+        "fail_closed",
+        "timout",
+        "name",
+    ]);
+    let value = prop_oneof![
+        any::<i64>().prop_map(|n| n.to_string()),
+        Just("0".to_owned()),
+        any::<bool>().prop_map(|b| b.to_string()),
+        any::<String>().prop_map(|s| format!("{s:?}")),
+        prop::sample::select(vec![
+            "\"*\"",
+            "\"^bash$\"",
+            "\"(unclosed\"",
+            "\"command\"",
+            "\"webhook\"",
+            "\"~/g.sh $HOME ${HOME}\"",
+            "[1, 2]",
+            "{ a = 1 }",
+            "1.5",
+            "1979-05-27",
+            "'''x'''",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    let entry = prop_oneof![
+        header,
+        (key, value).prop_map(|(k, v)| format!("{k} = {v}")),
+        any::<String>(),
+    ];
+    prop::collection::vec(entry, 0..12).prop_map(|lines| lines.join("\n"))
+}
+
+/// One hook entry to write into a config: `(matcher, command, timeout, fail_closed)`.
+type Entry = (Option<String>, String, u64, Option<bool>);
+
+fn entry() -> impl Strategy<Value = Entry> {
+    (
+        prop::option::of(prop_oneof![
+            Just("*".to_owned()),
+            Just("^bash$".to_owned()),
+            Just("^(read|write)$".to_owned()),
+            any::<String>().prop_map(|s| regex::escape(&s)),
+        ]),
+        prop_oneof![
+            any::<String>(),
+            Just("~/.nanopi/hooks/guard.sh".to_owned()),
+            Just("cat ${HOME}/x $HOME/y".to_owned()),
+        ],
+        1..=1_000_000_000u64,
+        prop::option::of(any::<bool>()),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn loading_any_text_answers_hooks_or_an_error_naming_the_file(text in any::<String>()) {
+        check_load(Config::from_str_with_source(&text, SOURCE), Path::new(SOURCE));
+    }
+
+    #[test]
+    fn loading_toml_like_text_answers_hooks_or_an_error_naming_the_file(text in toml_like()) {
+        check_load(Config::from_str_with_source(&text, SOURCE), Path::new(SOURCE));
+    }
+
+    #[test]
+    fn a_well_formed_config_loads_as_written(
+        lists in prop::collection::vec((event(), prop::collection::vec(entry(), 1..3)), 0..4),
+    ) {
+        // Each event once, in the order generated; the loader runs them in
+        // `Event::ALL` order, each list in its own order.
+        let mut lists = lists;
+        lists.sort_by_key(|(event, _)| event.index());
+        lists.dedup_by_key(|(event, _)| *event);
+
+        let mut hooks = toml::Table::new();
+        for (event, entries) in &lists {
+            let tables = entries.iter().map(|(matcher, command, timeout, fail_closed)| {
+                let mut t = toml::Table::new();
+                if let Some(m) = matcher {
+                    t.insert("matcher".into(), m.clone().into());
+                }
+                t.insert("command".into(), command.clone().into());
+                t.insert("timeout".into(), toml::Value::Integer(*timeout as i64));
+                if let Some(f) = fail_closed {
+                    t.insert("fail_closed".into(), (*f).into());
+                }
+                toml::Value::Table(t)
+            });
+            hooks.insert(event.name().into(), toml::Value::Array(tables.collect()));
+        }
+        let mut file = toml::Table::new();
+        file.insert("hooks".into(), toml::Value::Table(hooks));
+        let text = toml::to_string(&file).unwrap();
+
+        let config = Config::from_str_with_source(&text, SOURCE)
+            .unwrap_or_else(|err| panic!("{err}\n{text}"));
+        let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
+        let want: Vec<_> = lists
+            .iter()
+            .flat_map(|(event, entries)| entries.iter().enumerate().map(move |(i, e)| (*event, i, e)))
+            .collect();
+        prop_assert_eq!(config.hooks().len(), want.len());
+        for (hook, (event, index, (matcher, command, timeout, fail_closed))) in
+            config.hooks().iter().zip(want)
+        {
+            prop_assert_eq!(hook.event(), event);
+            prop_assert_eq!(hook.index(), index);
+            prop_assert_eq!(hook.source(), SOURCE);
+            prop_assert_eq!(hook.matcher(), matcher.as_deref());
+            let expanded = expand_home(command, home.as_deref());
+            prop_assert_eq!(hook.command_line(), Some(&*expanded));
+            prop_assert_eq!(hook.timeout(), Duration::from_millis(*timeout));
+            prop_assert_eq!(hook.fail_closed(), fail_closed.unwrap_or(false));
+        }
+    }
+
+    #[test]
+    fn an_invalid_matcher_is_an_error_naming_the_file_event_and_entry(
+        event in event(),
+        matcher in prop_oneof![any::<String>(), "[()\\[\\]{}*+?.^$|\\\\a]{1,8}"]
+            .prop_filter("not a valid matcher", |m| Pattern::new(m).is_err()),
+    ) {
+        let mut entry = toml::Table::new();
+        entry.insert("matcher".into(), matcher.clone().into());
+        entry.insert("command".into(), "true".into());
+        let list = toml::Value::Array(vec![toml::Value::Table(entry)]);
+        let hooks = toml::Table::from_iter([(event.name().to_owned(), list)]);
+        let file = toml::Table::from_iter([("hooks".to_owned(), toml::Value::Table(hooks))]);
+        let text = toml::to_string(&file).unwrap();
+        let err = Config::from_str_with_source(&text, SOURCE).unwrap_err();
+        prop_assert!(err.to_string().starts_with(&format!("{SOURCE}: invalid matcher ")), "{}", err);
+        let is_invalid_matcher = matches!(
+            err.kind(),
+            ConfigErrorKind::InvalidMatcher { event: e, index: 0, pattern, .. }
+                if *e == event && *pattern == matcher
+        );
+        prop_assert!(is_invalid_matcher, "{:?}", err.kind());
+    }
+}
+
+proptest! {
+    // Each case writes a file.
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn loading_any_bytes_from_a_file_answers_hooks_or_an_error_naming_the_file(
+        data in prop_oneof![bytes(512), toml_like().prop_map(String::into_bytes)],
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, &data).unwrap();
+        check_load(Config::load_file(&path), &path);
+        check_load(Config::load([&path]), &path);
+    }
+}
+
+// --- the matcher --------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn any_matcher_compiles_or_is_refused_without_panicking(
+        matcher in prop_oneof![any::<String>(), "[()\\[\\]{}*+?.^$|\\\\a-c0-9,]{0,12}"],
+        subject in any::<String>(),
+    ) {
+        let pattern = Pattern::new(&matcher);
+        prop_assert_eq!(
+            pattern.is_ok(),
+            matcher == "*" || regex::Regex::new(&matcher).is_ok()
+        );
+        if let Ok(pattern) = pattern {
+            let _ = pattern.matches(&subject);
+        }
+        prop_assert_eq!(
+            HookSpec::command(Event::ToolExecutionStart, "x").with_matcher(matcher.as_str()).is_ok(),
+            matcher == "*" || regex::Regex::new(&matcher).is_ok()
+        );
+    }
+
+    #[test]
+    fn star_and_an_omitted_matcher_match_every_subject(subject in any::<String>()) {
+        prop_assert!(Pattern::new("*").unwrap().matches(&subject));
+        prop_assert!(HookSpec::command(Event::ToolExecutionStart, "x").pattern().matches(&subject));
+    }
+
+    #[test]
+    fn an_escaped_name_matches_itself(name in any::<String>()) {
+        let pattern = Pattern::new(&regex::escape(&name)).unwrap();
+        prop_assert!(pattern.matches(&name));
+        let anchored = Pattern::new(&format!("^{}$", regex::escape(&name))).unwrap();
+        prop_assert!(anchored.matches(&name));
+        let longer = name.clone() + "x";
+        prop_assert!(!anchored.matches(&longer));
+    }
+}
