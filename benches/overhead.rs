@@ -5,7 +5,9 @@
 //! * `idle/*`: no hook runs. The baseline is a bare `tower::Service`; the stack
 //!   with `--no-hooks`, with hooks only for other events, and with one hook whose
 //!   matcher does not match must cost about the same.
-//! * `in_process/*`: hooks that answer in-process, so the stack's own work shows.
+//! * `in_process/*`: hooks that answer in-process, so the stack's own work shows;
+//!   `scaling/transforming_hooks/N` runs the same rewriting hook N times, to
+//!   show that a chain's cost grows linearly with its length.
 //! * `spawn/*`: a command hook against the floor of spawning `bash -c true` with
 //!   tokio and no library code at all, alone and 64 at a time.
 
@@ -33,7 +35,7 @@ fn request() -> HookRequest {
             json!({"command": "ls -la", "pad": "x".repeat(pad)}),
         )
         .with_tool_call_id("call_0123456789")
-        .with_session_id("019a2b3c-0000-7000-8000-000000000000")
+        .with_session_id("019a2b3c-7000-8000")
         .with_cwd("/work/project")
     };
     let base = stdin_line(&req(0), "/work/project").len();
@@ -113,7 +115,24 @@ fn idle(c: &mut Criterion) {
 }
 
 fn transform_to(command: String) -> Verdict {
-    Verdict::Transform(json!({ "command": command }).as_object().cloned().unwrap())
+    let mut updated = serde_json::Map::new();
+    updated.insert("command".to_owned(), command.into());
+    Verdict::Transform(updated)
+}
+
+/// A stack of `n` in-process hooks, each rewriting the command.
+fn transforming(n: usize) -> HookStack {
+    let mut builder = HookStack::builder();
+    for i in 0..n {
+        builder = builder.hook_fn(
+            HookSpec::in_process(Event::ToolExecutionStart, "rewrite").with_source("rewrite", i),
+            move |req| {
+                let cmd = req.arguments()["command"].as_str().unwrap_or("");
+                transform_to(format!("{cmd} {i}"))
+            },
+        );
+    }
+    builder.build()
 }
 
 fn in_process(c: &mut Criterion) {
@@ -127,17 +146,21 @@ fn in_process(c: &mut Criterion) {
         )
         .build();
     bench_calls(&mut group, "one_hook", &rt, one, &req);
-    let mut ten = HookStack::builder();
-    for i in 0..10 {
-        ten = ten.hook_fn(
-            HookSpec::in_process(Event::ToolExecutionStart, "rewrite").with_source("rewrite", i),
-            move |req| {
-                let cmd = req.arguments()["command"].as_str().unwrap_or("");
-                transform_to(format!("{cmd} {i}"))
-            },
-        );
+    bench_calls(
+        &mut group,
+        "ten_hooks_transforming",
+        &rt,
+        transforming(10),
+        &req,
+    );
+    group.finish();
+
+    // How the chain grows: the same transforming hook, 1 to 10 times.
+    let mut group = c.benchmark_group("scaling");
+    for n in [1, 2, 5, 10] {
+        let name = format!("transforming_hooks/{n}");
+        bench_calls(&mut group, &name, &rt, transforming(n), &req);
     }
-    bench_calls(&mut group, "ten_hooks_transforming", &rt, ten.build(), &req);
     group.finish();
 }
 

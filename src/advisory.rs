@@ -104,9 +104,15 @@ where
     }
 
     fn call(&mut self, req: HookRequest) -> Self::Future {
+        // Only events that drop blocks can have something to report.
+        let report = req
+            .event()
+            .block_policy()
+            .drops_blocks()
+            .then(|| self.report.clone());
         ResponseFuture {
             future: self.inner.call(req),
-            report: self.report.clone(),
+            report,
         }
     }
 }
@@ -138,7 +144,7 @@ impl<S, R: Clone> Layer<S> for AdvisoryLayer<R> {
 pub struct ResponseFuture<F, R> {
     #[pin]
     future: F,
-    report: R,
+    report: Option<R>,
 }
 
 impl<F, E, R> Future for ResponseFuture<F, R>
@@ -151,12 +157,13 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let mut outcome = ready!(this.future.poll(cx))?;
-        if outcome.decision() == Decision::Block
-            && outcome.is_honored()
-            && outcome.event().block_policy().drops_blocks()
-        {
+        if let Some(report) = this.report.as_ref().filter(|_| {
+            outcome.decision() == Decision::Block
+                && outcome.is_honored()
+                && outcome.event().block_policy().drops_blocks()
+        }) {
             outcome.drop_decision();
-            this.report.report(&Notice::AdvisoryBlock {
+            report.report(&Notice::AdvisoryBlock {
                 event: outcome.event(),
                 reason: outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON),
             });

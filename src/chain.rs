@@ -1,7 +1,9 @@
 //! The service that runs an event's hooks one after another, in config order.
 //!
 //! * a hook whose type is not runnable is skipped;
-//! * a hook whose matcher does not match answers [`Verdict::Skipped`] and is skipped;
+//! * a hook whose [`Pattern`](crate::matcher::Pattern) does not match the event's
+//!   subject is skipped: the chain tests the pattern itself, so a skipped hook's
+//!   service is never called (and costs no clone, no allocation);
 //! * a transform feeds the next hook, within the event's
 //!   [`TransformScope`]: rewrites chain;
 //! * the first block stops the chain; the hooks after it are recorded as not run.
@@ -118,6 +120,17 @@ impl<S> fmt::Debug for Chain<S> {
     }
 }
 
+impl<S> Slot<S> {
+    /// Whether this hook runs for `req`: a runnable type whose pattern matches.
+    fn runs_for(&self, req: &HookRequest) -> bool {
+        self.spec.is_runnable() && self.spec.pattern().matches(req.matcher_subject().as_str())
+    }
+
+    fn skipped(&self) -> HookRecord {
+        HookRecord::new(self.spec.clone(), &Verdict::Skipped, Default::default())
+    }
+}
+
 impl<S> Service<HookRequest> for Chain<S>
 where
     S: Service<HookRequest, Response = Verdict, Error = Infallible> + Clone,
@@ -133,22 +146,59 @@ where
     }
 
     fn call(&mut self, req: HookRequest) -> Self::Future {
+        let hooks = &self.events[req.event().index()];
+        // The hooks before the first one that runs are skipped; when none runs,
+        // the answer is ready now and nothing is allocated.
+        let first = hooks.iter().position(|slot| slot.runs_for(&req));
+        let records: Records = hooks[..first.unwrap_or(hooks.len())]
+            .iter()
+            .map(Slot::skipped)
+            .collect();
+        let Some(first) = first else {
+            let event = req.event();
+            return ResponseFuture {
+                kind: Kind::Ready {
+                    outcome: Some(finish(event, Decision::Allow, None, req, records)),
+                },
+            };
+        };
         ResponseFuture {
-            events: self.events.clone(),
-            event: req.event(),
-            next: 0,
-            request: Some(req),
-            decision: Decision::Allow,
-            reason: None,
-            records: Records::new(),
-            state: State::Idle,
+            kind: Kind::Running {
+                run: Box::pin(Run {
+                    events: self.events.clone(),
+                    event: req.event(),
+                    next: first,
+                    request: Some(req),
+                    decision: Decision::Allow,
+                    reason: None,
+                    records,
+                    mark: None,
+                    state: State::Idle,
+                }),
+            },
         }
     }
 }
 
 /// The response future of [`Chain`].
+///
+/// Small on purpose, since it is moved on every call: a call that runs no hook
+/// is answered at once; one that does keeps its state in one box.
 #[pin_project]
 pub struct ResponseFuture<S: Service<HookRequest>> {
+    #[pin]
+    kind: Kind<S>,
+}
+
+#[pin_project(project = KindProj)]
+enum Kind<S: Service<HookRequest>> {
+    Ready { outcome: Option<HookOutcome> },
+    Running { run: Pin<Box<Run<S>>> },
+}
+
+/// A call that runs at least one hook.
+#[pin_project]
+struct Run<S: Service<HookRequest>> {
     events: Arc<[Box<[Slot<S>]>; 11]>,
     event: Event,
     next: usize,
@@ -156,17 +206,19 @@ pub struct ResponseFuture<S: Service<HookRequest>> {
     decision: Decision,
     reason: Option<String>,
     records: Records,
+    /// When the last hook finished: the next one's start, saving a clock read.
+    mark: Option<Instant>,
     #[pin]
     state: State<S>,
 }
 
 #[pin_project(project = StateProj)]
 enum State<S: Service<HookRequest>> {
+    /// Between hooks.
     Idle,
-    Ready {
-        service: S,
-        span: Span,
-    },
+    /// The hook's service is not ready yet.
+    Waiting { service: S, span: Span },
+    /// The hook is running.
     Running {
         #[pin]
         future: S::Future,
@@ -177,11 +229,15 @@ enum State<S: Service<HookRequest>> {
 
 impl<S: Service<HookRequest>> fmt::Debug for ResponseFuture<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResponseFuture")
-            .field("event", &self.event)
-            .field("next", &self.next)
-            .field("decision", &self.decision)
-            .finish_non_exhaustive()
+        match &self.kind {
+            Kind::Ready { .. } => f.write_str("ResponseFuture(ready)"),
+            Kind::Running { run } => f
+                .debug_struct("ResponseFuture")
+                .field("event", &run.event)
+                .field("next", &run.next)
+                .field("decision", &run.decision)
+                .finish_non_exhaustive(),
+        }
     }
 }
 
@@ -192,26 +248,43 @@ where
     type Output = Result<HookOutcome, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().kind.project() {
+            KindProj::Ready { outcome } => Poll::Ready(Ok(outcome
+                .take()
+                .expect("chain future polled after completion"))),
+            KindProj::Running { run } => run.as_mut().poll(cx),
+        }
+    }
+}
+
+impl<S> Future for Run<S>
+where
+    S: Service<HookRequest, Response = Verdict, Error = Infallible> + Clone,
+{
+    type Output = Result<HookOutcome, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
         let hooks = &this.events[this.event.index()];
         loop {
+            let request = this
+                .request
+                .as_mut()
+                .expect("chain future polled after completion");
             match this.state.as_mut().project() {
                 StateProj::Idle => {
                     let Some(slot) = hooks.get(*this.next) else {
+                        let request = this.request.take().expect("checked above");
                         return Poll::Ready(Ok(finish(
                             *this.event,
                             *this.decision,
                             this.reason.take(),
-                            this.request.take(),
+                            request,
                             std::mem::take(this.records),
                         )));
                     };
-                    if !slot.spec.is_runnable() {
-                        this.records.push(HookRecord::new(
-                            slot.spec.clone(),
-                            &Verdict::Skipped,
-                            Default::default(),
-                        ));
+                    if !slot.runs_for(request) {
+                        this.records.push(slot.skipped());
                         *this.next += 1;
                         continue;
                     }
@@ -226,34 +299,25 @@ where
                         outcome = tracing::field::Empty,
                         duration_ms = tracing::field::Empty,
                     );
-                    this.state.set(State::Ready {
+                    this.state.set(State::Waiting {
                         service: slot.service.clone(),
                         span,
                     });
                 }
-                StateProj::Ready { service, span } => {
-                    {
+                StateProj::Waiting { service, span } => {
+                    let future = {
                         let _entered = span.enter();
                         match service.poll_ready(cx) {
                             Poll::Pending => return Poll::Pending,
                             Poll::Ready(Ok(())) => {}
                         }
-                    }
-                    let spec = hooks[*this.next].spec.clone();
-                    let req = this
-                        .request
-                        .as_ref()
-                        .expect("chain future polled after completion")
-                        .clone()
-                        .with_hook(spec);
-                    let future = {
-                        let _entered = span.enter();
-                        service.call(req)
+                        let spec = hooks[*this.next].spec.clone();
+                        service.call(request.clone().with_hook(spec))
                     };
                     let span = std::mem::replace(span, Span::none());
                     this.state.set(State::Running {
                         future,
-                        started: Instant::now(),
+                        started: this.mark.unwrap_or_else(Instant::now),
                         span,
                     });
                 }
@@ -269,12 +333,16 @@ where
                             Poll::Ready(Ok(verdict)) => verdict,
                         }
                     };
-                    let duration = started.elapsed();
-                    let record_outcome = verdict.record_outcome();
-                    span.record("outcome", record_outcome.as_str());
+                    let now = Instant::now();
+                    let duration = now.saturating_duration_since(*started);
+                    *this.mark = Some(now);
+                    span.record("outcome", verdict.record_outcome().as_str());
                     span.record("duration_ms", crate::outcome::millis(duration));
-                    let spec = hooks[*this.next].spec.clone();
-                    this.records.push(HookRecord::new(spec, &verdict, duration));
+                    this.records.push(HookRecord::new(
+                        hooks[*this.next].spec.clone(),
+                        &verdict,
+                        duration,
+                    ));
                     *this.next += 1;
                     match verdict {
                         Verdict::Block { reason, .. } => {
@@ -287,12 +355,8 @@ where
                         }
                         Verdict::Transform(updated) => {
                             *this.decision = Decision::Transform;
-                            let request = this
-                                .request
-                                .as_mut()
-                                .expect("chain future polled after completion");
                             if let Some(next) =
-                                apply_transform(*this.event, request.arguments(), &updated)
+                                apply_transform(*this.event, request.arguments(), updated)
                             {
                                 request.set_shared_arguments(Arc::new(next));
                             }
@@ -310,10 +374,9 @@ fn finish(
     event: Event,
     decision: Decision,
     reason: Option<String>,
-    request: Option<HookRequest>,
+    request: HookRequest,
     records: Records,
 ) -> HookOutcome {
-    let request = request.expect("chain future polled after completion");
     let honored =
         !(decision == Decision::Transform && event.transform_scope() == TransformScope::None);
     let arguments: Arc<Value> = request.into_shared_arguments();

@@ -234,7 +234,7 @@ pub fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-pub(crate) type Records = SmallVec<[HookRecord; 2]>;
+pub(crate) type Records = SmallVec<[HookRecord; 1]>;
 
 /// The stack's answer for one event.
 ///

@@ -411,17 +411,17 @@ impl fmt::Debug for HookRequest {
 pub(crate) fn apply_transform(
     event: Event,
     current: &Value,
-    updated: &Map<String, Value>,
+    mut updated: Map<String, Value>,
 ) -> Option<Value> {
     use crate::event::TransformScope;
     match event.transform_scope() {
-        TransformScope::Arguments => Some(Value::Object(updated.clone())),
+        TransformScope::Arguments => Some(Value::Object(updated)),
         TransformScope::Prompt => {
             let mut next = current.clone();
-            if let (Some(Value::String(prompt)), Value::Object(obj)) =
-                (updated.get("prompt"), &mut next)
+            if let (Some(prompt @ Value::String(_)), Value::Object(obj)) =
+                (updated.remove("prompt"), &mut next)
             {
-                obj.insert("prompt".into(), Value::String(prompt.clone()));
+                obj.insert("prompt".into(), prompt);
             }
             Some(next)
         }
@@ -435,11 +435,11 @@ pub(crate) fn apply_transform(
                     *response = Value::Object(Map::new());
                 }
                 if let Value::Object(response) = response {
-                    if let Some(Value::String(content)) = updated.get("content") {
-                        response.insert("content".into(), Value::String(content.clone()));
+                    if let Some(content @ Value::String(_)) = updated.remove("content") {
+                        response.insert("content".into(), content);
                     }
-                    if let Some(Value::Bool(is_error)) = updated.get("is_error") {
-                        response.insert("is_error".into(), Value::Bool(*is_error));
+                    if let Some(is_error @ Value::Bool(_)) = updated.remove("is_error") {
+                        response.insert("is_error".into(), is_error);
                     }
                 }
             }
@@ -552,7 +552,7 @@ mod tests {
         let next = apply_transform(
             Event::ToolExecutionStart,
             &json!({"command": "rm", "extra": 1}),
-            &obj(json!({"command": "ls"})),
+            obj(json!({"command": "ls"})),
         );
         assert_eq!(next, Some(json!({"command": "ls"})));
     }
@@ -562,13 +562,13 @@ mod tests {
         let next = apply_transform(
             Event::BeforeAgentStart,
             &json!({"turn_count": 1, "prompt": "hi"}),
-            &obj(json!({"prompt": "new", "turn_count": 99})),
+            obj(json!({"prompt": "new", "turn_count": 99})),
         );
         assert_eq!(next, Some(json!({"turn_count": 1, "prompt": "new"})));
         let next = apply_transform(
             Event::Input,
             &json!({"prompt": "hi"}),
-            &obj(json!({"prompt": 5})),
+            obj(json!({"prompt": 5})),
         );
         assert_eq!(next, Some(json!({"prompt": "hi"})));
     }
@@ -580,7 +580,7 @@ mod tests {
         let next = apply_transform(
             Event::ToolExecutionEnd,
             &cur,
-            &obj(json!({"content": "[redacted]", "is_error": true})),
+            obj(json!({"content": "[redacted]", "is_error": true})),
         );
         assert_eq!(
             next,
@@ -591,7 +591,7 @@ mod tests {
         let next = apply_transform(
             Event::ToolExecutionEnd,
             &cur,
-            &obj(json!({"tool_response": {"content": "nested"}})),
+            obj(json!({"tool_response": {"content": "nested"}})),
         );
         assert_eq!(next, Some(cur));
     }
@@ -599,7 +599,7 @@ mod tests {
     #[test]
     fn events_without_transform_scope_ignore_transforms() {
         for event in [Event::TurnStart, Event::SessionStart, Event::MessageEnd] {
-            assert_eq!(apply_transform(event, &json!({}), &Map::new()), None);
+            assert_eq!(apply_transform(event, &json!({}), Map::new()), None);
         }
     }
 }

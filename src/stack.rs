@@ -1,8 +1,8 @@
 //! [`HookStack`] and its [`Builder`]: hook specs (plus your layers) in, one `Service` out.
 //!
 //! ```text
-//! Gate ─ Advisory ─ (your layers around the call) ─ Chain ─ per hook:
-//!     FailOpen ─ (your layers around each hook) ─ Matcher ─ Timeout ─ Leaf
+//! Gate ─ Advisory ─ (your layers around the call) ─ Chain ─ per matching hook:
+//!     FailOpen ─ (your layers around each hook) ─ Timeout ─ Leaf
 //! ```
 //!
 //! The leaf of a hook is a [`Command`] for `type = "command"` entries, or any
@@ -45,7 +45,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use pin_project::pin_project;
 use tower::util::BoxCloneSyncService;
@@ -57,11 +56,10 @@ use crate::chain::Chain;
 use crate::command::{BoxFuture, Command, ProcessRunner, Runner};
 use crate::fail_open::FailOpen;
 use crate::gate::{Gate, GateHandle};
-use crate::matcher::Matcher;
 use crate::outcome::{HookOutcome, Verdict};
 use crate::protocol::Host;
 use crate::report::{Report, SharedReport, StderrReport};
-use crate::request::HookRequest;
+use crate::request::{Deadline, HookRequest};
 use crate::spec::HookSpec;
 use crate::timeout::Timeout;
 use crate::BoxError;
@@ -111,8 +109,9 @@ impl Service<HookRequest> for Leaf {
             // An in-process hook is dropped at its deadline.
             LeafKind::InProcess(s) => match req.deadline() {
                 Some(deadline) => LeafFuture::Bounded {
-                    future: tokio::time::timeout_at(deadline.at, s.call(req)),
-                    timeout: deadline.timeout,
+                    future: s.call(req),
+                    deadline,
+                    overdue: None,
                 },
                 None => LeafFuture::Unbounded {
                     future: s.call(req),
@@ -133,11 +132,15 @@ pub enum LeafFuture {
     },
     /// Dropped at the deadline.
     Bounded {
-        /// The hook's future, with its deadline.
+        /// The hook's future.
         #[pin]
-        future: tokio::time::Timeout<BoxFuture<'static, Result<Verdict, BoxError>>>,
-        /// Named in the block reason.
-        timeout: Duration,
+        future: BoxFuture<'static, Result<Verdict, BoxError>>,
+        /// When it is overdue.
+        deadline: Deadline,
+        /// The timer, armed at the first `Pending`: a hook that answers at once
+        /// costs no timer.
+        #[pin]
+        overdue: Option<tokio::time::Sleep>,
     },
 }
 
@@ -153,17 +156,28 @@ impl Future for LeafFuture {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
             LeafProj::Unbounded { future } => future.poll(cx),
-            LeafProj::Bounded { future, timeout } => match future.poll(cx) {
-                Poll::Ready(Ok(out)) => Poll::Ready(out),
-                Poll::Ready(Err(_elapsed)) => Poll::Ready(Ok(Verdict::timed_out(*timeout))),
-                Poll::Pending => Poll::Pending,
-            },
+            LeafProj::Bounded {
+                future,
+                deadline,
+                mut overdue,
+            } => {
+                if let Poll::Ready(out) = future.poll(cx) {
+                    return Poll::Ready(out);
+                }
+                if overdue.is_none() {
+                    overdue.set(Some(tokio::time::sleep_until(deadline.at)));
+                }
+                match overdue.as_pin_mut().expect("armed just above").poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Ok(Verdict::timed_out(deadline.timeout))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
         }
     }
 }
 
 /// The per-hook stack below your hook layers.
-pub type HookBase = Matcher<Timeout<Leaf>>;
+pub type HookBase = Timeout<Leaf>;
 
 /// One hook with your layers `H` around it.
 pub type PerHook<H> = FailOpen<<H as Layer<HookBase>>::Service, SharedReport>;
@@ -373,7 +387,8 @@ impl<C, H> Builder<C, H> {
     }
 
     /// Adds a layer around each hook, inside its fail-open layer: it sees each
-    /// run's [`Verdict`] (skipped ones included). Layers added first sit outermost.
+    /// run's [`Verdict`]. A hook whose matcher does not match is skipped by the
+    /// chain before it gets here. Layers added first sit outermost.
     pub fn around_hook<L>(self, layer: L) -> Builder<C, Stack<L, H>> {
         Builder {
             hooks: self.hooks,
@@ -411,10 +426,7 @@ impl<C, H> Builder<C, H> {
                     host.clone(),
                 )),
             };
-            let base = Matcher::new(
-                Timeout::new(Leaf { kind }, spec.timeout()),
-                spec.pattern().clone(),
-            );
+            let base = Timeout::new(Leaf { kind }, spec.timeout());
             let hook = FailOpen::new(self.around_hook.layer(base), report.clone());
             let spec = Arc::new(spec);
             specs.push(spec.clone());

@@ -118,8 +118,8 @@ where
         }
         ResponseFuture {
             future: self.inner.call(req.with_deadline(deadline)),
-            backstop: tokio::time::sleep_until(deadline.at + BACKSTOP),
-            timeout: deadline.timeout,
+            backstop: None,
+            deadline,
         }
     }
 }
@@ -151,9 +151,10 @@ impl<S> Layer<S> for TimeoutLayer {
 pub struct ResponseFuture<F> {
     #[pin]
     future: F,
+    // Armed at the first `Pending`: a hook that answers at once costs no timer.
     #[pin]
-    backstop: Sleep,
-    timeout: Duration,
+    backstop: Option<Sleep>,
+    deadline: Deadline,
 }
 
 impl<F, E> Future for ResponseFuture<F>
@@ -163,12 +164,17 @@ where
     type Output = Result<Verdict, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
+        let mut this = self.project();
         if let Poll::Ready(out) = this.future.poll(cx) {
             return Poll::Ready(out);
         }
-        match this.backstop.poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Ok(Verdict::timed_out(*this.timeout))),
+        if this.backstop.is_none() {
+            let at = this.deadline.at + BACKSTOP;
+            this.backstop.set(Some(tokio::time::sleep_until(at)));
+        }
+        let backstop = this.backstop.as_pin_mut().expect("armed just above");
+        match backstop.poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Ok(Verdict::timed_out(this.deadline.timeout))),
             Poll::Pending => Poll::Pending,
         }
     }

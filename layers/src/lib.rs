@@ -5,8 +5,8 @@
 //! `ServiceBuilder` (this crate's [`ServiceBuilderExt`] names them):
 //!
 //! ```text
-//! agent ── HookStack ── Gate ─ Advisory ─ (around_call: metrics) ─ Chain ─ per hook:
-//!                                           FailOpen ─ (around_hook: audit ─ cache) ─ Matcher ─ Timeout ─ Leaf
+//! agent ── HookStack ── Gate ─ Advisory ─ (around_call: metrics) ─ Chain ─ per matching hook:
+//!                                           FailOpen ─ (around_hook: audit ─ cache) ─ Timeout ─ Leaf
 //! ```
 //!
 //! | module | feature | what it does | where it goes |

@@ -33,7 +33,8 @@
 //!
 //! **Around each hook** ([`Builder::around_hook`](tower_hooks::Builder::around_hook)):
 //! per-hook metrics only, timed by the layer itself and told apart by
-//! [`HookRequest::hook`]. Use it to measure at a given depth of your own hook
+//! [`HookRequest::hook`]. The chain skips a hook whose matcher does not match
+//! before it reaches the layers around it, so there `skipped` stays at zero. Use it to measure at a given depth of your own hook
 //! layers, e.g. below a [`cache`](crate::cache) to count only the runs that were
 //! not answered from it.
 //!

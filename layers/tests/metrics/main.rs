@@ -115,14 +115,15 @@ async fn around_each_hook_every_outcome_is_counted_per_hook() {
     };
     assert_eq!(count("allow:0"), counts(3, 0, 0, 0, 0, 0));
     assert_eq!(count("transform:0"), counts(0, 3, 0, 0, 0, 0));
-    assert_eq!(count("skip:0"), counts(0, 0, 0, 3, 0, 0));
+    // The chain skips a non-matching hook before the layers around it: never seen.
+    assert!(snapshot.hook(Event::ToolExecutionStart, "skip:0").is_none());
     assert_eq!(count("broken:0"), counts(0, 0, 0, 0, 0, 3));
     assert_eq!(count("slow:0"), counts(2, 0, 0, 0, 1, 0));
     // After the timeout's block, `block:0` did not run.
     assert_eq!(count("block:0"), counts(1, 0, 1, 0, 0, 0));
     // Around each hook there is no call to count.
     assert!(snapshot.calls().is_empty());
-    assert_eq!(snapshot.hooks().len(), 6);
+    assert_eq!(snapshot.hooks().len(), 5);
 }
 
 #[tokio::test(start_paused = true)]
@@ -152,6 +153,7 @@ async fn around_the_call_decisions_are_counted_per_event_and_hooks_from_their_re
     };
     assert_eq!(count("allow:0"), counts(3, 0, 0, 0, 0, 0));
     assert_eq!(count("transform:0"), counts(0, 3, 0, 0, 0, 0));
+    // Around the call, the records show the skipped hook too.
     assert_eq!(count("skip:0"), counts(0, 0, 0, 3, 0, 0));
     assert_eq!(count("broken:0"), counts(0, 0, 0, 0, 0, 3));
     assert_eq!(count("slow:0"), counts(2, 0, 0, 0, 1, 0));
