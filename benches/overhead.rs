@@ -9,7 +9,9 @@
 //!   `scaling/transforming_hooks/N` runs the same rewriting hook N times, to
 //!   show that a chain's cost grows linearly with its length.
 //! * `spawn/*`: a command hook against the floor of spawning `bash -c true` with
-//!   tokio and no library code at all, alone and 64 at a time.
+//!   tokio and no library code at all, alone and 64 at a time. Each of a pair is
+//!   timed with the other run between its iterations, so both see the same
+//!   machine.
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items.
 
@@ -205,6 +207,60 @@ where
     black_box(outcome);
 }
 
+/// Times `timed` while running `other` untimed between iterations, so that a
+/// pair of ids is measured under the same conditions (a VM's neighbours and
+/// clock drift over minutes would otherwise land on one id of the pair only).
+fn bench_interleaved<T, O, TF, OF>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    rt: &Runtime,
+    mut timed: T,
+    mut other: O,
+) where
+    T: FnMut() -> TF,
+    O: FnMut() -> OF,
+    TF: std::future::Future<Output = ()>,
+    OF: std::future::Future<Output = ()>,
+{
+    group.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    other().await;
+                    let start = Instant::now();
+                    timed().await;
+                    total += start.elapsed();
+                }
+                total
+            })
+        })
+    });
+}
+
+/// 64 floors in flight, one batch.
+async fn floor_batch(line: &[u8]) {
+    let batch: Vec<_> = (0..64)
+        .map(|_| {
+            let line = line.to_vec();
+            tokio::spawn(async move { spawn_floor(&line).await })
+        })
+        .collect();
+    for task in batch {
+        task.await.unwrap();
+    }
+}
+
+/// 64 command hooks in flight, one batch.
+async fn command_hook_batch(stack: &HookStack, req: &HookRequest) {
+    let batch: Vec<_> = (0..64)
+        .map(|_| tokio::spawn(command_hook(stack.clone(), req.clone())))
+        .collect();
+    for task in batch {
+        task.await.unwrap();
+    }
+}
+
 fn spawn(c: &mut Criterion) {
     let rt = current_thread();
     let multi = multi_thread();
@@ -214,40 +270,26 @@ fn spawn(c: &mut Criterion) {
     let mut group = c.benchmark_group("spawn");
     group
         .sample_size(50)
-        .measurement_time(Duration::from_secs(8));
+        .measurement_time(Duration::from_secs(10));
 
-    group.bench_function("floor", |b| b.to_async(&rt).iter(|| spawn_floor(&line)));
-    group.bench_function("command_hook", |b| {
-        b.to_async(&rt)
-            .iter(|| command_hook(stack.clone(), req.clone()))
-    });
+    let floor = || spawn_floor(&line);
+    let hook = || command_hook(stack.clone(), req.clone());
+    bench_interleaved(&mut group, "floor", &rt, floor, hook);
+    bench_interleaved(&mut group, "command_hook", &rt, hook, floor);
 
     group
         .sample_size(20)
-        .measurement_time(Duration::from_secs(10));
-    group.bench_function("floor_concurrent_64", |b| {
-        b.to_async(&multi).iter(|| async {
-            let batch: Vec<_> = (0..64)
-                .map(|_| {
-                    let line = line.clone();
-                    tokio::spawn(async move { spawn_floor(&line).await })
-                })
-                .collect();
-            for task in batch {
-                task.await.unwrap();
-            }
-        })
-    });
-    group.bench_function("command_hook_concurrent_64", |b| {
-        b.to_async(&multi).iter(|| async {
-            let batch: Vec<_> = (0..64)
-                .map(|_| tokio::spawn(command_hook(stack.clone(), req.clone())))
-                .collect();
-            for task in batch {
-                task.await.unwrap();
-            }
-        })
-    });
+        .measurement_time(Duration::from_secs(15));
+    let floors = || floor_batch(&line);
+    let hooks = || command_hook_batch(&stack, &req);
+    bench_interleaved(&mut group, "floor_concurrent_64", &multi, floors, hooks);
+    bench_interleaved(
+        &mut group,
+        "command_hook_concurrent_64",
+        &multi,
+        hooks,
+        floors,
+    );
 
     // The agent holds 2 GiB of touched memory: a fork would copy its page
     // tables on every spawn; posix_spawn does not care.

@@ -50,7 +50,9 @@ TARGETS = [
 
 
 def load(root: str, bench_id: str) -> dict:
-    path = os.path.join(root, *bench_id.split("/"), "new", "estimates.json")
+    # criterion stores `group/function/param` as `group/function_param`.
+    group, rest = bench_id.split("/", 1)
+    path = os.path.join(root, group, rest.replace("/", "_"), "new", "estimates.json")
     with open(path) as f:
         est = json.load(f)
     med = est["median"]

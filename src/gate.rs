@@ -130,9 +130,7 @@ where
 
     fn call(&mut self, req: HookRequest) -> Self::Future {
         let kind = if self.closed_when_ready {
-            Kind::Closed {
-                outcome: Some(HookOutcome::allow(req)),
-            }
+            Kind::Closed { request: Some(req) }
         } else {
             Kind::Open {
                 future: self.inner.call(req),
@@ -193,7 +191,7 @@ enum Kind<F> {
         future: F,
     },
     Closed {
-        outcome: Option<HookOutcome>,
+        request: Option<HookRequest>,
     },
 }
 
@@ -206,9 +204,9 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project().kind.project() {
             KindProj::Open { future } => future.poll(cx),
-            KindProj::Closed { outcome } => Poll::Ready(Ok(outcome
-                .take()
-                .expect("Gate future polled after completion"))),
+            KindProj::Closed { request } => Poll::Ready(Ok(HookOutcome::allow(
+                request.take().expect("Gate future polled after completion"),
+            ))),
         }
     }
 }

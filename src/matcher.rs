@@ -41,11 +41,15 @@ use tower_service::Service;
 use crate::outcome::Verdict;
 use crate::request::HookRequest;
 
-/// A compiled matcher: everything, or a regex.
+/// A compiled matcher: everything, exact names, or a regex.
 #[derive(Clone)]
+#[non_exhaustive]
 pub enum Pattern {
     /// `*`, or no matcher at all.
     Any,
+    /// An anchored list of plain names, `^bash$` or `^(bash|write)$`: the
+    /// commonest matchers, answered by comparing strings.
+    Exact(Arc<[Box<str>]>),
     /// A regex searched in the subject. Shared: a cloned `Regex` would get a
     /// fresh cache pool and allocate on its first search.
     Regex(Arc<Regex>),
@@ -56,6 +60,9 @@ impl Pattern {
     pub fn new(matcher: &str) -> Result<Self, PatternError> {
         if matcher == "*" {
             return Ok(Pattern::Any);
+        }
+        if let Some(names) = exact_names(matcher) {
+            return Ok(Pattern::Exact(names));
         }
         Regex::new(matcher)
             .map(|re| Pattern::Regex(Arc::new(re)))
@@ -69,15 +76,36 @@ impl Pattern {
     pub fn matches(&self, subject: &str) -> bool {
         match self {
             Pattern::Any => true,
+            Pattern::Exact(names) => names.iter().any(|name| **name == *subject),
             Pattern::Regex(re) => re.is_match(subject),
         }
     }
+}
+
+/// The names of a matcher that is `^name$` or `^(name|name…)$` with plain names
+/// (letters, digits, `_`, `-`): there `^` and `$` anchor the whole subject, so
+/// matching is string equality.
+fn exact_names(matcher: &str) -> Option<Arc<[Box<str>]>> {
+    let inner = matcher.strip_prefix('^')?.strip_suffix('$')?;
+    let inner = match inner.strip_prefix('(') {
+        Some(group) => group.strip_suffix(')')?,
+        None => inner,
+    };
+    let plain = |name: &str| {
+        !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    };
+    let names: Vec<Box<str>> = inner.split('|').map(Box::from).collect();
+    names.iter().all(|name| plain(name)).then(|| names.into())
 }
 
 impl fmt::Debug for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Pattern::Any => f.write_str("Any"),
+            Pattern::Exact(names) => f.debug_tuple("Exact").field(names).finish(),
             Pattern::Regex(re) => f.debug_tuple("Regex").field(&re.as_str()).finish(),
         }
     }
@@ -290,6 +318,45 @@ mod tests {
     async fn input_matcher_sees_the_empty_string() {
         assert_eq!(run("hello", HookRequest::input("hello world")).await.1, 0);
         assert_eq!(run("^$", HookRequest::input("hello world")).await.1, 1);
+    }
+
+    #[test]
+    fn anchored_plain_names_compare_exactly_like_the_regex() {
+        let subjects = [
+            "bash", "bash2", "xbash", "write", "Bash", "", "bash\n", "a-b_c",
+        ];
+        for matcher in ["^bash$", "^(bash|write)$", "^a-b_c$", "^(x)$"] {
+            let fast = Pattern::new(matcher).unwrap();
+            assert!(matches!(fast, Pattern::Exact(_)), "{matcher}");
+            let re = Regex::new(matcher).unwrap();
+            for subject in subjects {
+                assert_eq!(
+                    fast.matches(subject),
+                    re.is_match(subject),
+                    "{matcher} vs {subject:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn anything_else_stays_a_regex() {
+        for matcher in [
+            "bash",
+            "^bash",
+            "bash$",
+            "^ba.h$",
+            "^(bash|wr+ite)$",
+            "^()$",
+            "^(a|)$",
+            "^(a)(b)$",
+            "^$",
+        ] {
+            assert!(
+                matches!(Pattern::new(matcher).unwrap(), Pattern::Regex(_)),
+                "{matcher}"
+            );
+        }
     }
 
     #[test]

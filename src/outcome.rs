@@ -158,35 +158,37 @@ impl fmt::Display for RecordOutcome {
 #[derive(Debug, Clone)]
 pub struct HookRecord {
     spec: Arc<HookSpec>,
+    // Boxed and in nanoseconds: records live inline in every outcome, which is
+    // moved on every call.
+    reason: Option<Box<str>>,
+    nanos: u64,
     outcome: RecordOutcome,
-    reason: Option<String>,
     cause: Option<BlockCause>,
-    duration: Duration,
 }
 
 impl HookRecord {
     pub(crate) fn new(spec: Arc<HookSpec>, verdict: &Verdict, duration: Duration) -> Self {
         let (reason, cause) = match verdict {
-            Verdict::Block { reason, cause } => (Some(reason.clone()), Some(*cause)),
-            Verdict::FailedOpen { error } => (Some(error.clone()), None),
+            Verdict::Block { reason, cause } => (Some(reason.as_str().into()), Some(*cause)),
+            Verdict::FailedOpen { error } => (Some(error.as_str().into()), None),
             _ => (None, None),
         };
         HookRecord {
             spec,
-            outcome: verdict.record_outcome(),
             reason,
+            nanos: u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX),
+            outcome: verdict.record_outcome(),
             cause,
-            duration,
         }
     }
 
     pub(crate) fn not_run(spec: Arc<HookSpec>) -> Self {
         HookRecord {
             spec,
-            outcome: RecordOutcome::NotRun,
             reason: None,
+            nanos: 0,
+            outcome: RecordOutcome::NotRun,
             cause: None,
-            duration: Duration::ZERO,
         }
     }
 
@@ -212,7 +214,7 @@ impl HookRecord {
 
     /// How long it ran (zero when skipped or not run).
     pub fn duration(&self) -> Duration {
-        self.duration
+        Duration::from_nanos(self.nanos)
     }
 }
 
@@ -224,7 +226,7 @@ impl Serialize for HookRecord {
         s.serialize_field("matcher", &self.spec.matcher())?;
         s.serialize_field("outcome", self.outcome.as_str())?;
         s.serialize_field("reason", &self.reason)?;
-        s.serialize_field("duration_ms", &millis(self.duration))?;
+        s.serialize_field("duration_ms", &millis(self.duration()))?;
         s.end()
     }
 }
@@ -252,7 +254,7 @@ pub struct HookOutcome {
     event: Event,
     decision: Decision,
     honored: bool,
-    reason: Option<String>,
+    reason: Option<Box<str>>,
     arguments: Arc<Value>,
     hooks: Records,
 }
@@ -283,7 +285,7 @@ impl HookOutcome {
             event,
             decision,
             honored,
-            reason,
+            reason: reason.map(String::into_boxed_str),
             arguments,
             hooks,
         }

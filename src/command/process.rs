@@ -249,34 +249,34 @@ async fn read_tail(
     truncated: &mut bool,
     cap: usize,
 ) {
-    let Some(mut pipe) = pipe else { return };
-    let mut chunk = [0u8; CHUNK];
-    loop {
-        match pipe.read(&mut chunk).await {
-            Ok(0) => return,
-            Ok(n) => {
-                buf.extend_from_slice(&chunk[..n]);
-                if buf.len() > cap.saturating_mul(2) {
-                    buf.drain(..buf.len() - cap);
-                    *truncated = true;
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return,
+    drain(pipe, |data| {
+        buf.extend_from_slice(data);
+        if buf.len() > cap.saturating_mul(2) {
+            buf.drain(..buf.len() - cap);
+            *truncated = true;
         }
-    }
+    })
+    .await
 }
 
 async fn read_head(pipe: Option<pipe::Receiver>, buf: &mut Vec<u8>, cap: usize) {
+    drain(pipe, |data| {
+        let room = cap.saturating_sub(buf.len());
+        buf.extend_from_slice(&data[..data.len().min(room)]);
+    })
+    .await
+}
+
+/// Reads `pipe` to its end (or its first error), handing each chunk to `keep`.
+async fn drain(pipe: Option<pipe::Receiver>, mut keep: impl FnMut(&[u8])) {
     let Some(mut pipe) = pipe else { return };
-    let mut chunk = [0u8; CHUNK];
+    // On the heap and never zeroed: `read_buf` fills the spare capacity.
+    let mut chunk = Vec::with_capacity(CHUNK);
     loop {
-        match pipe.read(&mut chunk).await {
+        chunk.clear();
+        match pipe.read_buf(&mut chunk).await {
             Ok(0) => return,
-            Ok(n) => {
-                let room = cap.saturating_sub(buf.len());
-                buf.extend_from_slice(&chunk[..n.min(room)]);
-            }
+            Ok(_) => keep(&chunk),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => return,
         }
