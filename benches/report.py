@@ -100,9 +100,9 @@ def machine() -> str:
 
 def svg(rows: list[tuple[str, float, float, bool]]) -> str:
     """Horizontal bars: each ratio as a share of its target (1.0 = at the target)."""
-    width, left, bar_h, gap, top = 760, 330, 22, 10, 40
+    width, left, bar_h, gap, top = 940, 350, 22, 10, 40
     scale_max = max(1.25, max(v / lim for _, v, lim, _ in rows) * 1.1)
-    plot_w = width - left - 40
+    plot_w = width - left - 180
     height = top + len(rows) * (bar_h + gap) + 40
     x = lambda frac: left + plot_w * frac / scale_max  # noqa: E731
     out = [
@@ -125,7 +125,9 @@ def svg(rows: list[tuple[str, float, float, bool]]) -> str:
             shown = f"R² = {1 - value:.4f} (target ≥ 0.99)"
         else:
             shown = f"{value:.3f} (target ≤ {limit:g})"
-        out.append(f'<text x="{x(frac) + 6:.1f}" y="{y + bar_h * 0.7}">{shown}</text>')
+        # Right of the bar, and of the target line where the bar ends near it.
+        label_x = max(x(frac), x(1.0) + 4 if frac > 0.85 else 0) + 6
+        out.append(f'<text x="{label_x:.1f}" y="{y + bar_h * 0.7}">{shown}</text>')
     line_x = x(1.0)
     out.append(f'<line x1="{line_x:.1f}" y1="{top - 6}" x2="{line_x:.1f}" '
                f'y2="{height - 30}" stroke="black" stroke-dasharray="4 3"/>')
