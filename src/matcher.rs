@@ -6,6 +6,11 @@
 //! other matcher is a regex searched anywhere in the subject. A skipped hook is
 //! never called: nothing is spawned.
 //!
+//! Inside a [`HookStack`](crate::HookStack) the [`Chain`](crate::chain) tests each
+//! hook's [`Pattern`] itself, before it touches the hook's service, so that a
+//! skipped hook costs nothing more; [`Matcher`] is the same rule as a layer, for a
+//! hook service used on its own.
+//!
 //! # Example
 //!
 //! ```
