@@ -39,7 +39,6 @@
 //! # }
 //! ```
 
-use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -65,6 +64,7 @@ use crate::timeout::Timeout;
 use crate::BoxError;
 
 type InProcess = BoxCloneSyncService<HookRequest, Verdict, BoxError>;
+type HookFn = Arc<dyn Fn(&HookRequest) -> Verdict + Send + Sync>;
 
 /// The service at the bottom of each hook: a command, or an in-process hook.
 #[derive(Clone)]
@@ -76,6 +76,8 @@ pub struct Leaf {
 enum LeafKind {
     Command(Command),
     InProcess(InProcess),
+    /// A plain function: answered in `call`, no box, no timer.
+    Function(HookFn),
 }
 
 impl fmt::Debug for Leaf {
@@ -83,6 +85,7 @@ impl fmt::Debug for Leaf {
         match &self.kind {
             LeafKind::Command(c) => f.debug_tuple("Leaf").field(c).finish(),
             LeafKind::InProcess(_) => f.write_str("Leaf(<in-process>)"),
+            LeafKind::Function(_) => f.write_str("Leaf(<function>)"),
         }
     }
 }
@@ -97,6 +100,7 @@ impl Service<HookRequest> for Leaf {
         match &mut self.kind {
             LeafKind::Command(c) => c.poll_ready(cx),
             LeafKind::InProcess(s) => s.poll_ready(cx),
+            LeafKind::Function(_) => Poll::Ready(Ok(())),
         }
     }
 
@@ -116,6 +120,10 @@ impl Service<HookRequest> for Leaf {
                 None => LeafFuture::Unbounded {
                     future: s.call(req),
                 },
+            },
+            // A function cannot be interrupted: it answers before any deadline.
+            LeafKind::Function(f) => LeafFuture::Answered {
+                verdict: Some(f(&req)),
             },
         }
     }
@@ -142,6 +150,11 @@ pub enum LeafFuture {
         #[pin]
         overdue: Option<tokio::time::Sleep>,
     },
+    /// Answered already.
+    Answered {
+        /// The answer, until it is taken.
+        verdict: Option<Verdict>,
+    },
 }
 
 impl fmt::Debug for LeafFuture {
@@ -156,6 +169,9 @@ impl Future for LeafFuture {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
             LeafProj::Unbounded { future } => future.poll(cx),
+            LeafProj::Answered { verdict } => Poll::Ready(Ok(verdict
+                .take()
+                .expect("LeafFuture polled after completion"))),
             LeafProj::Bounded {
                 future,
                 deadline,
@@ -252,9 +268,19 @@ where
     }
 }
 
+/// An in-process hook always runs: a spec of an unknown `type` becomes `service`.
+fn runnable_in_process(spec: HookSpec) -> HookSpec {
+    if spec.is_runnable() {
+        spec
+    } else {
+        spec.with_kind("service")
+    }
+}
+
 enum Source {
     Command,
     InProcess(InProcess),
+    Function(HookFn),
 }
 
 /// Builds a [`HookStack`]. See the [module docs](self).
@@ -318,27 +344,21 @@ impl<C, H> Builder<C, H> {
         S::Future: Send + 'static,
     {
         let service = tower::ServiceExt::map_err(service, Into::into);
-        let spec = if spec.is_runnable() {
-            spec
-        } else {
-            spec.with_kind("service")
-        };
+        let spec = runnable_in_process(spec);
         self.hooks
             .push((spec, Source::InProcess(BoxCloneSyncService::new(service))));
         self
     }
 
-    /// Adds an in-process hook from a plain function.
-    pub fn hook_fn<F>(self, spec: HookSpec, f: F) -> Self
+    /// Adds an in-process hook from a plain function: it answers at once, so it
+    /// costs no allocation and no timer per run (its timeout cannot interrupt it).
+    pub fn hook_fn<F>(mut self, spec: HookSpec, f: F) -> Self
     where
-        F: Fn(&HookRequest) -> Verdict + Clone + Send + Sync + 'static,
+        F: Fn(&HookRequest) -> Verdict + Send + Sync + 'static,
     {
-        self.hook(
-            spec,
-            tower::service_fn(move |req: HookRequest| {
-                std::future::ready(Ok::<_, Infallible>(f(&req)))
-            }),
-        )
+        let spec = runnable_in_process(spec);
+        self.hooks.push((spec, Source::Function(Arc::new(f))));
+        self
     }
 
     /// Where the two report lines go (default: [`StderrReport`] with the host's name).
@@ -420,6 +440,7 @@ impl<C, H> Builder<C, H> {
         for (spec, source) in self.hooks {
             let kind = match source {
                 Source::InProcess(service) => LeafKind::InProcess(service),
+                Source::Function(f) => LeafKind::Function(f),
                 Source::Command => LeafKind::Command(Command::with_runner(
                     spec.command_line().unwrap_or_default(),
                     runner.clone(),

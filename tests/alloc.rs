@@ -103,3 +103,20 @@ fn the_counter_sees_allocations() {
     let (_, n) = allocations_of(async { vec![1u8; 16] });
     assert!(n >= 1);
 }
+
+#[test]
+fn a_call_running_one_function_hook_allocates_only_its_chain_state() {
+    let mut stack = HookStack::builder()
+        .hook_fn(
+            HookSpec::in_process(Event::ToolExecutionStart, "allow"),
+            |_| tower_hooks::Verdict::Allow,
+        )
+        .build();
+    count_call(&mut stack, request());
+    let (outcome, n) = count_call(&mut stack, request());
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Allow);
+    assert_eq!(
+        n, 1,
+        "one box for the chain's state, nothing per hook; got {n}"
+    );
+}

@@ -125,6 +125,18 @@ pub enum ConfigErrorKind {
         /// The entry's position in that file's list for the event, from 0.
         index: usize,
     },
+
+    /// A `command` holds a NUL character, which no process argument can carry.
+    #[error(
+        "command in [[hooks.{event}]] entry {index} contains a NUL character (\\u0000), \
+         which cannot be passed to bash; remove it"
+    )]
+    NulInCommand {
+        /// The event whose list holds the entry.
+        event: Event,
+        /// The entry's position in that file's list for the event, from 0.
+        index: usize,
+    },
 }
 
 /// toml ends its rendering with a newline; the path prefix and the caller's own

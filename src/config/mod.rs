@@ -84,7 +84,8 @@
 //!   milliseconds (default 5000)`;
 //! * a command hook without a command ([`ConfigErrorKind::MissingCommand`]):
 //!   `missing command in [[hooks.turn_start]] entry 0: a hook of type "command"
-//!   needs command = "<shell command>", run with bash -c`.
+//!   needs command = "<shell command>", run with bash -c`;
+//! * a command with a NUL character in it ([`ConfigErrorKind::NulInCommand`]).
 //!
 //! Entry indexes count from 0 within one file's list for one event, as in
 //! [`HookSpec::index`]. A file that loads may still carry [`ConfigWarning`]s,
@@ -307,6 +308,9 @@ fn build(
         .map(|command| expand_home(command, home).into_owned());
     if kind == "command" && command.is_none() {
         return Err(ConfigErrorKind::MissingCommand { event, index });
+    }
+    if command.as_deref().is_some_and(|c| c.contains('\0')) {
+        return Err(ConfigErrorKind::NulInCommand { event, index });
     }
 
     let timeout = match entry.timeout {
@@ -556,6 +560,19 @@ mod tests {
             "/p/.nanopi/config.toml: timeout = 0 in [[hooks.turn_start]] entry 0: a hook needs \
              at least 1 ms; the unit is milliseconds (default 5000)"
         );
+    }
+
+    #[test]
+    fn nul_in_a_command_is_an_error_at_load() {
+        let err = error_of("[[hooks.input]]\ncommand = \"echo a\\u0000b\"\n");
+        assert!(matches!(
+            err.kind(),
+            ConfigErrorKind::NulInCommand {
+                event: Event::Input,
+                index: 0
+            }
+        ));
+        assert!(err.to_string().contains("NUL"), "{err}");
     }
 
     #[test]

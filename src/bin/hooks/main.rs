@@ -48,6 +48,9 @@ Examples:
   hooks check
   hooks check --config ./.nanopi/config.toml";
 
+/// How long `--audit` waits for its writer to flush before exiting anyway.
+const AUDIT_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Load, list, check and try out nanopi v0.12 lifecycle hooks.
 #[derive(Debug, Parser)]
 #[command(name = "hooks", version, about, long_about = None)]
@@ -230,7 +233,16 @@ fn test(args: TestArgs) -> Result<(), Failure> {
     let outcome = runtime.block_on(async {
         let outcome = stack.oneshot(req).await;
         if let Some(log) = &audit_log {
-            log.shutdown().await;
+            // A disk that hangs must not hang the CLI: give the writer a bound.
+            if tokio::time::timeout(AUDIT_SHUTDOWN, log.shutdown())
+                .await
+                .is_err()
+            {
+                eprintln!(
+                    "hooks: warning: the audit log was not flushed within {} s; lines may be missing",
+                    AUDIT_SHUTDOWN.as_secs()
+                );
+            }
         }
         outcome
     });
