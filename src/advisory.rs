@@ -157,11 +157,12 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let mut outcome = ready!(this.future.poll(cx))?;
-        if let Some(report) = this.report.as_ref().filter(|_| {
-            outcome.decision() == Decision::Block
-                && outcome.is_honored()
-                && outcome.event().block_policy().drops_blocks()
-        }) {
+        // `report` is set only for events that drop blocks.
+        if let Some(report) = this
+            .report
+            .as_ref()
+            .filter(|_| outcome.decision() == Decision::Block && outcome.is_honored())
+        {
             outcome.drop_decision();
             report.report(&Notice::AdvisoryBlock {
                 event: outcome.event(),

@@ -129,6 +129,28 @@ impl<S> Slot<S> {
     fn skipped(&self) -> HookRecord {
         HookRecord::new(self.spec.clone(), &Verdict::Skipped, Default::default())
     }
+
+    /// The state of a hook about to run: a clone of its service and its span.
+    fn waiting(&self, event: Event) -> State<S>
+    where
+        S: Service<HookRequest> + Clone,
+    {
+        let span = tracing::debug_span!(
+            "hook",
+            event = event.name(),
+            source = self.spec.source(),
+            index = self.spec.index(),
+            matcher = self.spec.matcher().unwrap_or("*"),
+            pid = tracing::field::Empty,
+            exit_status = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+            duration_ms = tracing::field::Empty,
+        );
+        State::Waiting {
+            service: self.service.clone(),
+            span,
+        }
+    }
 }
 
 impl<S> Service<HookRequest> for Chain<S>
@@ -155,25 +177,27 @@ where
             .map(Slot::skipped)
             .collect();
         let Some(first) = first else {
-            let event = req.event();
             return ResponseFuture {
                 kind: Kind::Ready {
-                    outcome: Some(finish(event, Decision::Allow, None, req, records)),
+                    outcome: Some(finish(req.event(), Decision::Allow, None, req, records)),
                 },
             };
         };
+        let event = req.event();
+        // Its matcher was just tested: it is the one to run first.
+        let state = hooks[first].waiting(event);
         ResponseFuture {
             kind: Kind::Running {
                 run: Box::pin(Run {
                     events: self.events.clone(),
-                    event: req.event(),
+                    event,
                     next: first,
                     request: Some(req),
                     decision: Decision::Allow,
                     reason: None,
                     records,
                     mark: None,
-                    state: State::Idle,
+                    state,
                 }),
             },
         }
@@ -288,21 +312,7 @@ where
                         *this.next += 1;
                         continue;
                     }
-                    let span = tracing::debug_span!(
-                        "hook",
-                        event = this.event.name(),
-                        source = slot.spec.source(),
-                        index = slot.spec.index(),
-                        matcher = slot.spec.matcher().unwrap_or("*"),
-                        pid = tracing::field::Empty,
-                        exit_status = tracing::field::Empty,
-                        outcome = tracing::field::Empty,
-                        duration_ms = tracing::field::Empty,
-                    );
-                    this.state.set(State::Waiting {
-                        service: slot.service.clone(),
-                        span,
-                    });
+                    this.state.set(slot.waiting(*this.event));
                 }
                 StateProj::Waiting { service, span } => {
                     let future = {

@@ -147,6 +147,13 @@ pub fn default_paths(host: &Host, home: Option<&Path>, cwd: &Path) -> Vec<PathBu
     paths
 }
 
+/// `~` for discovery: `$HOME`, unless it is unset or empty.
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from)
+}
+
 /// The hooks of one or more configuration files, and what looked wrong in them.
 ///
 /// See the [module docs](self) for an example.
@@ -163,11 +170,8 @@ impl Config {
     /// Without `$HOME` (or with it empty) only the project files are read; if
     /// the current directory cannot be determined, `.` is used as it is.
     pub fn load_default(host: &Host) -> Result<Config, ConfigError> {
-        let home = std::env::var_os("HOME")
-            .filter(|home| !home.is_empty())
-            .map(PathBuf::from);
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        Config::load(default_paths(host, home.as_deref(), &cwd))
+        Config::load(default_paths(host, home_dir().as_deref(), &cwd))
     }
 
     /// Loads `paths` in order and accumulates their hooks. A file that does not

@@ -22,7 +22,7 @@ use serde_json::Value;
 use tower::util::option_layer;
 use tower::ServiceExt;
 use tower_hooks::audit::AuditLayer;
-use tower_hooks::config::{default_paths, Config, ConfigError};
+use tower_hooks::config::{default_paths, home_dir, Config, ConfigError};
 use tower_hooks::protocol::Host;
 use tower_hooks::{Event, HookRequest, HookStack};
 
@@ -164,12 +164,9 @@ fn main() -> ExitCode {
 /// Loads the configuration the flags name, and prints its warnings.
 fn load(args: &ConfigArgs, host: &Host) -> Result<(Config, Vec<PathBuf>), Failure> {
     let paths = if args.configs.is_empty() {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
         let cwd = std::env::current_dir()
             .map_err(|e| Failure::Other(format!("cannot read the current directory: {e}")))?;
-        default_paths(host, home.as_deref(), &cwd)
+        default_paths(host, home_dir().as_deref(), &cwd)
     } else {
         args.configs.clone()
     };
