@@ -17,7 +17,12 @@
 //!
 //! The arguments and a transform's `updated_input` are not written: they can hold
 //! secrets. A hook whose matcher did not match is not a run and is not written,
-//! unless [`AuditBuilder::record_skipped`] asks for it. A call dropped before its
+//! unless [`AuditBuilder::record_skipped`] asks for it. Inside a
+//! [`HookStack`](crate::HookStack) the chain skips such a hook before the layers
+//! around it, so only a hook that answers [`Verdict::Skipped`] itself (one behind
+//! its own [`Matcher`](crate::matcher::Matcher), say) can produce that line; the
+//! stack's skipped hooks show in [`HookOutcome::hooks`](crate::HookOutcome::hooks).
+//! A call dropped before its
 //! hook answered (the agent was cancelled) leaves no line.
 //!
 //! # Off the hot path
@@ -141,7 +146,8 @@ impl AuditBuilder {
         self
     }
 
-    /// Also writes a line for each hook whose matcher did not match (`"decision":"skipped"`).
+    /// Also writes a line for each hook that answers [`Verdict::Skipped`]
+    /// (`"decision":"skipped"`); see the [module docs](self) for which do.
     pub const fn record_skipped(mut self, record_skipped: bool) -> Self {
         self.record_skipped = record_skipped;
         self
