@@ -1,5 +1,6 @@
 #![doc = include_str!("docs/crate.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
 
 pub mod advisory;
 pub mod agent;

@@ -50,6 +50,21 @@ pub struct EnvNames {
     pub tool_call_id: String,
 }
 
+impl EnvNames {
+    /// The five names, in the order [`env_vars`] sets them.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        [
+            &self.event,
+            &self.cwd,
+            &self.session_id,
+            &self.tool_name,
+            &self.tool_call_id,
+        ]
+        .into_iter()
+        .map(String::as_str)
+    }
+}
+
 impl Host {
     /// A host called `name`: report lines start `name: `, variables `NAME_`, and
     /// the config folder is `.name`.

@@ -64,6 +64,7 @@
 //! [tower]: https://docs.rs/tower
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
 // The module table above links every module; a build without all of them has gaps.
 #![cfg_attr(not(feature = "full"), allow(rustdoc::broken_intra_doc_links))]
 

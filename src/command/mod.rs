@@ -60,6 +60,10 @@ pub struct Job {
     pub stdin: Vec<u8>,
     /// Variables set on top of the inherited environment.
     pub env: Vec<(String, String)>,
+    /// Inherited variables the hook must not see: the protocol variables this
+    /// event does not set (a stale `NANOPI_TOOL_NAME` from the host's own
+    /// environment on `session_start`, say).
+    pub env_remove: Vec<String>,
     /// When the hook is overdue, if ever.
     pub deadline: Option<Deadline>,
 }
@@ -218,12 +222,21 @@ impl Command {
                 &process_cwd
             }
         };
+        let env: Vec<(String, String)> = env_vars(req, self.host.env_names(), cwd)
+            .map(|(k, v)| (k.to_owned(), env_value(v)))
+            .collect();
+        let env_remove = self
+            .host
+            .env_names()
+            .iter()
+            .filter(|name| !env.iter().any(|(k, _)| k == name))
+            .map(str::to_owned)
+            .collect();
         Job {
             command: self.command.clone(),
             stdin: stdin_line(req, cwd),
-            env: env_vars(req, self.host.env_names(), cwd)
-                .map(|(k, v)| (k.to_owned(), env_value(v)))
-                .collect(),
+            env,
+            env_remove,
             deadline: req.deadline(),
         }
     }

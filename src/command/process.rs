@@ -1,20 +1,22 @@
 //! [`ProcessRunner`]: the one place that spawns, feeds, drains, kills and reaps.
 
-use std::ffi::OsStr;
+use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal};
+use nix::spawn::{posix_spawn, PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags};
+use nix::sys::signal::SigSet;
+use rustix::io::Errno;
+use rustix::process::{Pid, Signal, WaitOptions, WaitStatus};
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::unix::pipe;
-use tokio::task::JoinHandle;
+use tokio::sync::oneshot;
 
 use super::{BoxFuture, Finished, Job, Runner, Termination};
 use crate::timeout::KILL_GRACE;
@@ -22,14 +24,16 @@ use crate::timeout::KILL_GRACE;
 /// Bounds on what one hook run may hold or take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// How much of the end of stdout is kept (the answer is its last line; an
-    /// answer longer than this is an error, not an allow).
+    /// The least of the end of stdout that is kept (the answer is its last
+    /// line; an answer longer than the kept tail is an error, not an allow).
+    /// A run keeps more when its request is big: see [`Limits::stdout_tail_for`].
     pub stdout_tail: usize,
     /// How much of the start of stderr is kept (the block reason).
     pub stderr_head: usize,
     /// Between `SIGTERM` and `SIGKILL` when a hook is overdue.
     pub kill_grace: Duration,
-    /// How long output already written is read after the hook has exited.
+    /// How long output already written is read after the hook has exited,
+    /// before whatever it left running is killed.
     pub output_grace: Duration,
 }
 
@@ -44,14 +48,50 @@ impl Default for Limits {
     }
 }
 
+/// Room for what a transform adds to a payload it rewrites.
+const TAIL_MARGIN: usize = 64 * 1024;
+
+impl Limits {
+    /// The tail of stdout kept for a hook whose stdin line is `stdin_len` bytes:
+    /// twice that plus a margin, and never less than [`Limits::stdout_tail`].
+    /// A hook that rewrites its payload (a redactor on a 2.5 MB tool output)
+    /// answers with a line about as long as the payload; it always fits, and
+    /// memory stays bounded by the input.
+    ///
+    /// ```
+    /// use tower_hooks::command::Limits;
+    /// let limits = Limits::default();
+    /// assert_eq!(limits.stdout_tail_for(200), limits.stdout_tail);
+    /// assert!(limits.stdout_tail_for(2_500_000) >= 5_000_000);
+    /// ```
+    pub fn stdout_tail_for(&self, stdin_len: usize) -> usize {
+        stdin_len
+            .saturating_mul(2)
+            .saturating_add(TAIL_MARGIN)
+            .max(self.stdout_tail)
+    }
+}
+
 /// Runs jobs as `bash -c <command>` processes. See the [module docs](super).
 ///
 /// `bash` is looked up on `PATH` at the first run and then spawned by its
-/// absolute path, so `std` keeps using `posix_spawn`.
+/// absolute path through `posix_spawn`.
 #[derive(Debug, Default)]
 pub struct ProcessRunner {
-    bash: OnceLock<PathBuf>,
+    bash: OnceLock<CString>,
     limits: Limits,
+    exit_watch: WatchKind,
+}
+
+/// How a run learns that its hook exited.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum WatchKind {
+    /// A pidfd where the kernel has one, else a waiter thread.
+    #[default]
+    Best,
+    /// Always a waiter thread (what hosts without pidfd get); for tests.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Thread,
 }
 
 impl ProcessRunner {
@@ -63,8 +103,8 @@ impl ProcessRunner {
     /// A runner with these limits.
     pub fn with_limits(limits: Limits) -> Self {
         ProcessRunner {
-            bash: OnceLock::new(),
             limits,
+            ..ProcessRunner::default()
         }
     }
 
@@ -81,11 +121,13 @@ impl ProcessRunner {
         self.limits
     }
 
-    fn bash(&self) -> io::Result<PathBuf> {
+    fn bash(&self) -> io::Result<CString> {
         if let Some(path) = self.bash.get() {
             return Ok(path.clone());
         }
         let path = find_on_path("bash")?;
+        let path = CString::new(path.into_os_string().into_vec())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "bash's path holds NUL"))?;
         Ok(self.bash.get_or_init(|| path).clone())
     }
 }
@@ -94,7 +136,8 @@ impl Runner for ProcessRunner {
     fn run(&self, job: Job) -> BoxFuture<'static, io::Result<Finished>> {
         let bash = self.bash();
         let limits = self.limits;
-        Box::pin(async move { run(&bash?, limits, job).await })
+        let watch = self.exit_watch;
+        Box::pin(async move { run(&bash?, limits, watch, job).await })
     }
 }
 
@@ -116,53 +159,50 @@ fn find_on_path(name: &str) -> io::Result<PathBuf> {
         .ok_or_else(not_found)
 }
 
-async fn run(bash: &Path, limits: Limits, job: Job) -> io::Result<Finished> {
-    let mut command = std::process::Command::new(bash);
-    command
-        // Spawned by its absolute path, but named `bash` as nanopi's `bash -c`
-        // names it: the hook's `$0` and bash's own messages say `bash`.
-        .arg0("bash")
-        .arg("-c")
-        .arg(OsStr::new(&*job.command))
-        .envs(job.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own group, so that everything it starts can be killed at once.
-        // No pre_exec closure: std keeps spawning through posix_spawn.
-        .process_group(0);
-    let mut child = command.spawn().map_err(|err| {
+async fn run(bash: &CStr, limits: Limits, watch: WatchKind, job: Job) -> io::Result<Finished> {
+    let tail = limits.stdout_tail_for(job.stdin.len());
+    let child = spawn(bash, &job).map_err(|err| {
         io::Error::new(
             err.kind(),
-            format!("could not spawn {}: {err}", bash.display()),
+            format!("could not spawn {}: {err}", bash.to_string_lossy()),
         )
     })?;
-    let stdin = child.stdin.take().map(OwnedFd::from);
-    let stdout = child.stdout.take().map(OwnedFd::from);
-    let stderr = child.stderr.take().map(OwnedFd::from);
     // From here on, leaving early (an error, a dropped future) kills the group.
-    let mut group = Group::new(child);
+    let mut group = Group {
+        pid: child.pid,
+        reaped: false,
+    };
     tracing::Span::current().record("pid", group.pid.as_raw_nonzero().get());
 
-    let stdin = stdin.map(pipe::Sender::from_owned_fd).transpose()?;
-    let stdout = stdout.map(pipe::Receiver::from_owned_fd).transpose()?;
-    let stderr = stderr.map(pipe::Receiver::from_owned_fd).transpose()?;
-    let mut exit = ExitWatch::new(group.pid);
+    // What fits in the pipe is written now, while this process still holds
+    // the pipe's read end: a pipe with a reader never raises SIGPIPE, however
+    // the host has set that signal. The rest goes to a thread that blocks it.
+    let written = write_now(&child.stdin, &job.stdin);
+    drop(child.stdin_theirs);
+    let _feeder = if written < job.stdin.len() {
+        Some(Feeder::start(child.stdin, job.stdin, written)?)
+    } else {
+        // All of it is in the pipe: closing our end is the hook's EOF.
+        drop(child.stdin);
+        None
+    };
+    let stdout = pipe::Receiver::from_owned_fd(child.stdout)?;
+    let stderr = pipe::Receiver::from_owned_fd(child.stderr)?;
+    let mut exit = ExitWatch::new(group.pid, watch)?;
 
     let mut out = Vec::new();
     let mut out_truncated = false;
     let mut err = Vec::new();
     let mut timed_out = false;
     {
-        let io = async {
+        let reads = async {
             tokio::join!(
-                write_all(stdin, &job.stdin),
-                read_tail(stdout, &mut out, &mut out_truncated, limits.stdout_tail),
+                read_tail(stdout, &mut out, &mut out_truncated, tail),
                 read_head(stderr, &mut err, limits.stderr_head),
             )
         };
-        tokio::pin!(io);
-        let mut io_done = false;
+        tokio::pin!(reads);
+        let mut reads_done = false;
         let overdue = async {
             match job.deadline {
                 Some(deadline) => tokio::time::sleep_until(deadline.at).await,
@@ -171,12 +211,12 @@ async fn run(bash: &Path, limits: Limits, job: Job) -> io::Result<Finished> {
         };
         tokio::pin!(overdue);
 
-        // Feed and drain until the hook exits or is overdue.
+        // Drain until the hook exits or is overdue.
         loop {
             tokio::select! {
                 biased;
                 () = exit.exited() => break,
-                _ = &mut io, if !io_done => io_done = true,
+                _ = &mut reads, if !reads_done => reads_done = true,
                 () = &mut overdue => {
                     timed_out = true;
                     break;
@@ -187,28 +227,33 @@ async fn run(bash: &Path, limits: Limits, job: Job) -> io::Result<Finished> {
         if timed_out {
             group.signal(Signal::TERM);
             let graced = exit
-                .exited_within(limits.kill_grace, &mut io, &mut io_done)
+                .exited_within(limits.kill_grace, &mut reads, &mut reads_done)
                 .await;
             if !graced {
                 group.signal(Signal::KILL);
                 // SIGKILL cannot be ignored; the bound only guards against a
                 // process stuck in the kernel. Its group guard reaps it later.
                 let _ = exit
-                    .exited_within(limits.kill_grace * 4, &mut io, &mut io_done)
+                    .exited_within(limits.kill_grace * 4, &mut reads, &mut reads_done)
                     .await;
             }
         }
 
+        if !reads_done {
+            // The hook has exited, but its answer may still be on its way
+            // through a helper of its group (`exec > >(tee log)`): read what
+            // comes, for a short bound, before anything is killed.
+            let _ = tokio::time::timeout(limits.output_grace, &mut reads).await;
+        }
         // The hook has exited but is not reaped yet, so its group id cannot have
         // been reused: kill whatever it left running there.
         group.signal(Signal::KILL);
-        if !io_done {
-            // Output already written is still in the pipes; read it, briefly.
-            let _ = tokio::time::timeout(limits.output_grace, &mut io).await;
-        }
     }
 
     let status = group.reap()?;
+    if status.is_some() {
+        reap_leftovers(group.pid, limits.kill_grace).await;
+    }
     let termination = match status {
         _ if timed_out => Termination::TimedOut,
         Some(status) => termination_of(status),
@@ -226,29 +271,192 @@ async fn run(bash: &Path, limits: Limits, job: Job) -> io::Result<Finished> {
     })
 }
 
-fn termination_of(status: ExitStatus) -> Termination {
-    match (status.code(), status.signal()) {
+fn termination_of(status: WaitStatus) -> Termination {
+    match (status.exit_status(), status.terminating_signal()) {
         (Some(code), _) => Termination::Exited(code),
         (None, Some(signal)) => Termination::Signaled(signal),
         (None, None) => Termination::Signaled(0),
     }
 }
 
-async fn write_all(pipe: Option<pipe::Sender>, data: &[u8]) {
-    if let Some(mut pipe) = pipe {
-        // A hook that exits without reading its stdin breaks the pipe: not an error.
-        let _ = pipe.write_all(data).await;
+/// A started hook: its pid, and this process's ends of its pipes.
+struct Child {
+    pid: Pid,
+    /// The write end of its stdin.
+    stdin: OwnedFd,
+    /// Our copy of the read end of its stdin, kept until the first write.
+    stdin_theirs: OwnedFd,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+}
+
+/// Starts `bash -c <command>` through `posix_spawn` (never a `fork` of a large
+/// host), leading a new process group, with an empty signal mask and every
+/// signal at its default action: a host that blocks or ignores `SIGTERM` does
+/// not hand that to its hooks, so the graceful `SIGTERM` of a timeout works.
+fn spawn(bash: &CStr, job: &Job) -> io::Result<Child> {
+    let command = CString::new(job.command.as_bytes()).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the hook's command holds a NUL byte",
+        )
+    })?;
+    let env = environment(job);
+    let (stdin_theirs, stdin) = pipe()?;
+    let (stdout, stdout_theirs) = pipe()?;
+    let (stderr, stderr_theirs) = pipe()?;
+    // A host that closed its own 0, 1 or 2 may get them back as pipe ends
+    // here; the child's ends must not sit where an earlier dup2 writes.
+    let stdin_theirs = above_stdio(stdin_theirs)?;
+    let stdout_theirs = above_stdio(stdout_theirs)?;
+    let stderr_theirs = above_stdio(stderr_theirs)?;
+
+    let mut actions = PosixSpawnFileActions::init()?;
+    actions.add_dup2(stdin_theirs.as_raw_fd(), 0)?;
+    actions.add_dup2(stdout_theirs.as_raw_fd(), 1)?;
+    actions.add_dup2(stderr_theirs.as_raw_fd(), 2)?;
+    let mut attr = PosixSpawnAttr::init()?;
+    attr.set_flags(
+        PosixSpawnFlags::POSIX_SPAWN_SETPGROUP
+            | PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK
+            | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF,
+    )?;
+    attr.set_pgroup(nix::unistd::Pid::from_raw(0))?;
+    attr.set_sigmask(&SigSet::empty())?;
+    attr.set_sigdefault(&SigSet::all())?;
+    // Named `bash` as nanopi's `bash -c` names it: the hook's `$0` and bash's
+    // own messages say `bash`.
+    let argv: [&CStr; 3] = [c"bash", c"-c", &command];
+    let pid = posix_spawn(bash, &actions, &attr, &argv, &env)?;
+    let pid = Pid::from_raw(pid.as_raw())
+        .ok_or_else(|| io::Error::other("posix_spawn answered an invalid pid"))?;
+    rustix::io::ioctl_fionbio(&stdin, true)?;
+    Ok(Child {
+        pid,
+        stdin,
+        stdin_theirs,
+        stdout,
+        stderr,
+    })
+}
+
+/// A pipe whose two ends close on exec: `(read, write)`.
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    #[cfg(not(target_vendor = "apple"))]
+    {
+        Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)
     }
+    #[cfg(target_vendor = "apple")]
+    {
+        let (read, write) = rustix::pipe::pipe()?;
+        for fd in [&read, &write] {
+            rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::CLOEXEC)?;
+        }
+        Ok((read, write))
+    }
+}
+
+fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    Ok(rustix::io::fcntl_dupfd_cloexec(&fd, 3)?)
+}
+
+/// The hook's environment: the host's, less the protocol variables this event
+/// does not set ([`Job::env_remove`]), plus the job's own.
+fn environment(job: &Job) -> Vec<CString> {
+    let replaced = |key: &[u8]| {
+        job.env.iter().any(|(k, _)| k.as_bytes() == key)
+            || job.env_remove.iter().any(|k| k.as_bytes() == key)
+    };
+    let mut env: Vec<CString> = std::env::vars_os()
+        .filter(|(key, _)| !replaced(key.as_bytes()))
+        .filter_map(|(key, value)| {
+            let mut entry = key.into_vec();
+            entry.push(b'=');
+            entry.extend_from_slice(value.as_bytes());
+            CString::new(entry).ok()
+        })
+        .collect();
+    // Values cannot hold NUL (the leaf replaced it); a name that does is dropped.
+    env.extend(
+        job.env
+            .iter()
+            .filter_map(|(key, value)| CString::new(format!("{key}={value}")).ok()),
+    );
+    env
+}
+
+/// Writes as much of `data` as the pipe takes without waiting; answers how much.
+fn write_now(pipe: &OwnedFd, data: &[u8]) -> usize {
+    let mut done = 0;
+    while done < data.len() {
+        match rustix::io::write(pipe, &data[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(Errno::INTR) => {}
+            // Full (EAGAIN), or anything else: the feeder takes over or gives up.
+            Err(_) => break,
+        }
+    }
+    done
+}
+
+/// The rest of a stdin bigger than the pipe, written by a task on the feeder
+/// thread. Aborted when dropped, which closes the pipe.
+struct Feeder(tokio::task::JoinHandle<()>);
+
+impl Feeder {
+    fn start(pipe: OwnedFd, data: Vec<u8>, from: usize) -> io::Result<Feeder> {
+        let handle = feeder_runtime()?;
+        Ok(Feeder(handle.spawn(async move {
+            // Registered with the feeder's own reactor, on its own thread.
+            if let Ok(mut pipe) = pipe::Sender::from_owned_fd(pipe) {
+                // A hook that stops reading breaks the pipe: not an error.
+                let _ = pipe.write_all(&data[from..]).await;
+            }
+        })))
+    }
+}
+
+impl Drop for Feeder {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A single-threaded runtime on a thread of its own that blocks `SIGPIPE`:
+/// a write into a pipe whose hook has gone leaves the signal pending on that
+/// thread, where it is never delivered, so a host that restored `SIG_DFL` is
+/// not killed by a hook that exits without reading.
+fn feeder_runtime() -> io::Result<&'static tokio::runtime::Handle> {
+    static FEEDER: OnceLock<Option<tokio::runtime::Handle>> = OnceLock::new();
+    let start = || -> io::Result<tokio::runtime::Handle> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()?;
+        let handle = runtime.handle().clone();
+        std::thread::Builder::new()
+            .name("tower-hooks-stdin".into())
+            .spawn(move || {
+                let mut sigpipe = SigSet::empty();
+                sigpipe.add(nix::sys::signal::Signal::SIGPIPE);
+                if sigpipe.thread_block().is_ok() {
+                    runtime.block_on(std::future::pending::<()>());
+                }
+            })?;
+        Ok(handle)
+    };
+    FEEDER
+        .get_or_init(|| start().ok())
+        .as_ref()
+        .ok_or_else(|| io::Error::other("could not start the thread that feeds hooks' stdin"))
 }
 
 const CHUNK: usize = 16 * 1024;
 
-async fn read_tail(
-    pipe: Option<pipe::Receiver>,
-    buf: &mut Vec<u8>,
-    truncated: &mut bool,
-    cap: usize,
-) {
+async fn read_tail(pipe: pipe::Receiver, buf: &mut Vec<u8>, truncated: &mut bool, cap: usize) {
     drain(pipe, |data| {
         buf.extend_from_slice(data);
         if buf.len() > cap.saturating_mul(2) {
@@ -259,7 +467,7 @@ async fn read_tail(
     .await
 }
 
-async fn read_head(pipe: Option<pipe::Receiver>, buf: &mut Vec<u8>, cap: usize) {
+async fn read_head(pipe: pipe::Receiver, buf: &mut Vec<u8>, cap: usize) {
     drain(pipe, |data| {
         let room = cap.saturating_sub(buf.len());
         buf.extend_from_slice(&data[..data.len().min(room)]);
@@ -268,8 +476,7 @@ async fn read_head(pipe: Option<pipe::Receiver>, buf: &mut Vec<u8>, cap: usize) 
 }
 
 /// Reads `pipe` to its end (or its first error), handing each chunk to `keep`.
-async fn drain(pipe: Option<pipe::Receiver>, mut keep: impl FnMut(&[u8])) {
-    let Some(mut pipe) = pipe else { return };
+async fn drain(mut pipe: pipe::Receiver, mut keep: impl FnMut(&[u8])) {
     // On the heap and never zeroed: `read_buf` fills the spare capacity.
     let mut chunk = Vec::with_capacity(CHUNK);
     loop {
@@ -284,96 +491,113 @@ async fn drain(pipe: Option<pipe::Receiver>, mut keep: impl FnMut(&[u8])) {
 }
 
 /// A spawned hook and its process group. Until it is reaped, dropping it kills
-/// the group and reaps the hook off this thread.
+/// the group and reaps the hook on a thread of its own.
 struct Group {
-    child: Option<Child>,
     pid: Pid,
+    reaped: bool,
 }
 
 impl Group {
-    fn new(child: Child) -> Self {
-        let pid = Pid::from_child(&child);
-        Group {
-            child: Some(child),
-            pid,
-        }
-    }
-
     /// Signals every process in the group, while the leader is unreaped.
     fn signal(&self, signal: Signal) {
-        if self.child.is_some() {
+        if !self.reaped {
             // ESRCH (nobody left) is fine.
             let _ = rustix::process::kill_process_group(self.pid, signal);
         }
     }
 
     /// Collects the exit status of a leader that has exited.
-    fn reap(&mut self) -> io::Result<Option<ExitStatus>> {
-        let Some(child) = self.child.as_mut() else {
+    fn reap(&mut self) -> io::Result<Option<WaitStatus>> {
+        if self.reaped {
             return Ok(None);
-        };
-        let status = child.try_wait()?;
-        if status.is_some() {
-            self.child = None;
         }
-        Ok(status)
+        let status = loop {
+            match rustix::process::waitpid(Some(self.pid), WaitOptions::NOHANG) {
+                Err(Errno::INTR) => {}
+                other => break other?,
+            }
+        };
+        self.reaped = status.is_some();
+        Ok(status.map(|(_, status)| status))
     }
 }
 
 impl Drop for Group {
     fn drop(&mut self) {
-        let Some(child) = self.child.take() else {
+        if self.reaped {
             return;
-        };
+        }
         let _ = rustix::process::kill_process_group(self.pid, Signal::KILL);
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                let mut reaper = Reaper(Some(child));
-                drop(runtime.spawn_blocking(move || reaper.wait()));
+        let pid = self.pid;
+        // After SIGKILL the wait is short; a thread of its own keeps it off the
+        // runtime's threads (and works when no runtime is left).
+        let reap = move || {
+            while let Err(Errno::INTR) = rustix::process::waitpid(Some(pid), WaitOptions::empty()) {
             }
-            Err(_) => reap_on_a_thread(child),
+            reap_leftovers_blocking(pid, KILL_GRACE);
+        };
+        let spawned = std::thread::Builder::new()
+            .name("tower-hooks-reaper".into())
+            .spawn(reap);
+        if let Err(err) = spawned {
+            tracing::warn!(%err, "no reaper thread; reaping the hook on this one");
+            while let Err(Errno::INTR) = rustix::process::waitpid(Some(pid), WaitOptions::empty()) {
+            }
         }
     }
 }
 
-/// Waits for a killed hook on the runtime's blocking pool. A runtime that is
-/// shutting down drops blocking tasks without running them; dropping a
-/// `Reaper` that has not waited hands the wait to a thread of its own, so the
-/// hook never stays a zombie.
-struct Reaper(Option<Child>);
+/// Whether this process inherits the orphans of its hooks: it is PID 1 (a
+/// container without an init) or a child subreaper.
+fn inherits_orphans() -> bool {
+    if rustix::process::getpid().is_init() {
+        return true;
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if let Ok(Some(_)) = rustix::process::child_subreaper() {
+        return true;
+    }
+    false
+}
 
-impl Reaper {
-    fn wait(&mut self) {
-        if let Some(mut child) = self.0.take() {
-            let _ = child.wait();
+/// One pass over a reaped leader's group: reaps every member that has become
+/// this process's child. Answers whether members are left that may still become
+/// ours (they were sent `SIGKILL` and are dying).
+fn reap_leftovers_once(pgid: Pid) -> bool {
+    // The leader is reaped; while members remain the group id stays taken,
+    // so `-pgid` still names this group only.
+    if rustix::process::test_kill_process_group(pgid).is_err() {
+        return false;
+    }
+    if !inherits_orphans() {
+        // Their new parent (init) reaps them.
+        return false;
+    }
+    loop {
+        match rustix::process::waitpgid(pgid, WaitOptions::NOHANG) {
+            Ok(Some(_)) | Err(Errno::INTR) => {}
+            // Ours but still dying, or not handed to us yet.
+            Ok(None) | Err(Errno::CHILD) => return true,
+            Err(_) => return false,
         }
     }
 }
 
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        if let Some(child) = self.0.take() {
-            reap_on_a_thread(child);
-        }
+/// Reaps, for at most `limit`, what the hook left in its group and this process
+/// inherited: without it, each background child of a hook would stay a zombie
+/// of a host that is PID 1 or a subreaper.
+async fn reap_leftovers(pgid: Pid, limit: Duration) {
+    let start = Instant::now();
+    while reap_leftovers_once(pgid) && start.elapsed() < limit {
+        tokio::time::sleep(Duration::from_millis(2)).await;
     }
 }
 
-/// Waits for a killed hook on a new thread; without one, here (the hook has
-/// been sent `SIGKILL`, so the wait is short).
-fn reap_on_a_thread(child: Child) {
-    fn wait(slot: &Mutex<Option<Child>>) {
-        let child = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(mut child) = child {
-            let _ = child.wait();
-        }
-    }
-    let slot = Arc::new(Mutex::new(Some(child)));
-    let theirs = slot.clone();
-    let spawned = std::thread::Builder::new()
-        .name("tower-hooks-reaper".into())
-        .spawn(move || wait(&theirs));
-    if spawned.is_err() {
-        wait(&slot);
+/// [`reap_leftovers`] on a thread that may block.
+fn reap_leftovers_blocking(pgid: Pid, limit: Duration) {
+    let start = Instant::now();
+    while reap_leftovers_once(pgid) && start.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
@@ -381,33 +605,46 @@ fn reap_on_a_thread(child: Child) {
 enum ExitWatch {
     /// Linux: a pidfd turns readable when the process exits.
     Pidfd(AsyncFd<OwnedFd>),
-    /// Elsewhere: a blocking `waitid(WNOWAIT)` on a worker thread.
-    Thread { handle: JoinHandle<()>, done: bool },
+    /// Elsewhere: a blocking `waitid(WNOWAIT)` on a thread of its own, never
+    /// on the runtime's blocking pool, so a busy pool cannot delay an answer.
+    Thread {
+        exited: oneshot::Receiver<()>,
+        done: bool,
+    },
 }
 
 impl ExitWatch {
-    fn new(pid: Pid) -> Self {
+    fn new(pid: Pid, kind: WatchKind) -> io::Result<Self> {
         #[cfg(any(target_os = "linux", target_os = "android"))]
-        if let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
-            // Deprecated because a type's raw fd could change under it; an
-            // `OwnedFd` we own cannot, and the safe constructor avoids `unsafe`.
-            #[allow(deprecated)]
-            let registered = AsyncFd::with_interest(fd, Interest::READABLE);
-            if let Ok(fd) = registered {
-                return ExitWatch::Pidfd(fd);
+        if kind == WatchKind::Best {
+            if let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
+                // Deprecated because a type's raw fd could change under it; an
+                // `OwnedFd` we own cannot, and the safe constructor avoids `unsafe`.
+                #[allow(deprecated)]
+                let registered = AsyncFd::with_interest(fd, Interest::READABLE);
+                if let Ok(fd) = registered {
+                    return Ok(ExitWatch::Pidfd(fd));
+                }
             }
         }
-        let handle = tokio::task::spawn_blocking(move || {
-            let options =
-                rustix::process::WaitIdOptions::EXITED | rustix::process::WaitIdOptions::NOWAIT;
-            while let Err(rustix::io::Errno::INTR) =
-                rustix::process::waitid(rustix::process::WaitId::Pid(pid), options)
-            {}
-        });
-        ExitWatch::Thread {
-            handle,
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let _ = kind;
+        let (tx, exited) = oneshot::channel();
+        std::thread::Builder::new()
+            .name("tower-hooks-waiter".into())
+            .spawn(move || {
+                let options =
+                    rustix::process::WaitIdOptions::EXITED | rustix::process::WaitIdOptions::NOWAIT;
+                while let Err(Errno::INTR) =
+                    rustix::process::waitid(rustix::process::WaitId::Pid(pid), options)
+                {
+                }
+                let _ = tx.send(());
+            })?;
+        Ok(ExitWatch::Thread {
+            exited,
             done: false,
-        }
+        })
     }
 
     /// Resolves once the hook has exited; again at once on later calls.
@@ -417,31 +654,86 @@ impl ExitWatch {
                 // The readiness is kept (never cleared): later calls return at once.
                 let _ = fd.readable().await;
             }
-            ExitWatch::Thread { handle, done } => {
+            ExitWatch::Thread { exited, done } => {
                 if !*done {
-                    let _ = handle.await;
+                    let _ = exited.await;
                     *done = true;
                 }
             }
         }
     }
 
-    /// Waits up to `limit` for the exit while still driving the I/O.
+    /// Waits up to `limit` for the exit while still draining the output.
     async fn exited_within<F: std::future::Future + Unpin>(
         &mut self,
         limit: Duration,
-        io: &mut F,
-        io_done: &mut bool,
+        reads: &mut F,
+        reads_done: &mut bool,
     ) -> bool {
         let wait = async {
             loop {
                 tokio::select! {
                     biased;
                     () = self.exited() => return,
-                    _ = &mut *io, if !*io_done => *io_done = true,
+                    _ = &mut *reads, if !*reads_done => *reads_done = true,
                 }
             }
         };
         tokio::time::timeout(limit, wait).await.is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(command: &str, deadline: Duration) -> Job {
+        Job {
+            command: command.into(),
+            stdin: b"{}\n".to_vec(),
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            deadline: Some(crate::request::Deadline {
+                at: tokio::time::Instant::now() + deadline,
+                timeout: deadline,
+            }),
+        }
+    }
+
+    #[test]
+    fn the_kept_tail_grows_with_the_request() {
+        let limits = Limits::default();
+        assert_eq!(limits.stdout_tail_for(0), limits.stdout_tail);
+        assert_eq!(limits.stdout_tail_for(10), limits.stdout_tail);
+        assert_eq!(limits.stdout_tail_for(2_500_000), 5_000_000 + TAIL_MARGIN);
+        assert_eq!(limits.stdout_tail_for(usize::MAX), usize::MAX);
+    }
+
+    /// Without a pidfd, a run waits on a thread of its own: a blocking pool
+    /// held by the host's own work does not turn a quick answer into a timeout.
+    #[test]
+    fn a_busy_blocking_pool_does_not_delay_the_waiter_thread() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .max_blocking_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let runner = ProcessRunner {
+            exit_watch: WatchKind::Thread,
+            ..ProcessRunner::default()
+        };
+        let finished = runtime.block_on(async {
+            let (busy, release) = std::sync::mpsc::channel::<()>();
+            // The host's one blocking thread is taken for ten seconds.
+            let hog = tokio::task::spawn_blocking(move || {
+                let _ = release.recv_timeout(Duration::from_secs(10));
+            });
+            let finished = runner.run(job("exit 0", Duration::from_secs(3))).await;
+            drop(busy);
+            let _ = hog.await;
+            finished
+        });
+        assert_eq!(finished.unwrap().termination, Termination::Exited(0));
     }
 }

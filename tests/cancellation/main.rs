@@ -107,7 +107,9 @@ impl Baseline {
 }
 
 fn assert_still_works(rt: &Runtime, stack: &HookStack) {
-    let req = HookRequest::tool_execution_start("quick", json!({}));
+    // Bigger than a pipe holds, so the runner's stdin feeder (a thread and its
+    // descriptors, made once per process) exists before any baseline is taken.
+    let req = HookRequest::tool_execution_start("quick", json!({"pad": "x".repeat(1 << 17)}));
     let outcome = rt.block_on(async {
         tokio::time::timeout(Duration::from_secs(10), stack.clone().oneshot(req))
             .await

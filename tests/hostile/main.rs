@@ -596,3 +596,71 @@ fn cannot_be_spawned_without_bash() {
         assert!(run_closed.lines.is_empty(), "{:?}", run_closed.lines);
     });
 }
+
+// --- answers that take a detour: the last line must still decide ------------
+
+/// The answer goes through a helper of the hook's group (`tee` behind a process
+/// substitution) and reaches the pipe after `bash` has exited: it is read
+/// before anything in the group is killed. Ten runs, since a lost answer
+/// showed in most runs but not all.
+#[tokio::test]
+async fn answer_written_through_a_helper_after_bash_exits_still_decides() {
+    let pids = PidFile::new();
+    let log = pids.dir().join("hook.log");
+    let command = format!(
+        r#"echo $$ >> {f}; exec > >(tee -a {log}); echo '{{"decision":"block","reason":"guarded"}}'"#,
+        f = pids.quoted(),
+        log = support::shell_quote(&log),
+    );
+    for _ in 0..10 {
+        let run = run(hook(&command, Duration::from_secs(5)), bash_call()).await;
+        assert_blocked(&run.outcome, "guarded", BlockCause::Hook);
+    }
+    for pgid in pids.pids() {
+        assert_no_process_left(pgid, &[pgid]);
+    }
+}
+
+/// A redactor answers with a rewritten payload about as long as the one it
+/// read: a 2.5 MB tool output must not be dropped for being longer than the
+/// default tail, or the secret reaches the model.
+#[tokio::test]
+async fn redactor_of_a_big_tool_output_is_applied() {
+    let _memory = MEMORY.lock().await;
+    let pids = PidFile::new();
+    let redact = r#"import json, sys
+p = json.loads(sys.stdin.readline())["arguments"]["tool_response"]
+print(json.dumps({"updated_input": {"content": p["content"].replace("SECRET-TOKEN", "[redacted]"), "is_error": p["is_error"]}}))"#;
+    let command = format!(
+        "echo $$ >> {f}; python3 -c {script}",
+        f = pids.quoted(),
+        script = support::shell_quote(std::path::Path::new(redact)),
+    );
+    let content = format!(
+        "{}SECRET-TOKEN{}",
+        "a".repeat(1_250_000),
+        "b".repeat(1_250_000)
+    );
+    let spec =
+        HookSpec::command(Event::ToolExecutionEnd, command).with_timeout(Duration::from_secs(20));
+    let req = HookRequest::tool_execution_end(
+        "bash",
+        json!({"command": "cat log"}),
+        content,
+        false,
+        Duration::from_millis(5),
+    );
+    let run = run(spec, req).await;
+    assert_eq!(
+        run.outcome.hooks()[0].outcome(),
+        RecordOutcome::Transform,
+        "{:?}",
+        run.lines
+    );
+    let content = run.outcome.arguments()["tool_response"]["content"]
+        .as_str()
+        .expect("content stays a string");
+    assert_eq!(content.len(), 2_500_000 + "[redacted]".len());
+    assert!(!content.contains("SECRET-TOKEN"));
+    assert_clean(&pids.pids());
+}
