@@ -161,33 +161,39 @@ fn find_on_path(name: &str) -> io::Result<PathBuf> {
 
 async fn run(bash: &CStr, limits: Limits, watch: WatchKind, job: Job) -> io::Result<Finished> {
     let tail = limits.stdout_tail_for(job.stdin.len());
-    let child = spawn(bash, &job).map_err(|err| {
+    // Spawned right here, on the calling thread: a spawn is a millisecond or
+    // so, and a pool would put a busy pool between the host and its hooks.
+    // Under a burst of many hundred hooks on two cores that millisecond
+    // queues up (the README's Guarantees say at which load the bound holds).
+    let child = spawn(bash, &job.command, &job.env, &job.env_remove).map_err(|err| {
         io::Error::new(
             err.kind(),
             format!("could not spawn {}: {err}", bash.to_string_lossy()),
         )
     })?;
-    // From here on, leaving early (an error, a dropped future) kills the group.
-    let mut group = Group {
-        pid: child.pid,
-        reaped: false,
-    };
+    let Child {
+        mut group,
+        stdin,
+        stdin_theirs,
+        stdout,
+        stderr,
+    } = child;
     tracing::Span::current().record("pid", group.pid.as_raw_nonzero().get());
 
     // What fits in the pipe is written now, while this process still holds
     // the pipe's read end: a pipe with a reader never raises SIGPIPE, however
     // the host has set that signal. The rest goes to a thread that blocks it.
-    let written = write_now(&child.stdin, &job.stdin);
-    drop(child.stdin_theirs);
+    let written = write_now(&stdin, &job.stdin);
+    drop(stdin_theirs);
     let _feeder = if written < job.stdin.len() {
-        Some(Feeder::start(child.stdin, job.stdin, written)?)
+        Some(Feeder::start(stdin, job.stdin, written)?)
     } else {
         // All of it is in the pipe: closing our end is the hook's EOF.
-        drop(child.stdin);
+        drop(stdin);
         None
     };
-    let stdout = pipe::Receiver::from_owned_fd(child.stdout)?;
-    let stderr = pipe::Receiver::from_owned_fd(child.stderr)?;
+    let stdout = pipe::Receiver::from_owned_fd(stdout)?;
+    let stderr = pipe::Receiver::from_owned_fd(stderr)?;
     let mut exit = ExitWatch::new(group.pid, watch)?;
 
     let mut out = Vec::new();
@@ -281,7 +287,8 @@ fn termination_of(status: WaitStatus) -> Termination {
 
 /// A started hook: its pid, and this process's ends of its pipes.
 struct Child {
-    pid: Pid,
+    /// Its group: dropped unreaped, it kills and reaps.
+    group: Group,
     /// The write end of its stdin.
     stdin: OwnedFd,
     /// Our copy of the read end of its stdin, kept until the first write.
@@ -294,14 +301,19 @@ struct Child {
 /// host), leading a new process group, with an empty signal mask and every
 /// signal at its default action: a host that blocks or ignores `SIGTERM` does
 /// not hand that to its hooks, so the graceful `SIGTERM` of a timeout works.
-fn spawn(bash: &CStr, job: &Job) -> io::Result<Child> {
-    let command = CString::new(job.command.as_bytes()).map_err(|_| {
+fn spawn(
+    bash: &CStr,
+    command: &str,
+    env: &[(String, String)],
+    env_remove: &[String],
+) -> io::Result<Child> {
+    let command = CString::new(command.as_bytes()).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
             "the hook's command holds a NUL byte",
         )
     })?;
-    let env = environment(job);
+    let env = environment(env, env_remove);
     let (stdin_theirs, stdin) = pipe()?;
     let (stdout, stdout_theirs) = pipe()?;
     let (stderr, stderr_theirs) = pipe()?;
@@ -330,9 +342,10 @@ fn spawn(bash: &CStr, job: &Job) -> io::Result<Child> {
     let pid = posix_spawn(bash, &actions, &attr, &argv, &env)?;
     let pid = Pid::from_raw(pid.as_raw())
         .ok_or_else(|| io::Error::other("posix_spawn answered an invalid pid"))?;
+    let group = Group { pid, reaped: false };
     rustix::io::ioctl_fionbio(&stdin, true)?;
     Ok(Child {
-        pid,
+        group,
         stdin,
         stdin_theirs,
         stdout,
@@ -365,10 +378,9 @@ fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
 
 /// The hook's environment: the host's, less the protocol variables this event
 /// does not set ([`Job::env_remove`]), plus the job's own.
-fn environment(job: &Job) -> Vec<CString> {
+fn environment(set: &[(String, String)], remove: &[String]) -> Vec<CString> {
     let replaced = |key: &[u8]| {
-        job.env.iter().any(|(k, _)| k.as_bytes() == key)
-            || job.env_remove.iter().any(|k| k.as_bytes() == key)
+        set.iter().any(|(k, _)| k.as_bytes() == key) || remove.iter().any(|k| k.as_bytes() == key)
     };
     let mut env: Vec<CString> = std::env::vars_os()
         .filter(|(key, _)| !replaced(key.as_bytes()))
@@ -381,8 +393,7 @@ fn environment(job: &Job) -> Vec<CString> {
         .collect();
     // Values cannot hold NUL (the leaf replaced it); a name that does is dropped.
     env.extend(
-        job.env
-            .iter()
+        set.iter()
             .filter_map(|(key, value)| CString::new(format!("{key}={value}")).ok()),
     );
     env
