@@ -249,6 +249,23 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_multi_line_reason_is_reported_on_one_line() {
+        let (lines, report) = collector();
+        let verdict = Verdict::block("line one\nline two\r\nline three");
+        Advisory::new(answering(verdict), report)
+            .oneshot(HookRequest::turn_start(1, 0))
+            .await
+            .unwrap();
+        assert_eq!(
+            *lines.lock().unwrap(),
+            [
+                "nanopi: TurnStart hook asked to block; ignored (advisory event) \
+              [reason=line one line two line three]"
+            ]
+        );
+    }
+
+    #[tokio::test]
     async fn allow_is_never_reported() {
         let (lines, report) = collector();
         let out = Advisory::new(answering(Verdict::Allow), report)

@@ -43,6 +43,7 @@
 //! # }
 //! ```
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -54,7 +55,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::outcome::Verdict;
-use crate::report::{Notice, Report};
+use crate::report::{one_line, Notice, Report};
 use crate::request::HookRequest;
 use crate::spec::HookSpec;
 use crate::BoxError;
@@ -245,7 +246,10 @@ fn error_text(err: &(dyn std::error::Error + 'static)) -> String {
         }
         source = cause.source();
     }
-    text.replace('\n', " ")
+    match one_line(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(flat) => flat,
+    }
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@
 //! # }
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -88,12 +89,18 @@ impl Pattern {
 }
 
 /// The names of a matcher that is `^name$` or `^(name|name…)$` with plain names
-/// (letters, digits, `_`, `-`): there `^` and `$` anchor the whole subject, so
-/// matching is string equality.
+/// (ASCII letters, digits, `_`, `-`, none special outside a class): there `^` and
+/// `$` anchor the whole subject, so matching is string equality.
+///
+/// An alternation must be grouped: `^bash|zsh$` is `(^bash)|(zsh$)`, "starts
+/// with bash or ends with zsh", which `bashx` and `ohmyzsh` match. Anything
+/// else is left to the regex, so the answer is always `Regex::is_match`'s.
 fn exact_names(matcher: &str) -> Option<Arc<[Box<str>]>> {
     let inner = matcher.strip_prefix('^')?.strip_suffix('$')?;
-    let inner = match inner.strip_prefix('(') {
+    let names = match inner.strip_prefix('(') {
         Some(group) => group.strip_suffix(')')?,
+        // Ungrouped, `|` would split the anchors between the alternatives.
+        None if inner.contains('|') => return None,
         None => inner,
     };
     let plain = |name: &str| {
@@ -102,7 +109,7 @@ fn exact_names(matcher: &str) -> Option<Arc<[Box<str>]>> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     };
-    let names: Vec<Box<str>> = inner.split('|').map(Box::from).collect();
+    let names: Vec<Box<str>> = names.split('|').map(Box::from).collect();
     names.iter().all(|name| plain(name)).then(|| names.into())
 }
 
@@ -133,17 +140,45 @@ impl PatternError {
     pub fn regex_error(&self) -> &regex::Error {
         &self.error
     }
+
+    /// The regex's explanation, bounded for a message: in full for a matcher of
+    /// at most 200 characters; for a longer one only its last line (`error:
+    /// unclosed group`), since the full text quotes the whole matcher.
+    pub fn explanation(&self) -> String {
+        let message = self.error.to_string();
+        if self.pattern.chars().nth(DISPLAY_CHARS).is_none() {
+            return message;
+        }
+        let last = message.rsplit('\n').next().unwrap_or_default();
+        display_pattern(last).into_owned()
+    }
 }
 
 impl fmt::Display for PatternError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "matcher {:?} is not a valid regex", self.pattern)
+        write!(
+            f,
+            "matcher {:?} is not a valid regex",
+            display_pattern(&self.pattern)
+        )
     }
 }
 
 impl std::error::Error for PatternError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.error)
+    }
+}
+
+/// How many characters of a matcher a message quotes.
+pub(crate) const DISPLAY_CHARS: usize = 200;
+
+/// A matcher cut for a message: its first [`DISPLAY_CHARS`] characters and `…`
+/// when it is longer, so that a 1 MiB matcher does not make a 1 MB message.
+pub(crate) fn display_pattern(pattern: &str) -> Cow<'_, str> {
+    match pattern.char_indices().nth(DISPLAY_CHARS) {
+        Some((end, _)) => Cow::Owned(format!("{}\u{2026}", &pattern[..end])),
+        None => Cow::Borrowed(pattern),
     }
 }
 
@@ -356,12 +391,64 @@ mod tests {
             "^(a|)$",
             "^(a)(b)$",
             "^$",
+            "^bash|zsh$",
+            "^a|b$",
+            "^a|(b)$",
+            "^(a)|(b)$",
+            "^(a|b)|c$",
         ] {
             assert!(
                 matches!(Pattern::new(matcher).unwrap(), Pattern::Regex(_)),
                 "{matcher}"
             );
         }
+    }
+
+    #[test]
+    fn an_ungrouped_alternation_keeps_its_regex_meaning() {
+        // `^bash|zsh$` is "starts with bash, or ends with zsh", not {bash, zsh}.
+        let pattern = Pattern::new("^bash|zsh$").unwrap();
+        for subject in ["bash", "zsh", "bashx", "bash_background", "ohmyzsh"] {
+            assert!(pattern.matches(subject), "{subject}");
+        }
+        for subject in ["xbash", "zshx", "", "sh"] {
+            assert!(!pattern.matches(subject), "{subject}");
+        }
+        let grouped = Pattern::new("^(bash|zsh)$").unwrap();
+        assert!(matches!(grouped, Pattern::Exact(_)));
+        for subject in ["bashx", "bash_background", "ohmyzsh"] {
+            assert!(!grouped.matches(subject), "{subject}");
+        }
+    }
+
+    #[test]
+    fn a_long_matcher_is_cut_in_messages() {
+        // An unclosed group after 1 MiB: the regex error quotes the whole matcher.
+        let matcher = format!("({}", "a".repeat(1 << 20));
+        let err = Pattern::new(&matcher).unwrap_err();
+        assert_eq!(err.pattern(), matcher);
+        let message = err.to_string();
+        let quoted = format!("\"({}\u{2026}\"", "a".repeat(DISPLAY_CHARS - 1));
+        assert_eq!(message, format!("matcher {quoted} is not a valid regex"));
+        assert_eq!(err.explanation(), "error: unclosed group");
+
+        // A short one is quoted whole, with the regex's full explanation.
+        let err = Pattern::new("(unclosed").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "matcher \"(unclosed\" is not a valid regex"
+        );
+        assert_eq!(err.explanation(), err.regex_error().to_string());
+    }
+
+    #[test]
+    fn display_pattern_cuts_on_a_char_boundary() {
+        let exact = "é".repeat(DISPLAY_CHARS);
+        assert!(matches!(display_pattern(&exact), Cow::Borrowed(_)));
+        let long = "é".repeat(DISPLAY_CHARS + 1);
+        let cut = display_pattern(&long);
+        assert_eq!(cut.chars().count(), DISPLAY_CHARS + 1);
+        assert_eq!(cut, format!("{}\u{2026}", "é".repeat(DISPLAY_CHARS)));
     }
 
     #[test]

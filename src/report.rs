@@ -25,6 +25,7 @@
 //! );
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::Write;
 use std::sync::Arc;
@@ -60,13 +61,15 @@ impl Notice<'_> {
 }
 
 impl fmt::Display for Notice<'_> {
-    /// The line without its `nanopi: ` prefix.
+    /// The line without its `nanopi: ` prefix. Always one line: a line break in
+    /// a field (a multi-line reason, say) becomes a space.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Notice::AdvisoryBlock { event, reason } => write!(
                 f,
-                "{} hook asked to block; ignored (advisory event) [reason={reason}]",
-                event.camel_name()
+                "{} hook asked to block; ignored (advisory event) [reason={}]",
+                event.camel_name(),
+                one_line(reason)
             ),
             Notice::HookErrored {
                 tool,
@@ -74,10 +77,22 @@ impl fmt::Display for Notice<'_> {
                 error,
             } => write!(
                 f,
-                "hook errored; failing open (allow) [tool={tool} matcher={matcher} error={error}]"
+                "hook errored; failing open (allow) [tool={} matcher={} error={}]",
+                one_line(tool),
+                one_line(matcher),
+                one_line(error)
             ),
         }
     }
+}
+
+/// `text` on one line: each line break (`\n`, `\r\n` or `\r`) becomes a space.
+/// Borrows when there is none, as in nearly every report.
+pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
+    if !text.contains(['\n', '\r']) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.replace("\r\n", " ").replace(['\r', '\n'], " "))
 }
 
 /// Receives the stack's notices. See the [module docs](self).
@@ -164,5 +179,36 @@ mod tests {
             .line("nanopi"),
             "nanopi: hook errored; failing open (allow) [tool=bash matcher=* error=boom]"
         );
+    }
+
+    #[test]
+    fn line_breaks_in_any_field_become_spaces() {
+        assert_eq!(
+            Notice::AdvisoryBlock {
+                event: Event::TurnEnd,
+                reason: "first\nsecond\r\nthird\rfourth"
+            }
+            .line("nanopi"),
+            "nanopi: TurnEnd hook asked to block; ignored (advisory event) \
+             [reason=first second third fourth]"
+        );
+        assert_eq!(
+            Notice::HookErrored {
+                tool: "ba\nsh",
+                matcher: "^a\nb$",
+                error: "no\nsuch file"
+            }
+            .line("nanopi"),
+            "nanopi: hook errored; failing open (allow) [tool=ba sh matcher=^a b$ error=no such file]"
+        );
+    }
+
+    #[test]
+    fn one_line_borrows_text_without_a_line_break() {
+        assert!(matches!(
+            one_line("plain reason"),
+            Cow::Borrowed("plain reason")
+        ));
+        assert_eq!(one_line("a\r\n\nb"), "a  b");
     }
 }

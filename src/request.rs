@@ -49,6 +49,32 @@ pub struct Deadline {
     pub timeout: Duration,
 }
 
+/// The furthest ahead a deadline is set: about 30 years, tokio's own bound for
+/// `sleep`. Timers and the instants derived from a deadline stay representable.
+const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+impl Deadline {
+    /// The deadline `timeout` from now. A timeout too long for the clock
+    /// (`Duration::MAX`, say) saturates at about 30 years: never, in practice.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower_hooks::request::Deadline;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let deadline = Deadline::after(Duration::MAX);
+    /// assert_eq!(deadline.timeout, Duration::MAX);
+    /// assert!(deadline.at > tokio::time::Instant::now() + Duration::from_secs(86_400 * 365));
+    /// # }
+    /// ```
+    pub fn after(timeout: Duration) -> Deadline {
+        let now = Instant::now();
+        let far = now + FAR_FUTURE;
+        let at = now.checked_add(timeout).map_or(far, |at| at.min(far));
+        Deadline { at, timeout }
+    }
+}
+
 /// Why a session started (`session_start`'s `reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StartReason {

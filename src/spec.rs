@@ -74,7 +74,8 @@ impl HookSpec {
         Ok(self)
     }
 
-    /// Sets the timeout (default [`DEFAULT_TIMEOUT`]).
+    /// Sets the timeout (default [`DEFAULT_TIMEOUT`]). One too long for the
+    /// clock, up to `Duration::MAX`, saturates: in practice it never fires.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self

@@ -43,7 +43,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use pin_project::pin_project;
-use tokio::time::{Instant, Sleep};
+use tokio::time::Sleep;
 use tower_layer::Layer;
 use tower_service::Service;
 
@@ -109,10 +109,7 @@ where
     }
 
     fn call(&mut self, req: HookRequest) -> Self::Future {
-        let mut deadline = Deadline {
-            at: Instant::now() + self.timeout,
-            timeout: self.timeout,
-        };
+        let mut deadline = Deadline::after(self.timeout);
         if let Some(earlier) = req.deadline().filter(|d| d.at <= deadline.at) {
             deadline = earlier;
         }
@@ -169,7 +166,9 @@ where
             return Poll::Ready(out);
         }
         if this.backstop.is_none() {
-            let at = this.deadline.at + BACKSTOP;
+            // A deadline built by hand may sit at the clock's end: saturate.
+            let at = this.deadline.at.checked_add(BACKSTOP);
+            let at = at.unwrap_or(this.deadline.at);
             this.backstop.set(Some(tokio::time::sleep_until(at)));
         }
         let backstop = this.backstop.as_pin_mut().expect("armed just above");
@@ -184,6 +183,7 @@ where
 mod tests {
     use super::*;
     use std::convert::Infallible;
+    use tokio::time::Instant;
     use tower::{service_fn, ServiceExt};
 
     fn sleeper(
@@ -250,5 +250,22 @@ mod tests {
             svc.oneshot(HookRequest::turn_start(1, 0)).await.unwrap(),
             Verdict::Allow
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_timeout_too_long_for_the_clock_saturates() {
+        // The sleeper is pending at first, so the backstop is armed too.
+        let inner = service_fn(|req: HookRequest| async move {
+            let deadline = req.deadline().expect("deadline set");
+            assert_eq!(deadline.timeout, Duration::MAX);
+            assert!(deadline.at > Instant::now() + Duration::from_secs(86_400 * 365 * 29));
+            tokio::time::sleep(Duration::from_secs(86_400)).await;
+            Ok::<_, Infallible>(Verdict::Allow)
+        });
+        let v = Timeout::new(inner, Duration::MAX)
+            .oneshot(HookRequest::turn_start(1, 0))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::Allow);
     }
 }

@@ -583,3 +583,80 @@ proptest! {
         prop_assert!(!anchored.matches(&longer));
     }
 }
+
+/// Name-like pieces: plain names, and ones a fast path must not take for plain.
+const PIECES: &[&str] = &[
+    "", "a", "b", "ab", "bash", "zsh", "a-b", "a_b", "A", "\u{e9}", "a.b", "a*", "\\d", "[a]",
+];
+
+fn piece() -> impl Strategy<Value = String> {
+    prop::sample::select(PIECES).prop_map(String::from)
+}
+
+/// Matchers: anchored alternations grouped, ungrouped, half-grouped or nested
+/// (the shapes a fast path looks for, hence the weight), and free text over the
+/// regex metacharacters.
+fn matcher_like() -> impl Strategy<Value = String> {
+    let prefix = prop_oneof![
+        3 => Just("^"),
+        3 => Just("^("),
+        1 => prop::sample::select(vec!["", "(", "^(?:", "^((", "^(?i)", "\\^", "^\\("]),
+    ];
+    let suffix = prop_oneof![
+        3 => Just("$"),
+        3 => Just(")$"),
+        1 => prop::sample::select(vec!["", ")", "))$", ")$|a", "$)", "\\$", ")\n$", "\\)$"]),
+    ];
+    prop_oneof![
+        4 => (prefix, prop::collection::vec(piece(), 1..4), suffix)
+            .prop_map(|(p, names, s)| format!("{p}{}{s}", names.join("|"))),
+        1 => r"[-_abz^$|().*\\\[\]]{0,10}",
+        1 => prop::collection::vec(
+            prop::sample::select(vec![
+                "^", "$", "|", "(", ")", ".", "*", "\\", "[", "]", "a", "b", "bash", "zsh", "-",
+                "_", "?:",
+            ]),
+            0..8,
+        )
+        .prop_map(|tokens| tokens.concat()),
+    ]
+}
+
+/// A matcher, and subjects near it: its own words alone or with something
+/// before or after (`bashx`, `ohmyzsh`), and short strings over the same
+/// letters with line breaks.
+fn matcher_and_subjects() -> impl Strategy<Value = (String, Vec<String>)> {
+    matcher_like().prop_flat_map(|matcher| {
+        let mut words: Vec<String> = matcher
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+            .map(String::from)
+            .collect();
+        words.push(String::new());
+        let affix = || prop::sample::select(vec!["", "", "x", "a", "_", "\n", "ohmy"]);
+        let near = (affix(), prop::sample::select(words), affix())
+            .prop_map(|(before, word, after)| format!("{before}{word}{after}"));
+        let subject = prop_oneof![3 => near, 1 => "[abzhsx_\\-\n^$|()]{0,6}", 1 => piece()];
+        (Just(matcher), prop::collection::vec(subject, 1..8))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    // Issue 10, item 1: `^bash|zsh$` was compared as the name set {bash, zsh}.
+    #[test]
+    fn a_matcher_answers_exactly_as_its_regex_does(
+        (matcher, subjects) in matcher_and_subjects(),
+    ) {
+        if let Ok(re) = regex::Regex::new(&matcher) {
+            let pattern = Pattern::new(&matcher).unwrap();
+            for subject in &subjects {
+                prop_assert_eq!(
+                    pattern.matches(subject),
+                    re.is_match(subject),
+                    "matcher {:?} ({:?}) on {:?}", matcher, pattern, subject
+                );
+            }
+        }
+    }
+}

@@ -269,3 +269,50 @@ async fn hung_turn_start_hook_costs_its_timeout_and_says_so() {
         ["nanopi: TurnStart hook asked to block; ignored (advisory event) [reason=hook timed out after 100 ms]"]
     );
 }
+
+#[tokio::test]
+async fn a_multi_line_advisory_reason_is_reported_on_one_line() {
+    let (out, lines) = run(
+        vec![cmd(
+            Event::TurnEnd,
+            r#"echo '{"decision":"block","reason":"line one\nline two\r\nline three"}'"#,
+        )],
+        HookRequest::turn_end(1, 0, false),
+    )
+    .await;
+    assert_eq!(out.decision(), Decision::Block);
+    assert!(!out.is_blocked());
+    assert_eq!(
+        lines,
+        [
+            "nanopi: TurnEnd hook asked to block; ignored (advisory event) \
+          [reason=line one line two line three]"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_too_long_for_the_clock_saturates() {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let stack = HookStack::builder()
+        .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")))
+        .spec(cmd(Event::ToolExecutionStart, "exit 0").with_timeout(Duration::MAX))
+        .hook(
+            HookSpec::in_process(Event::ToolExecutionStart, "service").with_timeout(Duration::MAX),
+            tower::service_fn(|_req: HookRequest| async {
+                tokio::task::yield_now().await;
+                Ok::<_, std::convert::Infallible>(Verdict::Allow)
+            }),
+        )
+        .hook_fn(
+            HookSpec::in_process(Event::ToolExecutionStart, "function").with_timeout(Duration::MAX),
+            |_req| Verdict::Allow,
+        )
+        .build();
+    let out = stack.oneshot(bash_start(json!({}))).await.unwrap();
+    assert_eq!(out.decision(), Decision::Allow);
+    let outcomes: Vec<_> = out.hooks().iter().map(|h| h.outcome()).collect();
+    assert_eq!(outcomes, [RecordOutcome::Allow; 3]);
+    assert!(lines.lock().unwrap().is_empty(), "{lines:?}");
+}
