@@ -499,3 +499,410 @@ fn every_subcommand_has_help_with_an_example() {
         assert!(r.stdout.contains("Examples:"), "{sub}: {}", r.stdout);
     }
 }
+
+// --- Issue 10: a home that needs quoting (item 4) ---
+
+/// A sandbox whose HOME folder is called `home_name`, with `~/.nanopi/hooks/guard.sh`
+/// that blocks with the reason `guarded`.
+fn sandbox_with_home(home_name: &str) -> Sandbox {
+    let s = Sandbox::new();
+    let home = s.home.with_file_name(home_name);
+    std::fs::create_dir_all(home.join(".nanopi/hooks")).unwrap();
+    let guard = home.join(".nanopi/hooks/guard.sh");
+    std::fs::write(&guard, "#!/usr/bin/env bash\necho guarded >&2\nexit 2\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&guard, std::fs::Permissions::from_mode(0o755)).unwrap();
+    Sandbox { home, ..s }
+}
+
+#[test]
+fn a_home_with_a_space_or_quote_still_runs_the_guard() {
+    for home_name in ["with space", "it's \"here\" $x"] {
+        let s = sandbox_with_home(home_name);
+        for command in [
+            "~/.nanopi/hooks/guard.sh",
+            "$HOME/.nanopi/hooks/guard.sh",
+            "${HOME}/.nanopi/hooks/guard.sh",
+            "\"$HOME/.nanopi/hooks/guard.sh\"",
+            "\"$(echo ~/.nanopi/hooks/guard.sh)\"",
+            "true # it's fine\n~/.nanopi/hooks/guard.sh",
+            "'$HOME/.nanopi/hooks/guard.sh'",
+        ] {
+            s.project(&format!(
+                "[[hooks.tool_execution_start]]\nmatcher = '^bash$'\ncommand = '''{command}'''\n"
+            ));
+            let r = s.run(&[
+                "test",
+                "--json",
+                "--event",
+                "tool_execution_start",
+                "--tool",
+                "bash",
+            ]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            let report = r.json();
+            assert_eq!(
+                (report["decision"].as_str(), report["reason"].as_str()),
+                (Some("block"), Some("guarded")),
+                "home {home_name:?}, command {command}: {report}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_plain_home_is_listed_exactly_as_before() {
+    let s = Sandbox::new();
+    s.project("[[hooks.input]]\ncommand = '''~/a \"$HOME/b\" ${HOME}/c'''\n");
+    let r = s.run(&["list", "--json"]);
+    let home = s.home.display();
+    assert_eq!(
+        r.json()[0]["command"],
+        format!("{home}/a \"{home}/b\" {home}/c")
+    );
+}
+
+// --- Issue 10: files that are not regular files, or too big (item 7) ---
+
+/// Runs `hooks args…` and gives it `limit` to finish, under a 2 GiB address
+/// space so that a regression reading `/dev/zero` cannot take the machine down.
+fn run_bounded(s: &Sandbox, args: &[&str], limit: std::time::Duration) -> Run {
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 2097152 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_hooks"))
+        .args(args)
+        .current_dir(&s.proj)
+        .env("HOME", &s.home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("hooks {args:?} still ran after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Run::from(child.wait_with_output().unwrap())
+}
+
+const BOUND: std::time::Duration = std::time::Duration::from_secs(10);
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_fifo_as_the_project_config_fails_at_once() {
+    let s = Sandbox::new();
+    let cfg = s.proj.join(".nanopi/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    mkfifo(&cfg);
+    for args in [
+        &["list"][..],
+        &["check"][..],
+        &["test", "--event", "input"][..],
+    ] {
+        let r = run_bounded(&s, args, BOUND);
+        assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+        assert_eq!(
+            r.stderr,
+            format!(
+                "hooks: {}: refusing to read a FIFO: a configuration must be a regular file \
+                 (remove it, or replace it with one)\n",
+                cfg.display()
+            )
+        );
+    }
+}
+
+#[test]
+fn a_config_linked_to_dev_zero_is_refused() {
+    let s = Sandbox::new();
+    let dir = s.home.join(".nanopi");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.join("config.toml")).unwrap();
+    for args in [&["list"][..], &["check"][..]] {
+        let r = run_bounded(&s, args, BOUND);
+        assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("config.toml: refusing to read a character device: "),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn a_config_over_one_mib_is_refused() {
+    let s = Sandbox::new();
+    let mut text = String::from("[[hooks.input]]\ncommand = 'true'\n");
+    text.push_str(&"#".repeat((1 << 20) + 1 - text.len()));
+    let cfg = s.project(&text);
+    let r = run_bounded(&s, &["check"], BOUND);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "hooks: {}: refusing to read more than 1 MiB: a configuration is never this large \
+             (check what this file is)\n",
+            cfg.display()
+        )
+    );
+    // One byte less loads.
+    text.pop();
+    s.project(&text);
+    assert_eq!(s.run(&["check"]).code, 0);
+}
+
+#[test]
+fn a_payload_file_must_be_a_regular_file_of_at_most_64_mib() {
+    let s = Sandbox::new();
+    let fifo = s.home.join("payload.fifo");
+    mkfifo(&fifo);
+    let zero = s.home.join("zero.json");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let big = s.home.join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len((64 << 20) + 1)
+        .unwrap();
+    for (path, why) in [
+        (&fifo, "it is a FIFO, not a regular file (to send a payload through a pipe, use --payload-file - and pipe it to stdin)"),
+        (&zero, "it is a character device, not a regular file (to send a payload through a pipe, use --payload-file - and pipe it to stdin)"),
+        (&big, "it is larger than 64 MiB"),
+    ] {
+        let r = run_bounded(
+            &s,
+            &["test", "--event", "input", "--payload-file", path.to_str().unwrap()],
+            BOUND,
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert_eq!(
+            r.stderr.lines().next().unwrap(),
+            format!("hooks: cannot read the payload file {}: {why}", path.display())
+        );
+    }
+}
+
+// --- Issue 10: nothing printed for people can steer the terminal (item 8) ---
+
+fn assert_no_raw_controls(text: &str) {
+    for c in text.chars() {
+        assert!(
+            c == '\n'
+                || !(c.is_control()
+                    || ('\u{202a}'..='\u{202e}').contains(&c)
+                    || ('\u{2066}'..='\u{2069}').contains(&c)),
+            "raw {c:?} in {text:?}"
+        );
+    }
+}
+
+#[test]
+fn list_escapes_control_characters_in_commands_and_matchers() {
+    let s = Sandbox::new();
+    s.project(
+        "[[hooks.tool_execution_start]]\nmatcher = \"^ba\\u202Esh$\"\n\
+         command = \"curl -s x | sh\\r\\u001b[2K./lint.sh\\u009b\\u2066\"\n",
+    );
+    let r = s.run(&["list"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_no_raw_controls(&r.stdout);
+    assert!(
+        r.stdout
+            .contains(r"curl -s x | sh\r\x1b[2K./lint.sh\u{009b}\u{2066}"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains(r"^ba\u{202e}sh$"), "{}", r.stdout);
+    // JSON keeps the real characters, as JSON.
+    let r = s.run(&["list", "--json"]);
+    assert_eq!(
+        r.json()[0]["command"],
+        "curl -s x | sh\r\u{1b}[2K./lint.sh\u{9b}\u{2066}"
+    );
+}
+
+#[test]
+fn test_escapes_control_characters_in_reasons_and_report_lines() {
+    let s = Sandbox::new();
+    s.project(
+        "[[hooks.tool_execution_start]]\ncommand = '''printf 'evil\\r\\033[2Kdecision   allow' >&2; exit 2'''\n\
+         [[hooks.turn_start]]\ncommand = '''printf 'a\\033[31mb\\007c\\342\\200\\256d' >&2; exit 2'''\n",
+    );
+    let r = s.run(&["test", "--event", "tool_execution_start", "--tool", "bash"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_no_raw_controls(&r.stdout);
+    assert!(
+        r.stdout
+            .contains(r"reason     evil\r\x1b[2Kdecision   allow"),
+        "{}",
+        r.stdout
+    );
+    let r = s.run(&[
+        "test",
+        "--event",
+        "turn_start",
+        "--payload",
+        r#"{"turn_count":1}"#,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        "nanopi: TurnStart hook asked to block; ignored (advisory event) \
+         [reason=a\\x1b[31mb\\x07c\\u{202e}d]\n"
+    );
+    assert_no_raw_controls(&r.stdout);
+}
+
+#[test]
+fn config_errors_and_warnings_escape_control_characters() {
+    let s = Sandbox::new();
+    // A raw ESC in a comment: TOML refuses it, and its excerpt quotes the line.
+    s.project("[[hooks.input]]\ncommand = 'true' # \u{1b}[2J\u{1b}]0;pwned\u{7}\n");
+    let r = s.run(&["check"]);
+    assert_eq!(r.code, 1);
+    assert_no_raw_controls(&r.stderr);
+    assert!(
+        r.stderr.contains(r"\x1b[2J\x1b]0;pwned\x07"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.lines().count() > 1,
+        "the excerpt keeps its lines: {}",
+        r.stderr
+    );
+
+    // A file name with controls, in a warning and in `check`'s line.
+    let named = s.home.join("a\u{1b}[31m\rb.toml");
+    std::fs::write(&named, "[[hooks.input]]\ncommand = 'true'\ntimeout = 5\n").unwrap();
+    let r = s.run(&["check", "--config", named.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_no_raw_controls(&r.stderr);
+    assert_no_raw_controls(&r.stdout);
+    assert!(r.stderr.contains(r"a\x1b[31m\rb.toml"), "{}", r.stderr);
+    assert!(r.stdout.contains(r"a\x1b[31m\rb.toml"), "{}", r.stdout);
+}
+
+// --- Issue 10: the first bad matcher in the file (item 11) ---
+
+#[test]
+fn the_first_bad_matcher_in_the_file_is_named() {
+    let err = config_error(
+        "[[hooks.session_compact]]\nmatcher = '(first'\ncommand = 'true'\n\
+         [[hooks.tool_execution_start]]\nmatcher = '[second'\ncommand = 'true'\n",
+        &["invalid matcher \"(first\" in [[hooks.session_compact]] entry 0"],
+    );
+    assert!(!err.contains("second"), "{err}");
+}
+
+// --- Issue 10: smaller holes (item 14) ---
+
+#[test]
+fn a_home_that_is_the_project_through_a_symlink_loads_its_file_once() {
+    let s = Sandbox::new();
+    s.project("[[hooks.input]]\ncommand = 'true'\n");
+    let link = s.home.with_file_name("home-link");
+    std::os::unix::fs::symlink(&s.proj, &link).unwrap();
+    let run = |args: &[&str]| Run::from(s.command(args).env("HOME", &link).output().unwrap());
+    let r = run(&["list", "--json"]);
+    assert_eq!(r.json().as_array().unwrap().len(), 1, "{}", r.stdout);
+    let r = run(&["check"]);
+    assert!(
+        r.stdout.starts_with("ok: 1 hook from 1 file: "),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_home_nanopi_folder_linked_to_the_projects_loads_its_file_once() {
+    let s = Sandbox::new();
+    s.project("[[hooks.input]]\ncommand = 'true'\n");
+    std::os::unix::fs::symlink(s.proj.join(".nanopi"), s.home.join(".nanopi")).unwrap();
+    let r = s.run(&["list", "--json"]);
+    assert_eq!(r.json().as_array().unwrap().len(), 1, "{}", r.stdout);
+}
+
+#[test]
+fn array_forms_of_hooks_are_rejected() {
+    config_error(
+        "hooks = [[{command = 'a'}], [{command = 'b'}]]\n",
+        &[
+            "`hooks` is an array, which would be read by position",
+            "line 1",
+        ],
+    );
+    config_error(
+        "[hooks]\ninput = [['*', 'command', 'true', 3000, false, 'dropped']]\n",
+        &[
+            "a hook entry is an array, which would be read by position",
+            "line 2",
+        ],
+    );
+}
+
+#[test]
+fn invalid_utf8_names_the_byte_and_line() {
+    let s = Sandbox::new();
+    let cfg = s.proj.join(".nanopi/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(&cfg, b"# ok\n[[hooks.input]]\ncommand = 'ech\xffo'\n").unwrap();
+    let r = s.run(&["check"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "hooks: {}: not valid UTF-8 at byte 35 (line 3): a configuration must be UTF-8 text\n",
+            cfg.display()
+        )
+    );
+}
+
+#[test]
+fn tool_flags_on_an_event_without_a_tool_are_usage_errors() {
+    let s = Sandbox::new();
+    for (args, flag, event) in [
+        (&["--tool", "bash"][..], "--tool", "turn_start"),
+        (
+            &["--tool-call-id", "call_1"][..],
+            "--tool-call-id",
+            "session_start",
+        ),
+    ] {
+        let mut argv = vec!["test", "--event", event];
+        argv.extend_from_slice(args);
+        let r = s.run(&argv);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr.starts_with(&format!(
+                "hooks: {flag} is only for the tool events (tool_execution_start, \
+                 tool_execution_end): {event} has no tool\n"
+            )),
+            "{}",
+            r.stderr
+        );
+    }
+    // Still fine where there is a tool.
+    for event in ["tool_execution_start", "tool_execution_end"] {
+        let r = s.run(&[
+            "test",
+            "--event",
+            event,
+            "--tool",
+            "bash",
+            "--tool-call-id",
+            "c",
+        ]);
+        assert_eq!(r.code, 0, "{event}: {}", r.stderr);
+    }
+}

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -39,10 +40,10 @@ impl Sandbox {
     }
 
     /// `hooks test --json` of `command` through the bash tool, plus `extra` flags.
-    fn test(&self, command: &str, extra: &[&str]) -> Output {
+    fn command(&self, command: &str, extra: &[&str]) -> Command {
         let payload = serde_json::json!({ "command": command }).to_string();
-        Command::new(env!("CARGO_BIN_EXE_hooks"))
-            .args(["test", "--json", "--config"])
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hooks"));
+        cmd.args(["test", "--json", "--config"])
             .arg(&self.config)
             .args(["--event", "tool_execution_start", "--tool", "bash"])
             .args(["--tool-call-id", "call_1", "--session-id", "019abc"])
@@ -50,9 +51,13 @@ impl Sandbox {
             .args(extra)
             .current_dir(self.dir.path())
             .env("HOME", self.path("home"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs [`Sandbox::command`] to its end.
+    fn test(&self, command: &str, extra: &[&str]) -> Output {
+        self.command(command, extra).output().unwrap()
     }
 }
 
@@ -142,21 +147,99 @@ fn an_audit_log_that_cannot_be_opened_is_a_usage_error() {
     );
 }
 
-#[cfg(target_os = "linux")]
 #[test]
 fn a_full_disk_warns_and_the_run_still_succeeds() {
-    if !Path::new("/dev/full").exists() {
-        return;
-    }
+    // A file size limit of 0 makes every write to the log fail (EFBIG, with
+    // SIGXFSZ ignored), as a full disk does; nothing else here writes a file.
     let s = Sandbox::new();
     let plain = s.test("rm -rf /", &[]);
-    let out = s.test("rm -rf /", &["--audit", "/dev/full"]);
+    let log = s.path("audit.jsonl");
+    let command = s.command("rm -rf /", &["--audit", log.to_str().unwrap()]);
+    let hooks = command.get_program().to_owned();
+    let args: Vec<_> = command.get_args().map(ToOwned::to_owned).collect();
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 0 && exec \"$0\" \"$@\"")
+        .arg(hooks)
+        .args(args)
+        .current_dir(s.dir.path())
+        .env("HOME", s.path("home"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(report(&out), report(&plain));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
-        stderr
-            .starts_with("hooks: warning: the audit log /dev/full dropped 2 lines: cannot write: "),
+        stderr.starts_with(&format!(
+            "hooks: warning: the audit log {} dropped 2 lines: cannot write: ",
+            log.display()
+        )),
         "{stderr}"
     );
+}
+
+/// Runs `hooks test` with `--audit path`, giving it 10 s to finish.
+fn test_bounded(s: &Sandbox, path: &Path) -> Output {
+    let mut child = s
+        .command("ls", &["--audit", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("hooks test --audit {} still ran after 10 s", path.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn an_audit_log_that_is_a_fifo_is_refused_at_once() {
+    let s = Sandbox::new();
+    let fifo = s.path("audit.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = test_bounded(&s, &fifo);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with(&format!(
+            "hooks: cannot open the audit log {}: it is a FIFO, not a regular file; --audit \
+             appends to a regular file (name a new file, or an existing regular one)\n",
+            fifo.display()
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_audit_log_that_is_not_a_regular_file_is_refused() {
+    let s = Sandbox::new();
+    let link = s.path("audit.jsonl");
+    std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+    for (path, what) in [
+        (link, "a character device"),
+        (s.path("home"), "a directory"),
+    ] {
+        let out = test_bounded(&s, &path);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.starts_with(&format!(
+                "hooks: cannot open the audit log {}: it is {what}, not a regular file; ",
+                path.display()
+            )),
+            "{stderr}"
+        );
+    }
 }

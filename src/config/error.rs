@@ -1,6 +1,5 @@
 //! [`ConfigError`] and [`ConfigWarning`]: what the loader reports, always with the file.
 
-use std::error::Error as _;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -66,6 +65,39 @@ pub enum ConfigErrorKind {
     #[error("could not read the file: {0}")]
     Io(#[source] std::io::Error),
 
+    /// The path, after following symlinks, is not a regular file: a FIFO, a
+    /// device (such as a symlink to `/dev/zero`), a directory or a socket.
+    /// Nothing is read from it, so a FIFO cannot hang the load.
+    #[error(
+        "refusing to read {what}: a configuration must be a regular file \
+         (remove it, or replace it with one)"
+    )]
+    NotAFile {
+        /// What it is instead: `a FIFO`, `a character device`, `a directory`, …
+        what: &'static str,
+    },
+
+    /// The file is larger than [`MAX_CONFIG_SIZE`](super::MAX_CONFIG_SIZE);
+    /// no more than that (and one byte) was read.
+    #[error(
+        "refusing to read more than {}: a configuration is never this large \
+         (check what this file is)",
+        size(*.limit)
+    )]
+    TooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+    },
+
+    /// The file is not UTF-8 text.
+    #[error("not valid UTF-8 at byte {offset} (line {line}): a configuration must be UTF-8 text")]
+    InvalidUtf8 {
+        /// The offset of the first byte that is not valid UTF-8, from 0.
+        offset: usize,
+        /// The line that byte is on, from 1.
+        line: usize,
+    },
+
     /// The file is not valid TOML, or does not have the shape of a hook
     /// configuration: an unknown key under `[hooks]` (a typo, a CamelCase
     /// name) or inside an entry, or a value of the wrong type. The message is
@@ -85,10 +117,12 @@ pub enum ConfigErrorKind {
         new: Event,
     },
 
-    /// An entry's `matcher` is neither `*` nor a valid regex.
+    /// An entry's `matcher` is neither `*` nor a valid regex. The message
+    /// quotes at most the first 200 characters of the pattern.
     #[error(
-        "invalid matcher \"{pattern}\" in [[hooks.{event}]] entry {index}: {}",
-        regex_message(.error)
+        "invalid matcher \"{}\" in [[hooks.{event}]] entry {index}: {}",
+        crate::matcher::display_pattern(.pattern),
+        .error.explanation()
     )]
     InvalidMatcher {
         /// The event whose list holds the entry.
@@ -147,11 +181,13 @@ fn trim_end(err: &toml::de::Error) -> String {
     message
 }
 
-/// The regex's own explanation when there is one, else the pattern error's.
-fn regex_message(err: &PatternError) -> String {
-    match err.source() {
-        Some(regex) => regex.to_string(),
-        None => err.to_string(),
+/// `limit` bytes for a person: `1 MiB`, or a count of bytes.
+fn size(limit: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    if limit >= MIB && limit % MIB == 0 {
+        format!("{} MiB", limit / MIB)
+    } else {
+        format!("{limit} bytes")
     }
 }
 
@@ -327,6 +363,12 @@ mod tests {
             "/p/.nanopi/config.toml: timeout = 0 in [[hooks.input]] entry 2: a hook needs at \
              least 1 ms; the unit is milliseconds (default 5000)"
         );
+    }
+
+    #[test]
+    fn sizes_read_in_mib_when_whole() {
+        assert_eq!(size(1 << 20), "1 MiB");
+        assert_eq!(size(1000), "1000 bytes");
     }
 
     #[test]

@@ -67,18 +67,32 @@
 //!
 //! * a file that exists but cannot be read ([`ConfigErrorKind::Io`]):
 //!   `could not read the file: <io error>`;
+//! * a path that is not a regular file once symlinks are followed
+//!   ([`ConfigErrorKind::NotAFile`]): `refusing to read a FIFO: a configuration
+//!   must be a regular file (remove it, or replace it with one)` (likewise `a
+//!   character device`, `a directory`, …) — nothing is read from it;
+//! * a file over [`MAX_CONFIG_SIZE`] ([`ConfigErrorKind::TooLarge`]): `refusing
+//!   to read more than 1 MiB: a configuration is never this large (check what
+//!   this file is)`;
+//! * bytes that are not UTF-8 ([`ConfigErrorKind::InvalidUtf8`]): `not valid
+//!   UTF-8 at byte 33 (line 2): a configuration must be UTF-8 text`;
 //! * TOML that does not parse, a value of the wrong type, or an unknown key under
 //!   `[hooks]` (a typo such as `turn_startt`, a CamelCase name such as
 //!   `ToolExecutionStart`) or inside an entry (`timout`)
 //!   ([`ConfigErrorKind::Parse`]): the parser's own message with its line and
 //!   column, e.g. ``unknown field `turn_startt`, expected one of `session_start`, …``;
+//!   an array where a table belongs (`hooks = [[…]]`, `turn_start = [["^x$", …]]`),
+//!   which serde would read by position, is one of these too: ``hooks` is an
+//!   array, which would be read by position: …``;
 //! * one of the four names v0.12 retired ([`ConfigErrorKind::RetiredEvent`]):
 //!   `unknown hook event "pre_tool_use" — renamed to "tool_execution_start" in v0.12
 //!   (see docs/v0.12-events.md §2.1)`, likewise `post_tool_use` →
 //!   `tool_execution_end`, `user_prompt_submit` → `input`, `session_end` →
 //!   `session_shutdown`;
 //! * a matcher that is not a valid regex ([`ConfigErrorKind::InvalidMatcher`]):
-//!   `invalid matcher "(unclosed" in [[hooks.tool_execution_start]] entry 1: <regex error>`;
+//!   `invalid matcher "(unclosed" in [[hooks.tool_execution_start]] entry 1: <regex error>`
+//!   (a pattern over 200 characters is cut there, with `…`, and only the last line
+//!   of the regex error is kept);
 //! * `timeout = 0` ([`ConfigErrorKind::ZeroTimeout`]): `timeout = 0 in
 //!   [[hooks.turn_start]] entry 0: a hook needs at least 1 ms; the unit is
 //!   milliseconds (default 5000)`;
@@ -88,12 +102,14 @@
 //! * a command with a NUL character in it ([`ConfigErrorKind::NulInCommand`]).
 //!
 //! Entry indexes count from 0 within one file's list for one event, as in
-//! [`HookSpec::index`]. A file that loads may still carry [`ConfigWarning`]s,
+//! [`HookSpec::index`]. When a file has several problems, the one reported is the
+//! first in the file. A file that loads may still carry [`ConfigWarning`]s,
 //! such as a timeout under 100 ms (`timeout = 5 is 5 milliseconds, not seconds;
 //! write 5000 for five seconds`). The library never prints either.
 
 mod error;
 mod expand;
+pub mod read;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -101,6 +117,9 @@ use std::time::Duration;
 
 pub use self::error::{ConfigError, ConfigErrorKind, ConfigWarning, ConfigWarningKind};
 pub use self::expand::expand_home;
+pub use self::read::MAX_CONFIG_SIZE;
+
+use self::read::read_config;
 
 use crate::event::{Event, RETIRED_NAMES};
 use crate::protocol::Host;
@@ -115,7 +134,9 @@ const SHORT_TIMEOUT_MS: u64 = 100;
 ///
 /// `./` is `cwd`, joined onto (absolute when `cwd` is). Without a home directory
 /// the two home files are left out. When `home` and `cwd` are the same folder,
-/// each file is listed once, in its first position, so its hooks do not run twice.
+/// each file is listed once, in its first position, so its hooks do not run twice
+/// (the paths are compared as written; [`Config::load`] also skips a file it
+/// already loaded through another path, such as a symlink).
 ///
 /// ```
 /// use std::path::{Path, PathBuf};
@@ -175,7 +196,10 @@ impl Config {
     }
 
     /// Loads `paths` in order and accumulates their hooks. A file that does not
-    /// exist is skipped; the first other problem is returned.
+    /// exist is skipped; the first other problem is returned. A file reached
+    /// by two paths (the same canonical path, e.g. through a symlinked `$HOME`)
+    /// is loaded once, at the first. Each file must be a regular file of at
+    /// most [`MAX_CONFIG_SIZE`] bytes.
     ///
     /// `~`, `$HOME` and `${HOME}` in commands expand to `$HOME` (see
     /// [`expand_home`]).
@@ -188,7 +212,8 @@ impl Config {
     }
 
     /// Loads one file that must exist: unlike [`Config::load`], a missing file
-    /// is an error ([`ConfigErrorKind::Io`]).
+    /// is an error ([`ConfigErrorKind::Io`]). Like there, it must be a regular
+    /// file of at most [`MAX_CONFIG_SIZE`] bytes.
     pub fn load_file(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
         load_file(path.as_ref(), env_home().as_deref())
     }
@@ -240,8 +265,18 @@ where
     I::Item: AsRef<Path>,
 {
     let mut config = Config::default();
+    let mut loaded: Vec<PathBuf> = Vec::new();
     for path in paths {
-        match load_file(path.as_ref(), home) {
+        let path = path.as_ref();
+        // One file reached by two paths (a symlinked `$HOME`, a `~/.nanopi`
+        // that links to `./.nanopi`) is loaded once, at its first path.
+        if let Ok(canonical) = std::fs::canonicalize(path) {
+            if loaded.contains(&canonical) {
+                continue;
+            }
+            loaded.push(canonical);
+        }
+        match load_file(path, home) {
             Ok(file) => config.merge(file),
             Err(err) if err.is_not_found() => {}
             Err(err) => return Err(err),
@@ -251,8 +286,7 @@ where
 }
 
 fn load_file(path: &Path, home: Option<&str>) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| ConfigError::new(path, ConfigErrorKind::Io(err)))?;
+    let text = read_config(path, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(path, kind))?;
     parse(&text, path, home)
 }
 
@@ -279,13 +313,27 @@ fn parse(text: &str, source: &Path, home: Option<&str>) -> Result<Config, Config
     let Some(hooks) = file.hooks else {
         return Ok(config);
     };
-    for (event, entries) in hooks.into_lists() {
-        for (index, entry) in entries.into_iter().enumerate() {
-            let spec =
-                build(event, index, entry, source, home, &mut config.warnings).map_err(error)?;
-            config.hooks.push(spec);
-        }
+    // Entries are built in the order they appear in the file, so that the
+    // first problem reported is the first in the file (and warnings come in
+    // file order); the hooks then go back to execution order.
+    let mut entries: Vec<(usize, Event, usize, schema::Entry)> = hooks
+        .into_lists()
+        .into_iter()
+        .flat_map(|(event, list)| {
+            list.into_iter().enumerate().map(move |(index, entry)| {
+                let start = entry.span().start;
+                (start, event, index, entry.into_inner().0)
+            })
+        })
+        .collect();
+    entries.sort_by_key(|(start, ..)| *start);
+    for (_, event, index, entry) in entries {
+        let spec = build(event, index, entry, source, home, &mut config.warnings).map_err(error)?;
+        config.hooks.push(spec);
     }
+    config
+        .hooks
+        .sort_by_key(|spec| (spec.event().index(), spec.index()));
     Ok(config)
 }
 
@@ -550,6 +598,101 @@ mod tests {
     }
 
     #[test]
+    fn the_first_bad_matcher_in_the_file_is_named() {
+        // tool_execution_end comes after tool_execution_start in the event
+        // table, but first in this file.
+        let text = "[[hooks.tool_execution_end]]\nmatcher = \"(first\"\ncommand = \"x\"\n\n\
+                    [[hooks.tool_execution_start]]\nmatcher = \"[second\"\ncommand = \"x\"\n";
+        let err = error_of(text);
+        match err.kind() {
+            ConfigErrorKind::InvalidMatcher { event, pattern, .. } => {
+                assert_eq!(*event, Event::ToolExecutionEnd);
+                assert_eq!(pattern, "(first");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_first_bad_entry_in_the_file_is_named_whatever_its_problem() {
+        let text = "[[hooks.turn_end]]\ncommand = \"x\"\ntimeout = 0\n\
+                    [[hooks.session_start]]\nmatcher = \"*\"\n";
+        assert!(matches!(
+            error_of(text).kind(),
+            ConfigErrorKind::ZeroTimeout {
+                event: Event::TurnEnd,
+                index: 0
+            }
+        ));
+    }
+
+    #[test]
+    fn warnings_come_in_file_order() {
+        let text = "[[hooks.turn_end]]\ncommand = \"x\"\ntimeout = 7\n\
+                    [[hooks.turn_start]]\ncommand = \"y\"\ntimeout = 8\n";
+        let config = load_text(text).unwrap();
+        let events: Vec<Event> = config.warnings().iter().map(|w| w.event()).collect();
+        assert_eq!(events, [Event::TurnEnd, Event::TurnStart]);
+    }
+
+    #[test]
+    fn a_long_bad_matcher_is_cut_in_the_message() {
+        let pattern = format!("({}", "a".repeat(1 << 20));
+        let text =
+            format!("[[hooks.tool_execution_start]]\nmatcher = \"{pattern}\"\ncommand = \"x\"\n");
+        let err = error_of(&text);
+        let message = err.to_string();
+        assert!(message.len() < 600, "{} bytes", message.len());
+        assert!(
+            message.contains(&format!(
+                "invalid matcher \"({}\u{2026}\" in",
+                "a".repeat(199)
+            )),
+            "{message}"
+        );
+        assert!(message.ends_with("error: unclosed group"), "{message}");
+        // The error itself keeps the whole pattern.
+        assert!(matches!(
+            err.kind(),
+            ConfigErrorKind::InvalidMatcher { pattern: p, .. } if *p == pattern
+        ));
+    }
+
+    #[test]
+    fn a_short_bad_matcher_keeps_the_regex_explanation() {
+        let message = error_of("[[hooks.input]]\nmatcher = \"(x\"\ncommand = \"x\"\n").to_string();
+        assert!(
+            message
+                .contains("invalid matcher \"(x\" in [[hooks.input]] entry 0: regex parse error:"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn array_forms_are_rejected_not_read_by_position() {
+        for (text, needle) in [
+            (
+                "hooks = [[{command = \"a\"}], [{command = \"b\"}], [], [], [], [], [], [], [], [], [], [{command = \"extra\"}]]\n",
+                "`hooks` is an array, which would be read by position",
+            ),
+            (
+                "[hooks]\nturn_start = [[\"^x$\", \"command\", \"./a.sh\", 3000, false, \"extra\"]]\n",
+                "a hook entry is an array, which would be read by position",
+            ),
+        ] {
+            let err = error_of(text);
+            assert!(matches!(err.kind(), ConfigErrorKind::Parse(_)), "{err:?}");
+            let message = err.to_string();
+            assert!(message.contains(needle), "{message}");
+            assert!(message.contains("line 1") || message.contains("line 2"), "{message}");
+        }
+        // Inline tables are tables.
+        let config =
+            load_text("[hooks]\nturn_start = [{command = \"a\"}, {command = \"b\"}]\n").unwrap();
+        assert_eq!(config.hooks().len(), 2);
+    }
+
+    #[test]
     fn zero_timeout_is_an_error() {
         let err = error_of("[[hooks.turn_start]]\ncommand = \"x\"\ntimeout = 0\n");
         assert!(matches!(
@@ -792,18 +935,128 @@ mod tests {
     }
 
     #[test]
-    fn an_unreadable_file_is_an_error_not_skipped() {
+    fn a_folder_in_a_files_place_is_an_error_not_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().join("config.toml");
         fs::create_dir(&folder).unwrap();
         let err = load_paths([&folder], HOME).unwrap_err();
-        assert!(matches!(err.kind(), ConfigErrorKind::Io(_)));
+        assert!(matches!(
+            err.kind(),
+            ConfigErrorKind::NotAFile {
+                what: "a directory"
+            }
+        ));
         assert_eq!(err.path(), folder);
-        assert!(err
-            .source()
-            .unwrap()
-            .downcast_ref::<std::io::Error>()
-            .is_some());
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: refusing to read a directory: a configuration must be a regular file \
+                 (remove it, or replace it with one)",
+                folder.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_fifo_in_discovery_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("config.toml");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let err = load_paths([&fifo], HOME).unwrap_err();
+        assert!(matches!(
+            err.kind(),
+            ConfigErrorKind::NotAFile { what: "a FIFO" }
+        ));
+    }
+
+    #[test]
+    fn a_symlink_to_dev_zero_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("config.toml");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let err = load_file(&link, HOME).unwrap_err();
+        assert!(matches!(
+            err.kind(),
+            ConfigErrorKind::NotAFile {
+                what: "a character device"
+            }
+        ));
+    }
+
+    #[test]
+    fn a_file_over_one_mib_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let mut text = turn_start("a");
+        text.push_str(&"#".repeat(MAX_CONFIG_SIZE as usize - text.len()));
+        write(&path, &text);
+        assert_eq!(load_file(&path, HOME).unwrap().hooks().len(), 1);
+        text.push('\n');
+        write(&path, &text);
+        let err = load_file(&path, HOME).unwrap_err();
+        assert!(matches!(
+            err.kind(),
+            ConfigErrorKind::TooLarge {
+                limit: MAX_CONFIG_SIZE
+            }
+        ));
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: refusing to read more than 1 MiB: a configuration is never this large \
+                 (check what this file is)",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_byte_offset_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        fs::write(&path, b"[[hooks.turn_start]]\ncommand = \"a\xc3(\"\n").unwrap();
+        let err = load_file(&path, HOME).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: not valid UTF-8 at byte 33 (line 2): a configuration must be UTF-8 text",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn one_file_reached_through_a_symlinked_home_loads_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let proj = dir.path().join("proj");
+        let home = dir.path().join("home");
+        write(&proj.join(".nanopi/config.toml"), &turn_start("once"));
+        std::os::unix::fs::symlink(&proj, &home).unwrap();
+        let paths = default_paths(&Host::default(), Some(&home), &proj);
+        assert_eq!(paths.len(), 4, "textually different paths");
+        let config = load_paths(&paths, HOME).unwrap();
+        assert_eq!(config.hooks().len(), 1, "{config:?}");
+        // The first path it was reached by names it.
+        assert_eq!(
+            config.hooks()[0].source(),
+            home.join(".nanopi/config.toml").display().to_string()
+        );
+    }
+
+    #[test]
+    fn a_home_folder_linked_to_the_projects_loads_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let proj = dir.path().join("proj");
+        let home = dir.path().join("home");
+        write(&proj.join(".nanopi/config.toml"), &turn_start("once"));
+        fs::create_dir_all(&home).unwrap();
+        std::os::unix::fs::symlink(proj.join(".nanopi"), home.join(".nanopi")).unwrap();
+        let paths = default_paths(&Host::default(), Some(&home), &proj);
+        assert_eq!(load_paths(&paths, HOME).unwrap().hooks().len(), 1);
     }
 
     #[test]

@@ -1,6 +1,12 @@
 //! The shape of a configuration file, as serde reads it.
 
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use toml::Spanned;
 
 use crate::event::Event;
 
@@ -8,7 +14,69 @@ use crate::event::Event;
 /// is left alone.
 #[derive(Debug, Deserialize)]
 pub(super) struct File {
+    #[serde(default, deserialize_with = "hooks_table")]
     pub(super) hooks: Option<Hooks>,
+}
+
+/// Every entry of one event's list, with where it starts in the file.
+pub(super) type List = Vec<Spanned<Table<Entry>>>;
+
+/// A `T` that may only be written as a table. serde would also read a struct
+/// from an array, by position, dropping what is left over: `hooks = [[…], […]]`
+/// or `turn_start = [["^x$", "command", "./a.sh"]]` would load as something
+/// nobody wrote. Those are errors instead.
+#[derive(Debug)]
+pub(super) struct Table<T>(pub(super) T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Table<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_map(TableVisitor::<T>(PhantomData, TableOf::Entry))
+            .map(Table)
+    }
+}
+
+fn hooks_table<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Hooks>, D::Error> {
+    deserializer
+        .deserialize_map(TableVisitor::<Hooks>(PhantomData, TableOf::Hooks))
+        .map(Some)
+}
+
+/// Which table a [`TableVisitor`] reads, for its messages.
+#[derive(Debug, Clone, Copy)]
+enum TableOf {
+    Hooks,
+    Entry,
+}
+
+struct TableVisitor<T>(PhantomData<T>, TableOf);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for TableVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.1 {
+            TableOf::Hooks => "a [hooks] table keyed by event name",
+            TableOf::Entry => "a hook entry table",
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _seq: A) -> Result<T, A::Error> {
+        Err(de::Error::custom(match self.1 {
+            TableOf::Hooks => {
+                "`hooks` is an array, which would be read by position: write a \
+                 [[hooks.<event>]] table for each hook instead"
+            }
+            TableOf::Entry => {
+                "a hook entry is an array, which would be read by position: write it as \
+                 a table ([[hooks.<event>]] with matcher = …, command = …) instead"
+            }
+        }))
+    }
 }
 
 /// `[hooks]`: one list per event, keyed by the snake_case name. Any other key is
@@ -20,22 +88,22 @@ pub(super) struct File {
     expecting = "a [hooks] table keyed by event name"
 )]
 pub(super) struct Hooks {
-    session_start: Vec<Entry>,
-    session_shutdown: Vec<Entry>,
-    before_agent_start: Vec<Entry>,
-    input: Vec<Entry>,
-    turn_start: Vec<Entry>,
-    tool_execution_start: Vec<Entry>,
-    tool_execution_end: Vec<Entry>,
-    turn_end: Vec<Entry>,
-    message_end: Vec<Entry>,
-    session_before_compact: Vec<Entry>,
-    session_compact: Vec<Entry>,
+    session_start: List,
+    session_shutdown: List,
+    before_agent_start: List,
+    input: List,
+    turn_start: List,
+    tool_execution_start: List,
+    tool_execution_end: List,
+    turn_end: List,
+    message_end: List,
+    session_before_compact: List,
+    session_compact: List,
 }
 
 impl Hooks {
     /// The lists in [`Event::ALL`] order.
-    pub(super) fn into_lists(self) -> [(Event, Vec<Entry>); 11] {
+    pub(super) fn into_lists(self) -> [(Event, List); 11] {
         [
             (Event::SessionStart, self.session_start),
             (Event::SessionShutdown, self.session_shutdown),

@@ -10,10 +10,17 @@
 //! Exit status: 0 when the event was evaluated (whatever the decision) or the
 //! configuration is fine, 1 when the configuration cannot be loaded, 2 for a
 //! usage error.
+//!
+//! Everything printed for people (tables, reports, errors, warnings, the spec's
+//! report lines) has its control and bidi characters escaped (`render::escape`),
+//! so a configuration or a hook's output cannot steer the terminal; `--json` is
+//! left to serde_json. `--payload-file` and `--audit` take regular files only,
+//! as the loader does for configurations (`files`).
 
+mod files;
 mod render;
 
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -24,7 +31,11 @@ use tower::ServiceExt;
 use tower_hooks::audit::AuditLayer;
 use tower_hooks::config::{default_paths, home_dir, Config, ConfigError};
 use tower_hooks::protocol::Host;
-use tower_hooks::{Event, HookRequest, HookStack};
+use tower_hooks::report::Notice;
+use tower_hooks::{Event, HookRequest, HookStack, MatcherSubject};
+
+use crate::files::{FileError, MAX_PAYLOAD_SIZE};
+use crate::render::{escape, escape_lines};
 
 const TEST_EXAMPLES: &str = "\
 Examples:
@@ -145,17 +156,22 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Config(err)) => {
-            // The message already carries its cause.
-            eprintln!("hooks: {err}");
+            // The message already carries its cause; a TOML error keeps the
+            // lines of its excerpt.
+            eprintln!(
+                "hooks: {}: {}",
+                escape(&err.path().display().to_string()),
+                escape_lines(&err.kind().to_string())
+            );
             ExitCode::from(1)
         }
         Err(Failure::Usage(msg)) => {
-            eprintln!("hooks: {msg}");
+            eprintln!("hooks: {}", escape(&msg));
             eprintln!("Try 'hooks --help' for more information.");
             ExitCode::from(2)
         }
         Err(Failure::Other(msg)) => {
-            eprintln!("hooks: {msg}");
+            eprintln!("hooks: {}", escape(&msg));
             ExitCode::from(1)
         }
     }
@@ -181,13 +197,14 @@ fn load(args: &ConfigArgs, host: &Host) -> Result<(Config, Vec<PathBuf>), Failur
     }
     .map_err(Failure::Config)?;
     for warning in config.warnings() {
-        eprintln!("hooks: warning: {warning}");
+        eprintln!("hooks: warning: {}", escape(&warning.to_string()));
     }
     Ok((config, paths))
 }
 
 fn test(args: TestArgs) -> Result<(), Failure> {
     let host = Host::default();
+    tool_flags_fit_the_event(&args)?;
     let arguments = payload(&args)?;
     let (config, _) = load(&args.config, &host)?;
     let cwd = match args.cwd {
@@ -210,15 +227,32 @@ fn test(args: TestArgs) -> Result<(), Failure> {
 
     let (audit, audit_log) = match &args.audit {
         Some(path) => {
-            let (layer, log) = AuditLayer::open(path).map_err(|e| {
+            let cannot_open = |e: &dyn std::fmt::Display| {
                 Failure::Usage(format!("cannot open the audit log {}: {e}", path.display()))
+            };
+            let file = files::open_append(path).map_err(|e| match e {
+                FileError::NotAFile(_) => cannot_open(&format_args!(
+                    "{e}; --audit appends to a regular file (name a new file, or an existing \
+                     regular one)"
+                )),
+                e => cannot_open(&e),
             })?;
+            let (layer, log) = AuditLayer::new(file).map_err(|e| cannot_open(&e))?;
             (Some(layer), Some(log))
         }
         None => (None, None),
     };
+    // The spec's report lines, byte for byte, except that a control character
+    // from a hook's reason or error cannot steer the terminal.
+    let prefix = host.name().to_owned();
+    let report = move |notice: &Notice<'_>| {
+        let line = format!("{}\n", escape(&notice.line(&prefix)));
+        // One write, so lines do not interleave; a closed stderr is not worth a panic.
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    };
     let stack = HookStack::builder()
         .host(host)
+        .report(report)
         .config(&config)
         .no_hooks(args.no_hooks)
         .around_hook(option_layer(audit))
@@ -236,7 +270,8 @@ fn test(args: TestArgs) -> Result<(), Failure> {
                 .is_err()
             {
                 eprintln!(
-                    "hooks: warning: the audit log was not flushed within {} s; lines may be missing",
+                    "hooks: warning: the audit log was not flushed within {} s; lines may be \
+                     missing",
                     AUDIT_SHUTDOWN.as_secs()
                 );
             }
@@ -250,12 +285,13 @@ fn test(args: TestArgs) -> Result<(), Failure> {
     if let (Some(log), Some(path)) = (&audit_log, &args.audit) {
         let dropped = log.dropped();
         if dropped > 0 {
-            eprintln!(
-                "hooks: warning: the audit log {} dropped {dropped} line{}: {}",
+            let message = format!(
+                "the audit log {} dropped {dropped} line{}: {}",
                 path.display(),
                 if dropped == 1 { "" } else { "s" },
                 log.last_error().unwrap_or_default(),
             );
+            eprintln!("hooks: warning: {}", escape(&message));
         }
     }
 
@@ -267,28 +303,51 @@ fn test(args: TestArgs) -> Result<(), Failure> {
     print(&text)
 }
 
+/// `--tool` and `--tool-call-id` only where the spec has a tool: elsewhere they
+/// would put a `tool_name` and `NANOPI_TOOL_CALL_ID` where nanopi never does.
+fn tool_flags_fit_the_event(args: &TestArgs) -> Result<(), Failure> {
+    if args.event.matcher_subject() == MatcherSubject::ToolName {
+        return Ok(());
+    }
+    let flag = match (&args.tool, &args.tool_call_id) {
+        (Some(_), _) => "--tool",
+        (None, Some(_)) => "--tool-call-id",
+        (None, None) => return Ok(()),
+    };
+    Err(Failure::Usage(format!(
+        "{flag} is only for the tool events (tool_execution_start, tool_execution_end): \
+         {} has no tool",
+        args.event.name()
+    )))
+}
+
 fn payload(args: &TestArgs) -> Result<Value, Failure> {
-    let (text, from) = match (&args.payload, &args.payload_file) {
-        (Some(text), _) => (text.clone(), "--payload".to_owned()),
+    let (bytes, from) = match (&args.payload, &args.payload_file) {
+        (Some(text), _) => (text.clone().into_bytes(), "--payload".to_owned()),
         (None, Some(path)) if path == Path::new("-") => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
+            let bytes = files::read_capped(std::io::stdin().lock(), MAX_PAYLOAD_SIZE)
                 .map_err(|e| Failure::Usage(format!("cannot read the payload from stdin: {e}")))?;
-            (text, "stdin".to_owned())
+            (bytes, "stdin".to_owned())
         }
         (None, Some(path)) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
+            let bytes = files::read_regular(path, MAX_PAYLOAD_SIZE).map_err(|e| {
+                let hint = match e {
+                    FileError::NotAFile(_) => {
+                        " (to send a payload through a pipe, use --payload-file - and pipe it \
+                         to stdin)"
+                    }
+                    _ => "",
+                };
                 Failure::Usage(format!(
-                    "cannot read the payload file {}: {e}",
+                    "cannot read the payload file {}: {e}{hint}",
                     path.display()
                 ))
             })?;
-            (text, path.display().to_string())
+            (bytes, path.display().to_string())
         }
         (None, None) => return Ok(Value::Object(Default::default())),
     };
-    match serde_json::from_str::<Value>(&text) {
+    match serde_json::from_slice::<Value>(&bytes) {
         Ok(value @ Value::Object(_)) => Ok(value),
         Ok(_) => Err(Failure::Usage(format!(
             "the payload from {from} must be a JSON object (the event's `arguments`)"
@@ -312,7 +371,26 @@ fn list(args: ListArgs) -> Result<(), Failure> {
 
 fn check(args: ConfigArgs) -> Result<(), Failure> {
     let (config, paths) = load(&args, &Host::default())?;
-    let files: Vec<&PathBuf> = paths.iter().filter(|p| p.exists()).collect();
+    // The files that were read. Named files all were (or the load failed);
+    // discovered ones each once, as the loader reads a file reached through two
+    // paths (a symlinked home) once.
+    let mut seen = Vec::new();
+    let files: Vec<&PathBuf> = paths
+        .iter()
+        .filter(|p| {
+            if !args.configs.is_empty() {
+                return true;
+            }
+            match std::fs::canonicalize(p) {
+                Ok(canonical) if seen.contains(&canonical) => false,
+                Ok(canonical) => {
+                    seen.push(canonical);
+                    true
+                }
+                Err(_) => false,
+            }
+        })
+        .collect();
     let hooks = config.hooks().len();
     let warnings = config.warnings().len();
     let mut line = format!(
@@ -328,14 +406,16 @@ fn check(args: ConfigArgs) -> Result<(), Failure> {
         ));
     }
     if !files.is_empty() {
-        let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = files
+            .iter()
+            .map(|p| escape(&p.display().to_string()).into_owned())
+            .collect();
         line.push_str(&format!(": {}", names.join(", ")));
     }
     print(&(line + "\n"))
 }
 
 fn print(text: &str) -> Result<(), Failure> {
-    use std::io::Write;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),

@@ -1,4 +1,12 @@
 //! What `hooks` prints for people, and the `list --json` entries.
+//!
+//! Everything printed for people goes through [`escape`] (or [`escape_lines`]),
+//! so that a configuration or a hook's output cannot steer the terminal: a
+//! `\r`, an ESC sequence or a bidi override shows as an escape instead. JSON
+//! output is left to serde_json, which escapes C0 controls itself.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 use tower_hooks::outcome::millis;
@@ -43,8 +51,50 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// Whether `c` could make a terminal show something else than the text: a C0
+/// control (tab and newline included), DEL, a C1 control, or a bidi embedding,
+/// override or isolate (U+202A–U+202E, U+2066–U+2069).
+fn steers_the_terminal(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` on one line with nothing that steers the terminal: `\n`, `\r` and
+/// `\t` are written as those two characters, any other C0 control and DEL as
+/// `\xHH`, a C1 control or bidi control as `\u{HHHH}`. Everything else
+/// (backslashes included) is left as it is.
+pub(crate) fn escape(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(steers_the_terminal) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c < ' ' || c == '\x7f' => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            c if steers_the_terminal(c) => {
+                let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`escape`] for a message of several lines (a TOML error with its excerpt):
+/// each line is escaped and the line breaks stay.
+pub(crate) fn escape_lines(text: &str) -> String {
+    text.split('\n')
+        .map(|line| escape(line.strip_suffix('\r').unwrap_or(line)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn one_line(text: &str) -> String {
-    text.replace('\n', "\u{23ce}")
+    escape(text).into_owned()
 }
 
 /// The `hooks list` table.
@@ -57,9 +107,9 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
         .map(|s| {
             vec![
                 s.event().name().to_owned(),
-                format!("{}:{}", s.source(), s.index()),
-                s.matcher().unwrap_or("*").to_owned(),
-                s.kind().to_owned(),
+                format!("{}:{}", one_line(s.source()), s.index()),
+                one_line(s.matcher().unwrap_or("*")),
+                one_line(s.kind()),
                 format!("{} ms", millis(s.timeout())),
                 if s.fail_closed() { "closed" } else { "open" }.to_owned(),
                 one_line(s.command_line().unwrap_or("")),
@@ -106,7 +156,10 @@ pub(crate) fn outcome(outcome: &HookOutcome, color: bool) -> String {
     if let Some(message) = outcome.message() {
         out.push_str(&format!("message    {}\n", one_line(&message)));
     }
-    out.push_str(&format!("arguments  {}\n", outcome.arguments()));
+    out.push_str(&format!(
+        "arguments  {}\n",
+        one_line(&outcome.arguments().to_string())
+    ));
     out.push('\n');
     if outcome.hooks().is_empty() {
         out.push_str("no hook ran for this event\n");
@@ -117,8 +170,8 @@ pub(crate) fn outcome(outcome: &HookOutcome, color: bool) -> String {
         .iter()
         .map(|r| {
             vec![
-                format!("{}:{}", r.spec().source(), r.spec().index()),
-                r.spec().matcher().unwrap_or("*").to_owned(),
+                format!("{}:{}", one_line(r.spec().source()), r.spec().index()),
+                one_line(r.spec().matcher().unwrap_or("*")),
                 r.outcome().as_str().to_owned(),
                 format!("{} ms", millis(r.duration())),
                 one_line(r.reason().unwrap_or("")),
@@ -143,5 +196,32 @@ mod tests {
             &[vec!["xxx".into(), "y".into()], vec!["z".into(), "".into()]],
         );
         assert_eq!(t, "A    BB\nxxx  y\nz\n");
+    }
+
+    #[test]
+    fn escape_writes_out_every_control_and_bidi_character() {
+        assert_eq!(escape("./lint.sh"), "./lint.sh");
+        assert!(matches!(escape("plain \\ text é"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape("a\nb\rc\td\x1b[2Je\x07f\x7fg\u{9b}h\u{0}"),
+            r"a\nb\rc\td\x1b[2Je\x07f\x7fg\u{009b}h\x00"
+        );
+        assert_eq!(
+            escape("\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}\u{2066}\u{2067}\u{2068}\u{2069}"),
+            r"\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}\u{2066}\u{2067}\u{2068}\u{2069}"
+        );
+        // Neighbours of the ranges stay.
+        assert_eq!(
+            escape("\u{2029}\u{202f}\u{2065}\u{206a}\u{a0}"),
+            "\u{2029}\u{202f}\u{2065}\u{206a}\u{a0}"
+        );
+    }
+
+    #[test]
+    fn escape_lines_keeps_line_breaks_only() {
+        assert_eq!(
+            escape_lines("line 1\r\n2 | a\x1b]0;x\x07\n  |"),
+            "line 1\n2 | a\\x1b]0;x\\x07\n  |"
+        );
     }
 }
