@@ -4,7 +4,6 @@
 
 pub mod advisory;
 pub mod agent;
-pub mod audit;
 pub mod chain;
 pub mod command;
 pub mod config;

@@ -232,7 +232,7 @@ impl Serialize for HookRecord {
 }
 
 /// A duration in whole milliseconds, saturating.
-pub fn millis(d: Duration) -> u64 {
+pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 

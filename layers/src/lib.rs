@@ -72,7 +72,7 @@ mod builder;
 
 #[cfg(feature = "audit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
-pub use tower_hooks::audit;
+pub mod audit;
 
 #[cfg(feature = "cache")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cache")))]

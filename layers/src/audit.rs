@@ -1,6 +1,6 @@
 //! Middleware that appends one JSON line per hook run to an audit log, off the hot path.
 //!
-//! Put an [`AuditLayer`] around each hook ([`Builder::around_hook`](crate::Builder::around_hook))
+//! Put an [`AuditLayer`] around each hook ([`Builder::around_hook`](tower_hooks::Builder::around_hook))
 //! and every hook that runs leaves one line, written in the order the hooks answered:
 //!
 //! ```text
@@ -18,10 +18,10 @@
 //! The arguments and a transform's `updated_input` are not written: they can hold
 //! secrets. A hook whose matcher did not match is not a run and is not written,
 //! unless [`AuditBuilder::record_skipped`] asks for it. Inside a
-//! [`HookStack`](crate::HookStack) the chain skips such a hook before the layers
+//! [`HookStack`](tower_hooks::HookStack) the chain skips such a hook before the layers
 //! around it, so only a hook that answers [`Verdict::Skipped`] itself (one behind
-//! its own [`Matcher`](crate::matcher::Matcher), say) can produce that line; the
-//! stack's skipped hooks show in [`HookOutcome::hooks`](crate::HookOutcome::hooks).
+//! its own [`Matcher`](tower_hooks::matcher::Matcher), say) can produce that line; the
+//! stack's skipped hooks show in [`HookOutcome::hooks`](tower_hooks::HookOutcome::hooks).
 //! A call dropped before its
 //! hook answered (the agent was cancelled) leaves no line.
 //!
@@ -48,7 +48,7 @@
 //! ```
 //! use serde_json::{json, Value};
 //! use tower::ServiceExt;
-//! use tower_hooks::audit::AuditLayer;
+//! use tower_hooks_layers::audit::AuditLayer;
 //! use tower_hooks::{Event, HookRequest, HookSpec, HookStack, Verdict};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -109,8 +109,7 @@ use tokio::time::Instant;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::outcome::{millis, BlockCause, Verdict};
-use crate::request::HookRequest;
+use tower_hooks::{BlockCause, HookRequest, Verdict};
 
 /// How many lines may wait for the writer before new ones are dropped, by default.
 pub const DEFAULT_CAPACITY: usize = 1024;
@@ -635,7 +634,7 @@ impl<W: Write> Writer<W> {
             hook: hook.as_deref(),
             decision: entry.decision,
             reason: entry.reason.as_deref(),
-            duration_ms: millis(entry.duration),
+            duration_ms: u64::try_from(entry.duration.as_millis()).unwrap_or(u64::MAX),
         };
         serde_json::to_writer(&mut self.line, &line).expect("an audit line always serializes");
         self.line.push(b'\n');
@@ -702,12 +701,11 @@ fn rfc3339(time: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Event;
-    use crate::spec::HookSpec;
-    use crate::BoxError;
     use serde_json::{json, Value};
     use std::sync::mpsc as std_mpsc;
     use tower::{service_fn, ServiceExt};
+    use tower_hooks::Event;
+    use tower_hooks::{BoxError, HookSpec};
 
     /// A writer whose lines end up in a shared buffer.
     #[derive(Clone, Default)]
@@ -1032,7 +1030,7 @@ mod tests {
 
     #[tokio::test]
     async fn through_the_stack_a_spawn_failure_is_an_error_line() {
-        use crate::stack::HookStack;
+        use tower_hooks::HookStack;
         let out = Buffer::default();
         let (layer, handle) = AuditLayer::new(out.clone()).unwrap();
         let stack = HookStack::builder()

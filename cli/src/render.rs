@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
-use tower_hooks::outcome::millis;
 use tower_hooks::{HookOutcome, HookSpec};
 
 /// One `list --json` entry.
@@ -183,6 +182,11 @@ pub(crate) fn outcome(outcome: &HookOutcome, color: bool) -> String {
         &rows,
     ));
     out
+}
+
+/// A duration in whole milliseconds, saturating.
+fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

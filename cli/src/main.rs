@@ -28,11 +28,11 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 use tower::util::option_layer;
 use tower::ServiceExt;
-use tower_hooks::audit::AuditLayer;
 use tower_hooks::config::{default_paths, home_dir, Config, ConfigError};
 use tower_hooks::protocol::Host;
 use tower_hooks::report::Notice;
 use tower_hooks::{Event, HookRequest, HookStack, MatcherSubject};
+use tower_hooks_layers::audit::AuditLayer;
 
 use crate::files::{FileError, MAX_PAYLOAD_SIZE};
 use crate::render::{escape, escape_lines};
