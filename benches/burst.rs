@@ -25,7 +25,9 @@ const TIMEOUT: Duration = Duration::from_secs(1);
 fn burst(runtime: &tokio::runtime::Runtime, n: usize) -> Vec<Duration> {
     let stack = HookStack::builder()
         .report(())
-        .spec(HookSpec::command(Event::ToolExecutionStart, "sleep 30").with_timeout(TIMEOUT))
+        .command_hook(
+            HookSpec::command(Event::ToolExecutionStart, "sleep 30").with_timeout(TIMEOUT),
+        )
         .build();
     runtime.block_on(async {
         let calls: Vec<_> = (0..n)

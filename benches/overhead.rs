@@ -97,10 +97,13 @@ fn idle(c: &mut Criterion) {
     let bare =
         service_fn(|req: HookRequest| async move { Ok::<_, Infallible>(HookOutcome::allow(req)) });
     bench_calls(&mut group, "bare_service", &rt, bare, &req);
-    let gated = HookStack::builder().spec(guard("*")).no_hooks(true).build();
+    let gated = HookStack::builder()
+        .command_hook(guard("*"))
+        .no_hooks(true)
+        .build();
     bench_calls(&mut group, "gated", &rt, gated, &req);
     let other_events = HookStack::builder()
-        .specs(
+        .command_hooks(
             [
                 Event::TurnStart,
                 Event::TurnEnd,
@@ -111,7 +114,7 @@ fn idle(c: &mut Criterion) {
         )
         .build();
     bench_calls(&mut group, "no_hooks_for_event", &rt, other_events, &req);
-    let skipped = HookStack::builder().spec(guard("^read$")).build();
+    let skipped = HookStack::builder().command_hook(guard("^read$")).build();
     bench_calls(&mut group, "skipped_by_matcher", &rt, skipped, &req);
     group.finish();
 }
@@ -126,7 +129,7 @@ fn transform_to(command: String) -> Verdict {
 fn transforming(n: usize) -> HookStack {
     let mut builder = HookStack::builder();
     for i in 0..n {
-        builder = builder.hook_fn(
+        builder = builder.fn_hook(
             HookSpec::in_process(Event::ToolExecutionStart, "rewrite").with_source("rewrite", i),
             move |req| {
                 let cmd = req.arguments()["command"].as_str().unwrap_or("");
@@ -142,7 +145,7 @@ fn in_process(c: &mut Criterion) {
     let req = request();
     let mut group = c.benchmark_group("in_process");
     let one = HookStack::builder()
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::ToolExecutionStart, "allow"),
             |_| Verdict::Allow,
         )
@@ -194,7 +197,7 @@ async fn spawn_floor(line: &[u8]) {
 
 fn command_stack() -> HookStack {
     HookStack::builder()
-        .spec(HookSpec::command(Event::ToolExecutionStart, "true"))
+        .command_hook(HookSpec::command(Event::ToolExecutionStart, "true"))
         .build()
 }
 

@@ -166,7 +166,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let per_hook = Stats::default();
 
     let stack = HookStack::builder()
-        .spec(
+        .command_hook(
             HookSpec::command(
                 Event::ToolExecutionStart,
                 r#"grep -q 'rm -rf' && { echo "no rm -rf" >&2; exit 2; }; exit 0"#,
@@ -174,11 +174,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_source("guard (bash)", 0)
             .with_matcher("^bash$")?,
         )
-        .spec(
+        .command_hook(
             HookSpec::command(Event::ToolExecutionStart, "sleep 0.05")
                 .with_source("slow (bash)", 1),
         )
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::TurnStart, "first-turn (in-process)")
                 .with_matcher("^1$")?,
             |_req| Verdict::Allow,

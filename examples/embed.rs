@@ -17,7 +17,7 @@ use tower_hooks::{Event, HookOutcome, HookRequest, HookSpec, HookStack, Verdict}
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hooks");
     let mut stack = HookStack::builder()
-        .spec(
+        .command_hook(
             HookSpec::command(
                 Event::ToolExecutionStart,
                 hooks.join("guard.sh").display().to_string(),
@@ -26,7 +26,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_matcher("^bash$")?
             .with_timeout(Duration::from_millis(3000)),
         )
-        .spec(
+        .command_hook(
             HookSpec::command(
                 Event::ToolExecutionEnd,
                 hooks.join("redact.sh").display().to_string(),
@@ -34,7 +34,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_source("examples/hooks/redact.sh", 0),
         )
         // An in-process hook: prefixes every prompt of the first turn.
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::BeforeAgentStart, "first-turn-context")
                 .with_matcher("^1$")?,
             |req| {

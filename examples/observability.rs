@@ -33,7 +33,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let stack = HookStack::builder()
         // A command hook: refuses `rm -rf`.
-        .spec(
+        .command_hook(
             HookSpec::command(
                 Event::ToolExecutionStart,
                 r#"grep -q 'rm -rf' && { echo "refused: rm -rf" >&2; exit 2; }; exit 0"#,
@@ -42,7 +42,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_matcher("^bash$")?,
         )
         // A pure in-process check: the same command always gets the same answer.
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::ToolExecutionStart, "lint"),
             |req: &HookRequest| match req.arguments()["command"].as_str() {
                 Some(cmd) if cmd.starts_with("sudo") => Verdict::block("no sudo in this repo"),
@@ -50,7 +50,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
         )
         // A scan that hangs on network commands, past its 100 ms timeout.
-        .hook(
+        .service_hook(
             HookSpec::in_process(Event::ToolExecutionStart, "scan")
                 .with_timeout(Duration::from_millis(100)),
             service_fn(|req: HookRequest| async move {
@@ -64,7 +64,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }),
         )
         // Strips tokens from what the model sees.
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::ToolExecutionEnd, "redact"),
             |req: &HookRequest| {
                 let content = req.arguments()["tool_response"]["content"]

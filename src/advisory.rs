@@ -29,7 +29,7 @@
 //! // The builder puts an Advisory layer in every stack.
 //! let stack = HookStack::builder()
 //!     .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")))
-//!     .hook_fn(HookSpec::in_process(Event::TurnStart, "blocker"), |_req| Verdict::block("stop"))
+//!     .fn_hook(HookSpec::in_process(Event::TurnStart, "blocker"), |_req| Verdict::block("stop"))
 //!     .build();
 //!
 //! let outcome = stack.oneshot(HookRequest::turn_start(1, 0)).await.unwrap();

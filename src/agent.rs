@@ -34,11 +34,11 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let stack = HookStack::builder()
-//!     .hook_fn(HookSpec::in_process(Event::BeforeAgentStart, "context"), |req| {
+//!     .fn_hook(HookSpec::in_process(Event::BeforeAgentStart, "context"), |req| {
 //!         let prompt = format!("{} (in /srv/app)", req.arguments()["prompt"].as_str().unwrap());
 //!         Verdict::Transform(json!({ "prompt": prompt }).as_object().unwrap().clone())
 //!     })
-//!     .hook_fn(HookSpec::in_process(Event::Input, "no-secrets"), |req| {
+//!     .fn_hook(HookSpec::in_process(Event::Input, "no-secrets"), |req| {
 //!         match req.arguments()["prompt"].as_str() {
 //!             Some(p) if p.contains("password") => Verdict::block("asks for a password"),
 //!             _ => Verdict::Allow,

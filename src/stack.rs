@@ -7,7 +7,7 @@
 //!
 //! The leaf of a hook is a [`Command`] for `type = "command"` entries, or any
 //! in-process `Service<HookRequest, Response = Verdict>` you add with
-//! [`Builder::hook`]. Layers you add with [`Builder::around_call`] see every
+//! [`Builder::service_hook`]. Layers you add with [`Builder::around_call`] see every
 //! call and its [`HookOutcome`]; layers you add with [`Builder::around_hook`]
 //! see each hook run and its [`Verdict`] (the request's
 //! [`hook()`](HookRequest::hook) says which hook), and errors they raise fail
@@ -27,7 +27,7 @@
 //! )
 //! .with_matcher("^bash$")
 //! .unwrap();
-//! let stack = HookStack::builder().spec(guard).build();
+//! let stack = HookStack::builder().command_hook(guard).build();
 //!
 //! let req = HookRequest::tool_execution_start("bash", json!({"command": "rm -rf build/"}));
 //! let outcome = stack.clone().oneshot(req).await.unwrap();
@@ -318,13 +318,13 @@ impl Builder {
 impl<C, H> Builder<C, H> {
     /// Adds one hook. A `command` hook runs its command; a spec of any other
     /// type is recorded as skipped when its event fires.
-    pub fn spec(mut self, spec: HookSpec) -> Self {
+    pub fn command_hook(mut self, spec: HookSpec) -> Self {
         self.hooks.push((spec, Source::Command));
         self
     }
 
     /// Adds hooks, in order (e.g. everything a [`Config`](crate::config::Config) loaded).
-    pub fn specs(mut self, specs: impl IntoIterator<Item = HookSpec>) -> Self {
+    pub fn command_hooks(mut self, specs: impl IntoIterator<Item = HookSpec>) -> Self {
         self.hooks
             .extend(specs.into_iter().map(|spec| (spec, Source::Command)));
         self
@@ -332,12 +332,12 @@ impl<C, H> Builder<C, H> {
 
     /// Adds every hook of a loaded configuration, in execution order.
     pub fn config(self, config: &crate::config::Config) -> Self {
-        self.specs(config.hooks().iter().cloned())
+        self.command_hooks(config.hooks().iter().cloned())
     }
 
     /// Adds an in-process hook: `service` answers instead of a command. It gets
     /// the same matcher, timeout, chaining and fail-open handling as a command.
-    pub fn hook<S>(mut self, spec: HookSpec, service: S) -> Self
+    pub fn service_hook<S>(mut self, spec: HookSpec, service: S) -> Self
     where
         S: Service<HookRequest, Response = Verdict> + Clone + Send + Sync + 'static,
         S::Error: Into<BoxError>,
@@ -352,7 +352,7 @@ impl<C, H> Builder<C, H> {
 
     /// Adds an in-process hook from a plain function: it answers at once, so it
     /// costs no allocation and no timer per run (its timeout cannot interrupt it).
-    pub fn hook_fn<F>(mut self, spec: HookSpec, f: F) -> Self
+    pub fn fn_hook<F>(mut self, spec: HookSpec, f: F) -> Self
     where
         F: Fn(&HookRequest) -> Verdict + Send + Sync + 'static,
     {

@@ -27,13 +27,13 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let hooks = HookStack::builder()
-//!     .hook_fn(HookSpec::in_process(Event::ToolExecutionStart, "guard"), |req| {
+//!     .fn_hook(HookSpec::in_process(Event::ToolExecutionStart, "guard"), |req| {
 //!         match req.arguments()["command"].as_str() {
 //!             Some(cmd) if cmd.contains("rm -rf") => Verdict::block("no rm -rf here"),
 //!             _ => Verdict::Allow,
 //!         }
 //!     })
-//!     .hook_fn(HookSpec::in_process(Event::ToolExecutionEnd, "redact"), |req| {
+//!     .fn_hook(HookSpec::in_process(Event::ToolExecutionEnd, "redact"), |req| {
 //!         let content = req.arguments()["tool_response"]["content"].as_str().unwrap_or("");
 //!         let clean = json!({ "content": content.replace("hunter2", "[redacted]") });
 //!         Verdict::Transform(clean.as_object().unwrap().clone())

@@ -49,7 +49,10 @@ fn guard() -> HookSpec {
 
 #[test]
 fn gated_call_allocates_nothing() {
-    let mut stack = HookStack::builder().spec(guard()).no_hooks(true).build();
+    let mut stack = HookStack::builder()
+        .command_hook(guard())
+        .no_hooks(true)
+        .build();
     // Warm up once: lazily initialised statics are not per-call cost.
     count_call(&mut stack, request());
     let (outcome, n) = count_call(&mut stack, request());
@@ -60,8 +63,8 @@ fn gated_call_allocates_nothing() {
 #[test]
 fn event_without_hooks_allocates_nothing() {
     let mut stack = HookStack::builder()
-        .spec(HookSpec::command(Event::TurnEnd, "exit 2"))
-        .spec(HookSpec::command(Event::SessionStart, "exit 2"))
+        .command_hook(HookSpec::command(Event::TurnEnd, "exit 2"))
+        .command_hook(HookSpec::command(Event::SessionStart, "exit 2"))
         .build();
     count_call(&mut stack, request());
     let (outcome, n) = count_call(&mut stack, request());
@@ -74,7 +77,7 @@ fn event_without_hooks_allocates_nothing() {
 
 #[test]
 fn hook_skipped_by_its_matcher_allocates_nothing() {
-    let mut stack = HookStack::builder().spec(guard()).build();
+    let mut stack = HookStack::builder().command_hook(guard()).build();
     let req = || HookRequest::tool_execution_start("read", json!({"path": "a"})).with_cwd("/w");
     count_call(&mut stack, req());
     let (outcome, n) = count_call(&mut stack, req());
@@ -85,7 +88,7 @@ fn hook_skipped_by_its_matcher_allocates_nothing() {
 #[test]
 fn turn_count_subject_is_rendered_without_allocating() {
     let mut stack = HookStack::builder()
-        .spec(
+        .command_hook(
             HookSpec::command(Event::TurnStart, "exit 2")
                 .with_matcher("^1$")
                 .unwrap(),
@@ -107,7 +110,7 @@ fn the_counter_sees_allocations() {
 #[test]
 fn a_call_running_one_function_hook_allocates_only_its_chain_state() {
     let mut stack = HookStack::builder()
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::ToolExecutionStart, "allow"),
             |_| tower_hooks::Verdict::Allow,
         )

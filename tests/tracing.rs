@@ -61,7 +61,7 @@ async fn spans_of(stack: HookStack, req: HookRequest) -> Vec<Fields> {
 #[tokio::test(flavor = "current_thread")]
 async fn a_command_hook_span_records_pid_exit_status_duration_and_outcome() {
     let stack = HookStack::builder()
-        .spec(
+        .command_hook(
             HookSpec::command(Event::ToolExecutionStart, "echo no >&2; exit 2")
                 .with_matcher("^bash$")
                 .unwrap()
@@ -84,12 +84,12 @@ async fn a_command_hook_span_records_pid_exit_status_duration_and_outcome() {
 #[tokio::test(flavor = "current_thread")]
 async fn skipped_hooks_get_no_span_and_in_process_ones_have_no_pid() {
     let stack = HookStack::builder()
-        .spec(
+        .command_hook(
             HookSpec::command(Event::ToolExecutionStart, "exit 2")
                 .with_matcher("^read$")
                 .unwrap(),
         )
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::ToolExecutionStart, "allow"),
             |_| Verdict::Allow,
         )

@@ -56,7 +56,7 @@
 //! let path = dir.path().join("audit.jsonl");
 //! let (audit, handle) = AuditLayer::open(&path)?;
 //! let stack = HookStack::builder()
-//!     .hook_fn(
+//!     .fn_hook(
 //!         HookSpec::in_process(Event::ToolExecutionStart, "guard"),
 //!         |req: &HookRequest| match req.arguments()["command"].as_str() {
 //!             Some(cmd) if cmd.contains("rm -rf") => Verdict::block("no rm -rf here"),
@@ -1035,7 +1035,7 @@ mod tests {
         let (layer, handle) = AuditLayer::new(out.clone()).unwrap();
         let stack = HookStack::builder()
             .report(())
-            .hook(
+            .service_hook(
                 HookSpec::in_process(Event::TurnStart, "broken"),
                 service_fn(|_req: HookRequest| async {
                     Err::<Verdict, BoxError>("cannot spawn".into())

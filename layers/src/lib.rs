@@ -39,7 +39,7 @@
 //! let cache = CacheLayer::new(Duration::from_secs(60), 1024).hooks(["lint:0"]);
 //!
 //! let stack = HookStack::builder()
-//!     .hook_fn(HookSpec::in_process(Event::ToolExecutionStart, "lint"), |_req: &HookRequest| {
+//!     .fn_hook(HookSpec::in_process(Event::ToolExecutionStart, "lint"), |_req: &HookRequest| {
 //!         Verdict::Allow
 //!     })
 //!     .around_call(metrics)

@@ -107,11 +107,11 @@ fn example_hook(name: &str) -> String {
 async fn prompt_rewritten_by_before_agent_start_is_the_prompt_input_receives() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::BeforeAgentStart), |req| {
+        b.fn_hook(hook(Event::BeforeAgentStart), |req| {
             let prompt = req.arguments()["prompt"].as_str().unwrap();
             transform(json!({ "prompt": format!("{prompt}, politely") }))
         })
-        .hook_fn(
+        .fn_hook(
             hook(Event::Input),
             seen.answering(|req| {
                 let prompt = req.arguments()["prompt"].as_str().unwrap();
@@ -151,10 +151,10 @@ async fn prompt_without_hooks_proceeds_as_typed() {
 async fn before_agent_start_block_ends_the_turn_with_the_bracketed_marker() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::BeforeAgentStart), |_| {
+        b.fn_hook(hook(Event::BeforeAgentStart), |_| {
             Verdict::block("outside office hours")
         })
-        .hook_fn(hook(Event::Input), seen.answering(|_| Verdict::Allow))
+        .fn_hook(hook(Event::Input), seen.answering(|_| Verdict::Allow))
     });
     let mut hooks = AgentHooks::new(stack);
 
@@ -174,7 +174,7 @@ async fn before_agent_start_block_ends_the_turn_with_the_bracketed_marker() {
 #[tokio::test]
 async fn input_block_is_worded_as_a_policy_outcome_not_a_failure() {
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::Input), |_| {
+        b.fn_hook(hook(Event::Input), |_| {
             Verdict::block("asks for a password")
         })
     });
@@ -196,19 +196,19 @@ async fn prompt_advances_the_turn_count_that_turn_events_carry() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
         let b = b
-            .hook_fn(
+            .fn_hook(
                 hook(Event::BeforeAgentStart),
                 seen.answering(|_| Verdict::Allow),
             )
             // Scoped to the first turn by the turn-count matcher.
-            .hook_fn(
+            .fn_hook(
                 hook(Event::BeforeAgentStart).with_matcher("^1$").unwrap(),
                 |_| transform(json!({"prompt": "first turn"})),
             );
         [Event::TurnStart, Event::TurnEnd, Event::MessageEnd]
             .into_iter()
             .fold(b, |b, event| {
-                b.hook_fn(hook(event), seen.answering(|_| Verdict::Allow))
+                b.fn_hook(hook(event), seen.answering(|_| Verdict::Allow))
             })
     });
     let mut hooks = AgentHooks::new(stack);
@@ -244,7 +244,7 @@ async fn prompt_advances_the_turn_count_that_turn_events_carry() {
 
 #[tokio::test]
 async fn a_refused_turn_still_counts() {
-    let (stack, _) = stack(|b| b.hook_fn(hook(Event::Input), |_| Verdict::block("no")));
+    let (stack, _) = stack(|b| b.fn_hook(hook(Event::Input), |_| Verdict::block("no")));
     let mut hooks = AgentHooks::new(stack);
     assert!(hooks.prompt("a").await.unwrap().is_refused());
     assert!(hooks.prompt("b").await.unwrap().is_refused());
@@ -255,7 +255,7 @@ async fn a_refused_turn_still_counts() {
 async fn next_turn_numbers_turns_for_prompt_hooks_fired_one_by_one() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(
+        b.fn_hook(
             hook(Event::BeforeAgentStart),
             seen.answering(|_| Verdict::Allow),
         )
@@ -297,7 +297,7 @@ async fn session_and_compaction_reasons_reach_the_hooks_on_the_wire() {
         .into_iter()
         .fold(b, |b, event| {
             let sink = sink.clone();
-            b.hook_fn(hook(event), move |req| {
+            b.fn_hook(hook(event), move |req| {
                 // The exact line a command hook would read on stdin.
                 let line = tower_hooks::protocol::stdin_line(req, req.cwd().unwrap());
                 sink.lock().unwrap().push(String::from_utf8(line).unwrap());
@@ -346,7 +346,7 @@ async fn session_and_compaction_reasons_reach_the_hooks_on_the_wire() {
 async fn compaction_matchers_test_the_reason_while_session_id_stays_the_real_id() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(
+        b.fn_hook(
             hook(Event::SessionBeforeCompact)
                 .with_matcher("^manual$")
                 .unwrap(),
@@ -385,7 +385,7 @@ async fn advisory_and_ignored_events_cannot_stop_anything() {
         ]
         .into_iter()
         .fold(b, |b, event| {
-            b.hook_fn(hook(event), move |_| Verdict::block(event.camel_name()))
+            b.fn_hook(hook(event), move |_| Verdict::block(event.camel_name()))
         })
     });
     let hooks = AgentHooks::new(stack);
@@ -443,7 +443,7 @@ async fn session_id_and_cwd_ride_on_every_event_without_being_retyped() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
         Event::ALL.into_iter().fold(b, |b, event| {
-            b.hook_fn(hook(event), seen.answering(|_| Verdict::Allow))
+            b.fn_hook(hook(event), seen.answering(|_| Verdict::Allow))
         })
     });
     let mut hooks = AgentHooks::new(stack)
@@ -497,8 +497,8 @@ async fn on_outcome_sees_every_request_and_its_full_outcome() {
     let log = Arc::new(Mutex::new(Vec::new()));
     let sink = log.clone();
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::ToolExecutionStart), |_| Verdict::Allow)
-            .hook_fn(hook(Event::ToolExecutionEnd), |_| {
+        b.fn_hook(hook(Event::ToolExecutionStart), |_| Verdict::Allow)
+            .fn_hook(hook(Event::ToolExecutionEnd), |_| {
                 transform(json!({"content": "redacted"}))
             })
     });
@@ -551,7 +551,7 @@ async fn on_outcome_sees_every_request_and_its_full_outcome() {
 #[tokio::test]
 async fn facade_tool_execution_start_answers_the_call_to_make_or_the_refusal() {
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::ToolExecutionStart), |req| {
+        b.fn_hook(hook(Event::ToolExecutionStart), |req| {
             match req.arguments()["command"].as_str() {
                 Some("rm -rf /") => Verdict::block("not on my watch"),
                 Some(cmd) => transform(json!({"command": format!("{cmd} --dry-run")})),
@@ -575,7 +575,7 @@ async fn facade_tool_execution_start_answers_the_call_to_make_or_the_refusal() {
 async fn facade_tool_execution_end_answers_the_rewritten_result() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(
+        b.fn_hook(
             hook(Event::ToolExecutionEnd),
             seen.answering(|_| transform(json!({"content": "[redacted]", "is_error": true}))),
         )
@@ -605,10 +605,10 @@ async fn facade_tool_execution_end_answers_the_rewritten_result() {
 async fn refused_tool_call_is_never_made_and_answers_blocked_by_hook() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::ToolExecutionStart), |_| {
+        b.fn_hook(hook(Event::ToolExecutionStart), |_| {
             Verdict::block("refused: rm -rf")
         })
-        .hook_fn(
+        .fn_hook(
             hook(Event::ToolExecutionEnd),
             seen.answering(|_| Verdict::Allow),
         )
@@ -636,10 +636,10 @@ async fn refused_tool_call_is_never_made_and_answers_blocked_by_hook() {
 async fn replacement_arguments_are_what_the_tool_runs_on() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::ToolExecutionStart), |_| {
+        b.fn_hook(hook(Event::ToolExecutionStart), |_| {
             transform(json!({"command": "ls -la", "timeout": 10}))
         })
-        .hook_fn(
+        .fn_hook(
             hook(Event::ToolExecutionEnd),
             seen.answering(|_| Verdict::Allow),
         )
@@ -668,13 +668,13 @@ async fn replacement_arguments_are_what_the_tool_runs_on() {
 #[tokio::test]
 async fn end_transform_replaces_content_and_is_error_before_the_result_is_returned() {
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::ToolExecutionEnd), |req| {
+        b.fn_hook(hook(Event::ToolExecutionEnd), |req| {
             let content = req.arguments()["tool_response"]["content"]
                 .as_str()
                 .unwrap();
             transform(json!({"content": content.replace("hunter2", "[redacted]")}))
         })
-        .hook_fn(hook(Event::ToolExecutionEnd), |req| {
+        .fn_hook(hook(Event::ToolExecutionEnd), |req| {
             // The second hook sees the first one's rewrite.
             assert_eq!(req.arguments()["tool_response"]["content"], "pw=[redacted]");
             transform(json!({"is_error": true}))
@@ -691,7 +691,7 @@ async fn end_transform_replaces_content_and_is_error_before_the_result_is_return
 #[tokio::test]
 async fn nested_tool_response_in_updated_input_is_not_honored() {
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::ToolExecutionEnd), |_| {
+        b.fn_hook(hook(Event::ToolExecutionEnd), |_| {
             // Shaped like the payload it received: wrong, by the spec.
             transform(json!({"tool_response": {"content": "[redacted]", "is_error": true}}))
         })
@@ -711,7 +711,7 @@ async fn tool_errors_pass_through_unchanged() {
 
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(
+        b.fn_hook(
             hook(Event::ToolExecutionEnd),
             seen.answering(|_| Verdict::Allow),
         )
@@ -756,7 +756,7 @@ async fn tool_readiness_errors_pass_through_unchanged() {
 async fn duration_ms_is_the_measured_time_of_the_tool_call() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(
+        b.fn_hook(
             hook(Event::ToolExecutionEnd),
             seen.answering(|_| Verdict::Allow),
         )
@@ -778,10 +778,10 @@ async fn duration_ms_is_the_measured_time_of_the_tool_call() {
 #[tokio::test]
 async fn end_block_is_ignored_and_the_tool_result_stands() {
     let (stack, lines) = stack(|b| {
-        b.hook_fn(hook(Event::ToolExecutionEnd), |_| {
+        b.fn_hook(hook(Event::ToolExecutionEnd), |_| {
             transform(json!({"content": "rewritten first"}))
         })
-        .hook_fn(hook(Event::ToolExecutionEnd), |_| {
+        .fn_hook(hook(Event::ToolExecutionEnd), |_| {
             Verdict::block("too late")
         })
     });
@@ -802,8 +802,8 @@ async fn end_block_is_ignored_and_the_tool_result_stands() {
 async fn no_hooks_runs_the_tool_on_the_model_s_arguments_and_returns_its_result_untouched() {
     let (stack, _) = stack(|b| {
         b.no_hooks(true)
-            .hook_fn(hook(Event::ToolExecutionStart), |_| Verdict::block("no"))
-            .hook_fn(hook(Event::ToolExecutionEnd), |_| {
+            .fn_hook(hook(Event::ToolExecutionStart), |_| Verdict::block("no"))
+            .fn_hook(hook(Event::ToolExecutionEnd), |_| {
                 transform(json!({"content": "[redacted]"}))
             })
     });
@@ -820,11 +820,11 @@ async fn no_hooks_runs_the_tool_on_the_model_s_arguments_and_returns_its_result_
 async fn layer_carries_its_session_id_and_cwd_and_omits_an_empty_call_id() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        b.hook_fn(
+        b.fn_hook(
             hook(Event::ToolExecutionStart),
             seen.answering(|_| Verdict::Allow),
         )
-        .hook_fn(
+        .fn_hook(
             hook(Event::ToolExecutionEnd),
             seen.answering(|_| Verdict::Allow),
         )
@@ -860,7 +860,7 @@ async fn parallel_tool_calls_each_get_their_own_hooks() {
     let starts = Arc::new(AtomicUsize::new(0));
     let counter = starts.clone();
     let (stack, _) = stack(|b| {
-        b.hook_fn(hook(Event::ToolExecutionStart), move |req| {
+        b.fn_hook(hook(Event::ToolExecutionStart), move |req| {
             counter.fetch_add(1, Ordering::SeqCst);
             transform(json!({"n": req.arguments()["n"].as_u64().unwrap() * 10}))
         })
@@ -900,7 +900,7 @@ async fn parallel_tool_calls_each_get_their_own_hooks() {
 #[tokio::test]
 async fn guard_sh_refuses_rm_rf_and_the_tool_never_runs() {
     let (stack, _) = stack(|b| {
-        b.spec(
+        b.command_hook(
             HookSpec::command(Event::ToolExecutionStart, example_hook("guard.sh"))
                 .with_matcher("^bash$")
                 .unwrap(),
@@ -927,7 +927,7 @@ async fn guard_sh_refuses_rm_rf_and_the_tool_never_runs() {
 #[tokio::test]
 async fn redact_sh_strips_the_token_before_the_model_sees_it() {
     let (stack, _) = stack(|b| {
-        b.spec(HookSpec::command(
+        b.command_hook(HookSpec::command(
             Event::ToolExecutionEnd,
             example_hook("redact.sh"),
         ))

@@ -55,7 +55,7 @@ fn stack_with(slow: &str, timeout: Duration, runner: ProcessRunner) -> HookStack
     HookStack::builder()
         .report(())
         .runner(runner)
-        .specs([slow, quick])
+        .command_hooks([slow, quick])
         .build()
 }
 

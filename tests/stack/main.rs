@@ -16,7 +16,7 @@ async fn run(specs: Vec<HookSpec>, req: HookRequest) -> (HookOutcome, Vec<String
     let sink = lines.clone();
     let stack = HookStack::builder()
         .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")))
-        .specs(specs)
+        .command_hooks(specs)
         .build();
     let outcome = stack.oneshot(req).await.unwrap();
     let lines = lines.lock().unwrap().clone();
@@ -237,7 +237,7 @@ async fn timeout_blocks_and_names_the_duration() {
 #[tokio::test]
 async fn in_process_and_command_hooks_share_one_chain() {
     let stack = HookStack::builder()
-        .hook_fn(HookSpec::in_process(Event::Input, "prefix"), |req| {
+        .fn_hook(HookSpec::in_process(Event::Input, "prefix"), |req| {
             let p = req.arguments()["prompt"].as_str().unwrap_or("").to_owned();
             Verdict::Transform(
                 json!({ "prompt": format!("[ctx] {p}") })
@@ -246,7 +246,7 @@ async fn in_process_and_command_hooks_share_one_chain() {
                     .unwrap(),
             )
         })
-        .spec(cmd(
+        .command_hook(cmd(
             Event::Input,
             r#"grep -q '\[ctx\]' && echo '{"updated_input":{"prompt":"seen"}}'"#,
         ))
@@ -297,15 +297,15 @@ async fn a_timeout_too_long_for_the_clock_saturates() {
     let sink = lines.clone();
     let stack = HookStack::builder()
         .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")))
-        .spec(cmd(Event::ToolExecutionStart, "exit 0").with_timeout(Duration::MAX))
-        .hook(
+        .command_hook(cmd(Event::ToolExecutionStart, "exit 0").with_timeout(Duration::MAX))
+        .service_hook(
             HookSpec::in_process(Event::ToolExecutionStart, "service").with_timeout(Duration::MAX),
             tower::service_fn(|_req: HookRequest| async {
                 tokio::task::yield_now().await;
                 Ok::<_, std::convert::Infallible>(Verdict::Allow)
             }),
         )
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::ToolExecutionStart, "function").with_timeout(Duration::MAX),
             |_req| Verdict::Allow,
         )

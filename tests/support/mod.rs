@@ -24,7 +24,7 @@ pub(crate) fn collecting_stack(specs: Vec<HookSpec>) -> (HookStack, Arc<Mutex<Ve
     let sink = lines.clone();
     let stack = HookStack::builder()
         .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")))
-        .specs(specs)
+        .command_hooks(specs)
         .build();
     (stack, lines)
 }

@@ -38,7 +38,7 @@
 //! let handle = cache.handle();
 //! let stack = HookStack::builder()
 //!     // A pure and (pretend) expensive check of the command line.
-//!     .hook_fn(HookSpec::in_process(Event::ToolExecutionStart, "lint"), move |req: &HookRequest| {
+//!     .fn_hook(HookSpec::in_process(Event::ToolExecutionStart, "lint"), move |req: &HookRequest| {
 //!         counter.fetch_add(1, Ordering::SeqCst);
 //!         match req.arguments()["command"].as_str() {
 //!             Some(cmd) if cmd.contains("sudo") => Verdict::block("no sudo"),

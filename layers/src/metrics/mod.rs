@@ -52,7 +52,7 @@
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let (metrics, handle) = MetricsLayer::pair();
 //! let stack = HookStack::builder()
-//!     .hook_fn(
+//!     .fn_hook(
 //!         HookSpec::in_process(Event::ToolExecutionStart, "guard").with_matcher("^bash$").unwrap(),
 //!         |req: &HookRequest| match req.arguments()["command"].as_str() {
 //!             Some(cmd) if cmd.contains("rm -rf") => Verdict::block("no rm -rf here"),

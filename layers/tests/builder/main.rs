@@ -50,7 +50,7 @@ async fn layers_added_first_see_what_the_cache_answers_and_layers_after_it_do_no
     let cache = CacheLayer::new(Duration::from_secs(60), 16).hooks(["pure:0"]);
 
     let stack = HookStack::builder()
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::ToolExecutionStart, "pure"),
             move |_req: &HookRequest| {
                 counter.fetch_add(1, Ordering::SeqCst);
@@ -93,7 +93,7 @@ async fn layers_added_first_see_what_the_cache_answers_and_layers_after_it_do_no
 async fn metrics_go_around_the_call_in_one_line() {
     let (metrics, handle) = MetricsLayer::pair();
     let stack = HookStack::builder()
-        .hook_fn(
+        .fn_hook(
             HookSpec::in_process(Event::Input, "prompt-guard"),
             |_req: &HookRequest| Verdict::block("not today"),
         )

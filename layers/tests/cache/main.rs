@@ -140,7 +140,7 @@ async fn through_the_stack_a_timeout_runs_again_and_an_answer_does_not() {
     let spec = HookSpec::in_process(Event::ToolExecutionStart, "slow")
         .with_timeout(Duration::from_millis(50));
     let stack = HookStack::builder()
-        .hook(spec, hook)
+        .service_hook(spec, hook)
         .around_hook(CacheLayer::new(TTL, 16).hooks(["slow:0"]))
         .build();
     let run = |command: &'static str| {
@@ -173,7 +173,7 @@ async fn through_the_stack_a_fail_closed_block_is_asked_again() {
     let spec = HookSpec::in_process(Event::ToolExecutionStart, "strict").with_fail_closed(true);
     let stack = HookStack::builder()
         .report(())
-        .hook(spec, failing)
+        .service_hook(spec, failing)
         .around_hook(CacheLayer::new(TTL, 16).when(|_spec: &HookSpec| true))
         .build();
     for _ in 0..2 {
@@ -293,7 +293,7 @@ async fn where_the_matcher_tests_the_session_id_it_is_part_of_the_key() {
         .with_matcher("^team-")
         .unwrap();
     let stack = HookStack::builder()
-        .hook_fn(spec, move |_req: &HookRequest| {
+        .fn_hook(spec, move |_req: &HookRequest| {
             counter.fetch_add(1, Ordering::SeqCst);
             Verdict::Allow
         })

@@ -53,23 +53,23 @@ fn counts(
 fn six_hooks() -> tower_hooks::Builder {
     HookStack::builder()
         .report(())
-        .hook_fn(spec("allow"), |_req: &HookRequest| Verdict::Allow)
-        .hook_fn(spec("transform"), |req: &HookRequest| {
+        .fn_hook(spec("allow"), |_req: &HookRequest| Verdict::Allow)
+        .fn_hook(spec("transform"), |req: &HookRequest| {
             let mut args = req.arguments().as_object().cloned().unwrap_or_default();
             args.insert("dry_run".into(), json!(true));
             Verdict::Transform(args)
         })
-        .hook_fn(
+        .fn_hook(
             spec("skip").with_matcher("^read$").unwrap(),
             |_req: &HookRequest| Verdict::Allow,
         )
-        .hook(
+        .service_hook(
             spec("broken"),
             service_fn(|_req: HookRequest| async {
                 Err::<Verdict, BoxError>("cannot spawn".into())
             }),
         )
-        .hook(
+        .service_hook(
             spec("slow").with_timeout(Duration::from_millis(50)),
             service_fn(|req: HookRequest| async move {
                 if req.arguments()["command"] == "sleep" {
@@ -78,7 +78,7 @@ fn six_hooks() -> tower_hooks::Builder {
                 Ok::<_, Infallible>(Verdict::Allow)
             }),
         )
-        .hook_fn(spec("block"), |req: &HookRequest| {
+        .fn_hook(spec("block"), |req: &HookRequest| {
             match req.arguments()["command"].as_str() {
                 Some(cmd) if cmd.starts_with("rm") => Verdict::block("no rm"),
                 _ => Verdict::Allow,
@@ -164,8 +164,8 @@ async fn around_the_call_decisions_are_counted_per_event_and_hooks_from_their_re
 async fn hooks_after_a_block_did_not_run_and_are_not_counted() {
     let (metrics, handle) = MetricsLayer::pair();
     let stack = HookStack::builder()
-        .hook_fn(spec("guard"), |_req: &HookRequest| Verdict::block("no"))
-        .hook_fn(spec("after"), |_req: &HookRequest| Verdict::Allow)
+        .fn_hook(spec("guard"), |_req: &HookRequest| Verdict::block("no"))
+        .fn_hook(spec("after"), |_req: &HookRequest| Verdict::Allow)
         .around_call(metrics)
         .build();
     let outcome = stack.oneshot(bash("ls")).await.unwrap();
@@ -195,8 +195,8 @@ async fn latency_is_the_time_each_hook_and_call_took() {
     };
     let build = |layer: MetricsLayer, around_call: bool| {
         let builder = HookStack::builder()
-            .hook(spec("fast"), slow(10))
-            .hook(spec("slow"), slow(40));
+            .service_hook(spec("fast"), slow(10))
+            .service_hook(spec("slow"), slow(40));
         if around_call {
             builder.around_call(layer).build().boxed_clone()
         } else {
@@ -254,11 +254,11 @@ async fn reset_forgets_everything_and_with_handle_adds_to_the_same_snapshot() {
     let (metrics, handle) = MetricsLayer::pair();
     let other = MetricsLayer::with_handle(&handle);
     let a = HookStack::builder()
-        .hook_fn(spec("a"), |_req: &HookRequest| Verdict::Allow)
+        .fn_hook(spec("a"), |_req: &HookRequest| Verdict::Allow)
         .around_call(metrics)
         .build();
     let b = HookStack::builder()
-        .hook_fn(spec("b"), |_req: &HookRequest| Verdict::Allow)
+        .fn_hook(spec("b"), |_req: &HookRequest| Verdict::Allow)
         .around_call(other)
         .build();
     a.oneshot(bash("ls")).await.unwrap();
@@ -281,7 +281,7 @@ async fn reset_forgets_everything_and_with_handle_adds_to_the_same_snapshot() {
 async fn snapshot_prints_one_line_per_event_and_hook() {
     let (metrics, handle) = MetricsLayer::pair();
     let stack = HookStack::builder()
-        .hook(
+        .service_hook(
             spec("guard"),
             service_fn(|_req: HookRequest| async {
                 tokio::time::sleep(Duration::from_millis(2)).await;
