@@ -29,7 +29,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 pub struct HookSpec {
     pub(crate) event: Event,
     pub(crate) source: String,
+    pub(crate) source_label: Option<String>,
     pub(crate) index: usize,
+    pub(crate) name: Option<String>,
     pub(crate) matcher: Option<String>,
     pub(crate) pattern: Pattern,
     pub(crate) kind: String,
@@ -44,7 +46,9 @@ impl HookSpec {
         HookSpec {
             event,
             source: String::from("<program>"),
+            source_label: None,
             index: 0,
+            name: None,
             matcher: None,
             pattern: Pattern::Any,
             kind: String::from("command"),
@@ -96,6 +100,23 @@ impl HookSpec {
         self
     }
 
+    /// Records how the source is shown in [labels](HookSpec::label) when it
+    /// differs from [`source`](HookSpec::source): the loader shows a file under
+    /// `$HOME` as `~/…` and one under the project as a relative path, so that no
+    /// home directory ends up in a metrics backend or an audit log.
+    pub fn with_source_label(mut self, label: impl Into<String>) -> Self {
+        self.source_label = Some(label.into());
+        self
+    }
+
+    /// Names the hook (the `name` key of a config entry, a tower-hooks
+    /// extension). Metrics, audit lines and the `hooks` CLI identify a named
+    /// hook by its name; keep names unique per event.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into()).filter(|name| !name.is_empty());
+        self
+    }
+
     pub(crate) fn with_kind(mut self, kind: impl Into<String>) -> Self {
         self.kind = kind.into();
         self
@@ -114,6 +135,35 @@ impl HookSpec {
     /// Its position in the source's list for this event.
     pub fn index(&self) -> usize {
         self.index
+    }
+
+    /// Its name, when it has one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// How metrics, audit lines and the CLI identify the hook: its
+    /// [name](HookSpec::with_name), or else `source:index` with the source as
+    /// [labelled](HookSpec::with_source_label).
+    ///
+    /// ```
+    /// use tower_hooks::{Event, HookSpec};
+    ///
+    /// let spec = HookSpec::command(Event::Input, "./check.sh")
+    ///     .with_source("/home/u/.nanopi/config.toml", 2)
+    ///     .with_source_label("~/.nanopi/config.toml");
+    /// assert_eq!(spec.label(), "~/.nanopi/config.toml:2");
+    /// assert_eq!(spec.with_name("prompt-guard").label(), "prompt-guard");
+    /// ```
+    pub fn label(&self) -> String {
+        match &self.name {
+            Some(name) => name.clone(),
+            None => format!(
+                "{}:{}",
+                self.source_label.as_deref().unwrap_or(&self.source),
+                self.index
+            ),
+        }
     }
 
     /// The matcher as written; `None` when omitted.
@@ -159,6 +209,7 @@ impl fmt::Debug for HookSpec {
             .field("event", &self.event)
             .field("source", &self.source)
             .field("index", &self.index)
+            .field("name", &self.name)
             .field("matcher", &self.matcher)
             .field("kind", &self.kind)
             .field("command", &self.command)

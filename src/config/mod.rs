@@ -14,6 +14,7 @@
 //! command = "~/.nanopi/hooks/guard.sh"  # ~, $HOME, ${HOME} expand
 //! timeout = 3000                        # milliseconds; default 5000; expiry = block
 //! fail_closed = false                   # block instead of allow when it cannot run
+//! name = "bash-guard"                   # how metrics, audit and the CLI call it
 //! ```
 //!
 //! Each entry becomes a [`HookSpec`] whose source is the file and whose index is
@@ -345,6 +346,19 @@ fn retired_event(table: &toml::Table) -> Option<(&'static str, Event)> {
         .copied()
 }
 
+/// `path` as labels show it: `~/…` under `$HOME`, relative under the current
+/// directory (the project), else as it is.
+fn source_label(path: &Path, home: Option<&str>) -> String {
+    if let Some(rest) = home.and_then(|home| path.strip_prefix(home).ok()) {
+        return Path::new("~").join(rest).display().to_string();
+    }
+    let cwd = std::env::current_dir().ok();
+    if let Some(rest) = cwd.as_deref().and_then(|cwd| path.strip_prefix(cwd).ok()) {
+        return rest.display().to_string();
+    }
+    path.display().to_string()
+}
+
 fn build(
     event: Event,
     index: usize,
@@ -384,8 +398,12 @@ fn build(
     let has_command = command.is_some();
     let mut spec = HookSpec::command(event, command.unwrap_or_default())
         .with_source(source.display().to_string(), index)
+        .with_source_label(source_label(source, home))
         .with_timeout(timeout)
         .with_fail_closed(entry.fail_closed);
+    if let Some(name) = entry.name {
+        spec = spec.with_name(name);
+    }
     if !has_command {
         // A `type` other than "command" may come without one; it never runs.
         spec.command = None;
@@ -848,6 +866,41 @@ mod tests {
                 (Event::TurnEnd, 1, "e1"),
             ]
         );
+    }
+
+    #[test]
+    fn a_named_hook_is_labelled_by_its_name() {
+        let text = "[[hooks.input]]\ncommand = \"./a.sh\"\nname = \"prompt-guard\"\n\
+                    [[hooks.input]]\ncommand = \"./b.sh\"\n";
+        let config = parse(
+            text,
+            Path::new("/home/u/.nanopi/config.toml"),
+            Some("/home/u"),
+        )
+        .unwrap();
+        let [named, unnamed] = config.hooks() else {
+            panic!("two hooks");
+        };
+        assert_eq!(named.name(), Some("prompt-guard"));
+        assert_eq!(named.label(), "prompt-guard");
+        assert_eq!(unnamed.name(), None);
+        // The home directory never shows in a label.
+        assert_eq!(unnamed.label(), "~/.nanopi/config.toml:1");
+        assert_eq!(unnamed.source(), "/home/u/.nanopi/config.toml");
+    }
+
+    #[test]
+    fn a_project_file_is_labelled_relative_to_the_project() {
+        let cwd = std::env::current_dir().unwrap();
+        let source = cwd.join(".nanopi").join("config.toml");
+        let config = parse("[[hooks.input]]\ncommand = \"x\"\n", &source, None).unwrap();
+        assert_eq!(config.hooks()[0].label(), ".nanopi/config.toml:0");
+        let elsewhere = parse(
+            "[[hooks.input]]\ncommand = \"x\"\n",
+            Path::new("/etc/h.toml"),
+            None,
+        );
+        assert_eq!(elsewhere.unwrap().hooks()[0].label(), "/etc/h.toml:0");
     }
 
     #[test]

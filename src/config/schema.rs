@@ -136,6 +136,8 @@ pub(super) struct Entry {
     /// Block instead of allow when the hook cannot run.
     #[serde(default)]
     pub(super) fail_closed: bool,
+    /// How metrics, audit and the CLI name the hook (a tower-hooks extension).
+    pub(super) name: Option<String>,
 }
 
 #[cfg(test)]
