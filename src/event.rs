@@ -19,6 +19,7 @@ use std::str::FromStr;
 /// assert!("pre_tool_use".parse::<Event>().is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Event {
     /// Once, after the agent is constructed, before the first turn.
     SessionStart,
@@ -46,6 +47,7 @@ pub enum Event {
 
 /// Whether a block from a hook takes effect at an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BlockPolicy {
     /// The block stops the action: the turn ends, or the tool call is refused.
     Enforced,
@@ -64,6 +66,7 @@ impl BlockPolicy {
 
 /// What a hook's `updated_input` may replace at an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TransformScope {
     /// The whole argument object is replaced (`tool_execution_start`).
     Arguments,
@@ -78,6 +81,7 @@ pub enum TransformScope {
 
 /// What a hook's `matcher` is tested against at an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MatcherSubject {
     /// The tool name.
     ToolName,
@@ -93,6 +97,7 @@ pub enum MatcherSubject {
 
 /// One row of the per-event table.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct EventInfo {
     /// The event.
     pub event: Event,

@@ -34,6 +34,7 @@ use crate::event::Event;
 
 /// Something the stack reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Notice<'a> {
     /// A hook blocked an event that does not enforce blocks; the block was dropped.
     AdvisoryBlock {

@@ -42,6 +42,7 @@ pub struct HookRequest {
 
 /// When a hook run must be over, set by the [`Timeout`](crate::timeout) layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Deadline {
     /// The instant the hook is overdue.
     pub at: Instant,
@@ -77,6 +78,7 @@ impl Deadline {
 
 /// Why a session started (`session_start`'s `reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StartReason {
     /// The process started.
     Startup,
@@ -92,6 +94,7 @@ pub enum StartReason {
 
 /// Why a session is shutting down (`session_shutdown`'s `reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ShutdownReason {
     /// The process is exiting: the only real exit.
     Quit,
@@ -107,6 +110,7 @@ pub enum ShutdownReason {
 
 /// Why compaction runs (`reason` of the two compaction events).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CompactionReason {
     /// The context crossed its size threshold.
     Threshold,
@@ -373,6 +377,7 @@ impl HookRequest {
 }
 
 /// A matcher subject, borrowed or rendered on the stack (no allocation).
+#[non_exhaustive]
 pub enum Subject<'a> {
     /// Borrowed from the request.
     Str(&'a str),

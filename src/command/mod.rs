@@ -53,6 +53,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// One command to run.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Job {
     /// The shell command, run as `bash -c <command>`.
     pub command: Arc<str>,
@@ -70,6 +71,7 @@ pub struct Job {
 
 /// How a hook's process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Termination {
     /// It exited with this code.
     Exited(i32),
