@@ -37,16 +37,11 @@ fn main() -> Result<(), Box<dyn Error>> {
             }
         }
     }
-    // The commands in agent.toml start with "$TOWER_HOOKS_EXAMPLES/…": hooks
-    // inherit this process's environment, so bash finds the scripts from any
-    // directory. Set before the runtime (or any other thread) exists.
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    std::env::set_var("TOWER_HOOKS_EXAMPLES", examples.join("hooks"));
-
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?
-        .block_on(session(&examples.join("agent.toml"), no_hooks))
+        .block_on(session(&examples, no_hooks))
 }
 
 /// What the scripted model does in each iteration of the agent loop.
@@ -54,7 +49,8 @@ struct Step {
     tool_calls: Vec<ToolCall>,
 }
 
-async fn session(config_path: &Path, no_hooks: bool) -> Result<(), Box<dyn Error>> {
+async fn session(examples: &Path, no_hooks: bool) -> Result<(), Box<dyn Error>> {
+    let config_path = &examples.join("agent.toml");
     let config = Config::load_file(config_path)?;
     for warning in config.warnings() {
         println!("warning: {warning}");
@@ -64,8 +60,13 @@ async fn session(config_path: &Path, no_hooks: bool) -> Result<(), Box<dyn Error
     // collected and printed under the event they belong to.
     let notices = Arc::new(Mutex::new(Vec::<String>::new()));
     let sink = notices.clone();
+    // The commands in agent.toml start with "$TOWER_HOOKS_EXAMPLES/…": the
+    // hooks get that variable (and bash finds the scripts from any directory)
+    // without touching this process's own environment.
+    let scripts = examples.join("hooks");
     let stack = HookStack::builder()
         .config(&config)
+        .env("TOWER_HOOKS_EXAMPLES", scripts.to_string_lossy())
         .no_hooks(no_hooks)
         .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("nanopi")))
         .build();
@@ -128,8 +129,8 @@ async fn session(config_path: &Path, no_hooks: bool) -> Result<(), Box<dyn Error
                 call.name, call.arguments, call.call_id
             );
             let result = bash.ready().await?.call(call).await?;
-            let error = if result.is_error { " (error)" } else { "" };
-            println!("model  <{error} {}", result.content.escape_debug());
+            let error = if result.is_error() { " (error)" } else { "" };
+            println!("model  <{error} {}", result.content().escape_debug());
             results.push(result);
         }
         hooks.turn_end(iteration, had_tool_calls).await?;
@@ -167,11 +168,13 @@ async fn fake_bash(call: ToolCall) -> Result<ToolResult, Infallible> {
 /// The scripted model's final answer, from what its tools told it.
 fn answer(results: &[ToolResult]) -> String {
     let cleanup = match results.first() {
-        Some(r) if r.is_error => "I was not allowed to remove build/",
+        Some(r) if r.is_error() => "I was not allowed to remove build/",
         _ => "I removed build/",
     };
     let token = match results.get(1) {
-        Some(r) if r.content.contains("ghp_") => "its GitHub token is ghp_… (shown in full above!)",
+        Some(r) if r.content().contains("ghp_") => {
+            "its GitHub token is ghp_… (shown in full above!)"
+        }
         _ => "its GitHub token was redacted",
     };
     format!("{cleanup}. deploy.env targets staging; {token}.")

@@ -2,14 +2,16 @@
 //!
 //! Writes a small tower middleware of its own, a `Timing` service and its
 //! `TimingLayer` that count calls, add up their time and tally their answers,
-//! and puts it in the two
-//! places a layer can sit inside a hook stack: around the whole call
-//! (`Builder::around_call`, one measurement per event that gets past the
-//! `--no-hooks` gate, whatever its hooks did) and around each hook
-//! (`Builder::around_hook`, one measurement per hook run, skipped hooks
-//! included). It fires a few events through a stack of two bash hooks and an
-//! in-process one, then prints what each placement measured.
-
+//! and puts it in the two places a layer can sit inside a hook stack: around
+//! the whole call (`Builder::around_call`: one measurement per event that gets
+//! past the `--no-hooks` gate, whatever its hooks did) and around each hook
+//! (`Builder::around_hook`: one measurement per hook that runs). The stack
+//! decides which hooks run before any per-hook layer is reached: a hook whose
+//! matcher does not match the event is skipped, and the hooks after a block are
+//! not run, so their layers never see those requests; the outcome's per-hook
+//! records still list them. It fires a few events through a stack of two bash
+//! hooks and an in-process one, then prints each outcome with its records and
+//! what each placement measured. `tests/examples` runs it and asserts that output.
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -160,8 +162,29 @@ where
     }
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// What one run of the example saw.
+#[derive(Debug)]
+pub(crate) struct Report {
+    /// One line per event: its name, the decision, the block reason, and what
+    /// each of its hooks did (`source: outcome`).
+    pub(crate) outcomes: Vec<String>,
+    /// What the layer around the whole call measured, per event.
+    pub(crate) per_call: Vec<Measured>,
+    /// What the layer around each hook measured, per hook.
+    pub(crate) per_hook: Vec<Measured>,
+}
+
+/// What one placement of the layer measured for one label.
+#[derive(Debug)]
+pub(crate) struct Measured {
+    pub(crate) label: String,
+    pub(crate) mean: Duration,
+    /// The answers it saw and how often, e.g. `allow ×2, block ×1`.
+    pub(crate) answers: String,
+}
+
+/// Builds the stack, fires the events, and returns what was seen.
+pub(crate) async fn run() -> Result<Report, Box<dyn std::error::Error>> {
     let per_call = Stats::default();
     let per_hook = Stats::default();
 
@@ -185,7 +208,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         // Around the whole call: one measurement per event.
         .around_call(ServiceBuilder::new().layer(TimingLayer::new(Place::Call, per_call.clone())))
-        // Around each hook: one measurement per hook, inside its fail-open layer.
+        // Around each hook that runs: one measurement per run, inside its fail-open layer.
         .around_hook(ServiceBuilder::new().layer(TimingLayer::new(Place::Hook, per_hook.clone())))
         .build();
 
@@ -197,43 +220,85 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         HookRequest::turn_end(1, 0, true),
         HookRequest::turn_start(2, 0),
     ];
+    let mut outcomes = Vec::new();
     for req in events {
         let outcome = stack.clone().oneshot(req).await?;
-        println!(
-            "{:<22} {:<9} {}",
+        let records: Vec<String> = outcome
+            .hooks()
+            .iter()
+            .map(|record| format!("{}: {}", record.spec().source(), record.outcome().as_str()))
+            .collect();
+        outcomes.push(format!(
+            "{:<22} {:<9} {:<10} [{}]",
             outcome.event().name(),
             outcome.decision().as_str(),
-            outcome.reason().unwrap_or("")
-        );
+            outcome.reason().unwrap_or("-"),
+            records.join(", ")
+        ));
     }
 
-    print_stats(
-        "around the whole call (Builder::around_call): every event past the gate",
-        &per_call,
+    Ok(Report {
+        outcomes,
+        per_call: measured(&per_call),
+        per_hook: measured(&per_hook),
+    })
+}
+
+fn measured(stats: &Stats) -> Vec<Measured> {
+    stats
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(label, tally)| Measured {
+            label: label.clone(),
+            mean: tally.total / tally.calls,
+            answers: tally
+                .answers
+                .iter()
+                .map(|(kind, n)| format!("{kind} ×{n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+        .collect()
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let report = run().await?;
+    println!(
+        "{:<22} {:<9} {:<10} [each hook: its record]",
+        "event", "decision", "reason"
     );
-    print_stats(
-        "around each hook (Builder::around_hook): every hook of the event, skipped ones too",
-        &per_hook,
+    for line in &report.outcomes {
+        println!("{line}");
+    }
+    print_measured(
+        "around the whole call (Builder::around_call): every event past the gate",
+        &report.per_call,
+    );
+    print_measured(
+        "around each hook (Builder::around_hook): only the hooks that ran",
+        &report.per_hook,
     );
     println!(
-        "\nThe guard's layer saw it skip the `read` call (its matcher is ^bash$); the \
-         `slow` hook's layer saw two runs, not three: after the guard's block it did not run."
+        "\nOf the three tool calls, the guard's layer measured two (`ls`, `rm -rf`): the \
+         stack skipped the guard for `read` (its matcher is ^bash$) before reaching its \
+         layers. The `slow` hook's layer measured two (`ls`, `read`): after the guard's \
+         block it did not run. The in-process hook ran on turn 1 only. The records above \
+         still list every hook, skipped and not run ones included, and the layer around \
+         the call saw all six events."
     );
     Ok(())
 }
 
-fn print_stats(title: &str, stats: &Stats) {
+fn print_measured(title: &str, measured: &[Measured]) {
     println!("\n{title}");
-    for (label, tally) in stats.lock().unwrap().iter() {
-        let answers: Vec<String> = tally
-            .answers
-            .iter()
-            .map(|(kind, n)| format!("{kind} ×{n}"))
-            .collect();
+    for m in measured {
         println!(
-            "  {label:<50} {:>7.2} ms mean  {}",
-            tally.total.as_secs_f64() * 1000.0 / f64::from(tally.calls),
-            answers.join(", ")
+            "  {:<50} {:>7.2} ms mean  {}",
+            m.label,
+            m.mean.as_secs_f64() * 1000.0,
+            m.answers
         );
     }
 }

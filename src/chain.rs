@@ -31,7 +31,7 @@
 //! type Hook = BoxCloneSyncService<HookRequest, Verdict, Infallible>;
 //! let rewrite: Hook = BoxCloneSyncService::new(service_fn(|req: HookRequest| async move {
 //!     let cmd = req.arguments()["command"].as_str().unwrap_or("").to_owned();
-//!     Ok(Verdict::Transform(json!({"command": cmd + " --dry-run"}).as_object().unwrap().clone()))
+//!     Ok(Verdict::transform(json!({"command": cmd + " --dry-run"})).unwrap())
 //! }));
 //! let guard: Hook = BoxCloneSyncService::new(service_fn(|req: HookRequest| async move {
 //!     // Sees the rewritten arguments.
@@ -65,7 +65,7 @@ use tower_service::Service;
 use tracing::Span;
 
 use crate::event::{Event, TransformScope};
-use crate::outcome::{Decision, HookOutcome, HookRecord, Records, Verdict};
+use crate::outcome::{Decision, HookOutcome, HookRecord, Records, RunSlot, Verdict};
 use crate::request::{apply_transform, HookRequest};
 use crate::spec::HookSpec;
 
@@ -248,6 +248,8 @@ enum State<S: Service<HookRequest>> {
         future: S::Future,
         started: Instant,
         span: Span,
+        /// Where a command hook's leaf leaves what its process did.
+        run: Option<RunSlot>,
     },
 }
 
@@ -315,26 +317,35 @@ where
                     this.state.set(slot.waiting(*this.event));
                 }
                 StateProj::Waiting { service, span } => {
-                    let future = {
+                    let (future, run) = {
                         let _entered = span.enter();
                         match service.poll_ready(cx) {
                             Poll::Pending => return Poll::Pending,
                             Poll::Ready(Ok(())) => {}
                         }
                         let spec = hooks[*this.next].spec.clone();
-                        service.call(request.clone().with_hook(spec))
+                        // Only a command hook has a process to tell about: an
+                        // in-process hook costs no slot.
+                        let run = spec.command_line().is_some().then(RunSlot::default);
+                        let mut req = request.clone().with_hook(spec);
+                        if let Some(run) = &run {
+                            req = req.with_run_slot(run.clone());
+                        }
+                        (service.call(req), run)
                     };
                     let span = std::mem::replace(span, Span::none());
                     this.state.set(State::Running {
                         future,
                         started: this.mark.unwrap_or_else(Instant::now),
                         span,
+                        run,
                     });
                 }
                 StateProj::Running {
                     future,
                     started,
                     span,
+                    run,
                 } => {
                     let verdict = {
                         let _entered = span.enter();
@@ -348,11 +359,11 @@ where
                     *this.mark = Some(now);
                     span.record("outcome", verdict.record_outcome().as_str());
                     span.record("duration_ms", crate::outcome::millis(duration));
-                    this.records.push(HookRecord::new(
-                        hooks[*this.next].spec.clone(),
-                        &verdict,
-                        duration,
-                    ));
+                    let run = run.take().and_then(|run| run.take());
+                    this.records.push(
+                        HookRecord::new(hooks[*this.next].spec.clone(), &verdict, duration)
+                            .with_run(run),
+                    );
                     *this.next += 1;
                     match verdict {
                         Verdict::Block { reason, .. } => {
@@ -396,6 +407,8 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::command::{BoxFuture, Command, Finished, Job, Runner, Termination};
+    use crate::fail_open::FailOpen;
     use crate::outcome::RecordOutcome;
     use serde_json::json;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -618,6 +631,88 @@ mod tests {
             [RecordOutcome::Skipped, RecordOutcome::Error]
         );
         assert_eq!(out.hooks()[1].reason(), Some("boom"));
+    }
+
+    /// A command hook whose runner answers `result`, behind a fail-open layer.
+    fn command_hook(result: fn() -> std::io::Result<Finished>) -> Hook {
+        struct Fixed(fn() -> std::io::Result<Finished>);
+        impl Runner for Fixed {
+            fn run(&self, _job: Job) -> BoxFuture<'static, std::io::Result<Finished>> {
+                let result = (self.0)();
+                Box::pin(async move { result })
+            }
+        }
+        let command =
+            Command::with_runner("./check.sh", Arc::new(Fixed(result)), Default::default());
+        BoxCloneSyncService::new(FailOpen::new(command, ()))
+    }
+
+    fn exited(code: i32, stdout: &str, stderr: &str) -> std::io::Result<Finished> {
+        Ok(Finished {
+            termination: Termination::Exited(code),
+            stdout: stdout.into(),
+            stdout_truncated: false,
+            stderr: stderr.into(),
+        })
+    }
+
+    fn command_spec(fail_closed: bool) -> Arc<HookSpec> {
+        Arc::new(HookSpec::command(Event::Input, "./check.sh").with_fail_closed(fail_closed))
+    }
+
+    #[tokio::test]
+    async fn a_command_hooks_record_keeps_how_its_process_ended() {
+        let chain = Chain::new([(
+            command_spec(false),
+            command_hook(|| exited(1, "checking...\nnot an answer\n", "jq: not found\n")),
+        )]);
+        let out = chain.oneshot(HookRequest::input("x")).await.unwrap();
+        let record = &out.hooks()[0];
+        assert_eq!(record.outcome(), RecordOutcome::Allow);
+        let run = record.run().expect("a command hook keeps its run");
+        assert_eq!(run.exit_code(), Some(1));
+        assert_eq!(run.signal(), None);
+        assert_eq!(run.stderr(), Some("jq: not found\n"));
+        assert_eq!(run.last_stdout_line(), Some("not an answer"));
+    }
+
+    #[tokio::test]
+    async fn a_failed_closed_record_keeps_the_exit_status_and_stderr() {
+        let chain = Chain::new([(
+            command_spec(true),
+            command_hook(|| exited(127, "", "bash: ./check.sh: No such file or directory\n")),
+        )]);
+        let out = chain.oneshot(HookRequest::input("x")).await.unwrap();
+        let record = &out.hooks()[0];
+        assert_eq!(record.outcome(), RecordOutcome::FailedClosed);
+        let run = record.run().unwrap();
+        assert_eq!(run.exit_code(), Some(127));
+        assert!(run.stderr().unwrap().contains("No such file"));
+    }
+
+    #[tokio::test]
+    async fn a_command_that_could_not_start_is_recorded_as_such() {
+        let chain = Chain::new([(
+            command_spec(false),
+            command_hook(|| Err(std::io::Error::other("bash not found on PATH"))),
+        )]);
+        let out = chain.oneshot(HookRequest::input("x")).await.unwrap();
+        let record = &out.hooks()[0];
+        assert_eq!(record.outcome(), RecordOutcome::Error);
+        assert_eq!(record.reason(), Some("bash not found on PATH"));
+        let run = record.run().unwrap();
+        assert!(!run.started());
+        assert_eq!(
+            (run.exit_code(), run.signal(), run.stderr()),
+            (None, None, None)
+        );
+    }
+
+    #[tokio::test]
+    async fn an_in_process_hook_has_no_run() {
+        let chain = Chain::new([(spec(Event::Input, 0), hook(|_| Verdict::Allow))]);
+        let out = chain.oneshot(HookRequest::input("x")).await.unwrap();
+        assert!(out.hooks()[0].run().is_none());
     }
 
     #[tokio::test]

@@ -73,7 +73,10 @@ pub enum TransformScope {
     /// Only the `prompt` key is honored (`before_agent_start`, `input`).
     Prompt,
     /// Top-level `content` (string) and `is_error` (bool) replace the ones in
-    /// `tool_response` (`tool_execution_end`).
+    /// `tool_response` (`tool_execution_end`). A tower-hooks extension: a
+    /// top-level `structured_content` replaces the result's structured content
+    /// (`null` removes it), and a changed `content` without it removes it (see
+    /// [`ToolResult`](crate::ToolResult#what-hooks-see)).
     ToolResult,
     /// Transforms are ignored.
     None,
@@ -339,7 +342,7 @@ impl FromStr for Event {
     type Err = UnknownEvent;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Event::from_name(s).ok_or_else(|| UnknownEvent { name: s.to_owned() })
+        Event::from_name(s).ok_or_else(|| UnknownEvent::new(s))
     }
 }
 
@@ -350,15 +353,57 @@ impl serde::Serialize for Event {
 }
 
 /// A name that is not one of the eleven events.
+///
+/// ```
+/// use tower_hooks::Event;
+///
+/// let err = "ToolExecutionStart".parse::<Event>().unwrap_err();
+/// assert_eq!(err.suggestion(), Some(Event::ToolExecutionStart));
+/// assert!(err.to_string().starts_with(
+///     "unknown hook event \"ToolExecutionStart\" (did you mean \"tool_execution_start\"?); expected one of: "
+/// ));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownEvent {
     name: String,
+    suggestion: Option<Event>,
 }
 
 impl UnknownEvent {
+    fn new(name: &str) -> Self {
+        let retired = RETIRED_NAMES.iter().any(|(old, _)| *old == name);
+        // A CamelCase spelling (`ToolExecutionStart`, or a v0.11 `PreToolUse`),
+        // or a close misspelling.
+        let suggestion = (!retired)
+            .then(|| {
+                let names = TABLE.iter().map(|row| row.name);
+                let old_names = RETIRED_NAMES.iter().map(|(old, _)| *old);
+                crate::suggest::closest(name, names.chain(old_names))
+            })
+            .flatten()
+            .and_then(|close| {
+                Event::from_name(close).or_else(|| {
+                    RETIRED_NAMES
+                        .iter()
+                        .find(|(old, _)| *old == close)
+                        .map(|(_, new)| *new)
+                })
+            });
+        UnknownEvent {
+            name: name.to_owned(),
+            suggestion,
+        }
+    }
+
     /// The name that was not recognised.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The event that was most likely meant: the snake_case name of a CamelCase
+    /// spelling, or of a close misspelling.
+    pub fn suggestion(&self) -> Option<Event> {
+        self.suggestion
     }
 }
 
@@ -367,6 +412,8 @@ impl fmt::Display for UnknownEvent {
         write!(f, "unknown hook event \"{}\"", self.name)?;
         if let Some((_, new)) = RETIRED_NAMES.iter().find(|(old, _)| *old == self.name) {
             write!(f, " (renamed to \"{}\" in v0.12)", new.name())?;
+        } else if let Some(event) = self.suggestion {
+            write!(f, " (did you mean \"{}\"?)", event.name())?;
         }
         f.write_str("; expected one of: ")?;
         for (i, row) in TABLE.iter().enumerate() {
@@ -404,6 +451,31 @@ mod tests {
     #[test]
     fn camel_case_names_do_not_parse() {
         assert!("ToolExecutionStart".parse::<Event>().is_err());
+    }
+
+    #[test]
+    fn camel_case_and_misspelled_names_suggest_the_snake_case_one() {
+        let suggestion = |name: &str| name.parse::<Event>().unwrap_err().suggestion();
+        for event in Event::ALL {
+            assert_eq!(suggestion(event.camel_name()), Some(event));
+        }
+        assert_eq!(
+            suggestion("tool_exection_start"),
+            Some(Event::ToolExecutionStart)
+        );
+        assert_eq!(suggestion("turnstart"), Some(Event::TurnStart));
+        // A v0.11 name in CamelCase points at its v0.12 replacement.
+        assert_eq!(suggestion("PreToolUse"), Some(Event::ToolExecutionStart));
+        assert_eq!(suggestion("bogus"), None);
+        // The retired names keep their own message, without a guess.
+        let err = "pre_tool_use".parse::<Event>().unwrap_err();
+        assert_eq!(err.suggestion(), None);
+        assert!(!err.to_string().contains("did you mean"));
+        let err = "TurnEnd".parse::<Event>().unwrap_err().to_string();
+        assert!(
+            err.starts_with("unknown hook event \"TurnEnd\" (did you mean \"turn_end\"?); expected one of: session_start, "),
+            "{err}"
+        );
     }
 
     #[test]

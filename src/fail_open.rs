@@ -12,6 +12,14 @@
 //! [`Report`]. A hook configured with `fail_closed = true`
 //! blocks instead, with a reason that says it failed closed and why.
 //!
+//! One error is not a failure: tower's
+//! [`Elapsed`](tower::timeout::error::Elapsed), found anywhere in the error's
+//! [`source`](std::error::Error::source) chain, means a
+//! `tower::timeout::Timeout` below gave up on the hook. That is the hook's
+//! timeout, so the answer is the hook's timeout block
+//! ([`Verdict::timed_out`] with the hook's `timeout`), as if its own deadline
+//! had passed: a slow guard refuses, it is never waved through.
+//!
 //! Its error type is [`Infallible`]: below a `FailOpen`, nothing can fail the call.
 //!
 //! # Example
@@ -49,6 +57,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
+use std::time::Duration;
 
 use pin_project::pin_project;
 use tower_layer::Layer;
@@ -57,7 +66,7 @@ use tower_service::Service;
 use crate::outcome::Verdict;
 use crate::report::{one_line, Notice, Report};
 use crate::request::HookRequest;
-use crate::spec::HookSpec;
+use crate::spec::{HookSpec, DEFAULT_TIMEOUT};
 use crate::BoxError;
 
 /// Turns inner errors into [`Verdict::FailedOpen`] (or a fail-closed block). See the [module docs](self).
@@ -65,7 +74,7 @@ use crate::BoxError;
 pub struct FailOpen<S, R> {
     inner: S,
     report: R,
-    ready_error: Option<Arc<str>>,
+    ready_error: Option<Failed>,
 }
 
 impl<S, R> FailOpen<S, R> {
@@ -116,7 +125,7 @@ where
             return Poll::Ready(Ok(()));
         }
         if let Err(err) = ready!(self.inner.poll_ready(cx)) {
-            self.ready_error = Some(err.into().to_string().into());
+            self.ready_error = Some(Failed::of(&*err.into()));
         }
         Poll::Ready(Ok(()))
     }
@@ -125,10 +134,13 @@ where
         let context = Failure {
             tool: req.shared_tool_name().cloned(),
             hook: req.hook().cloned(),
+            deadline: req.deadline().map(|d| d.timeout),
             report: self.report.clone(),
         };
         let kind = match self.ready_error.take() {
-            Some(error) => Kind::NotReady { error },
+            Some(failed) => Kind::NotReady {
+                failed: Some(failed),
+            },
             None => Kind::Called {
                 future: self.inner.call(req),
             },
@@ -140,16 +152,62 @@ where
     }
 }
 
+/// How an inner service failed.
+#[derive(Debug, Clone)]
+enum Failed {
+    /// tower's `Elapsed` is in the error's chain: the hook's timeout.
+    TimedOut,
+    /// Anything else, as one line.
+    Error(Arc<str>),
+}
+
+impl Failed {
+    fn of(err: &(dyn std::error::Error + 'static)) -> Self {
+        if is_elapsed(err) {
+            Failed::TimedOut
+        } else {
+            Failed::Error(error_text(err).into())
+        }
+    }
+}
+
+/// Whether tower's `Elapsed` is `err` or one of its sources.
+fn is_elapsed(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(err);
+    while let Some(err) = next {
+        if err.is::<tower::timeout::error::Elapsed>() {
+            return true;
+        }
+        next = err.source();
+    }
+    false
+}
+
 /// What is needed to report a failure.
 #[derive(Debug)]
 struct Failure<R> {
     tool: Option<Arc<str>>,
     hook: Option<Arc<HookSpec>>,
+    deadline: Option<Duration>,
     report: R,
 }
 
 impl<R: Report> Failure<R> {
-    fn verdict(self, error: &str) -> Verdict {
+    fn verdict(self, failed: Failed) -> Verdict {
+        let error = match failed {
+            Failed::TimedOut => {
+                // The hook's timeout (the one its `HookTimeout` enforces), else
+                // the request's, else the default.
+                let timeout = match (&self.hook, self.deadline) {
+                    (Some(hook), _) => hook.timeout(),
+                    (None, Some(timeout)) => timeout,
+                    (None, None) => DEFAULT_TIMEOUT,
+                };
+                return Verdict::timed_out(timeout);
+            }
+            Failed::Error(error) => error,
+        };
+        let error = &*error;
         let matcher = self.hook.as_ref().and_then(|h| h.matcher()).unwrap_or("*");
         let tool = self.tool.as_deref().unwrap_or("");
         if self.hook.as_ref().is_some_and(|h| h.fail_closed()) {
@@ -205,7 +263,7 @@ enum Kind<F> {
         future: F,
     },
     NotReady {
-        error: Arc<str>,
+        failed: Option<Failed>,
     },
 }
 
@@ -219,23 +277,25 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let error = match this.kind.project() {
+        let failed = match this.kind.project() {
             KindProj::Called { future } => match ready!(future.poll(cx)) {
                 Ok(verdict) => return Poll::Ready(Ok(verdict)),
-                Err(err) => error_text(&*err.into()),
+                Err(err) => Failed::of(&*err.into()),
             },
-            KindProj::NotReady { error } => error.to_string(),
+            KindProj::NotReady { failed } => failed
+                .take()
+                .expect("FailOpen future polled after completion"),
         };
         let context = this
             .context
             .take()
             .expect("FailOpen future polled after completion");
-        Poll::Ready(Ok(context.verdict(&error)))
+        Poll::Ready(Ok(context.verdict(failed)))
     }
 }
 
 /// An error and its causes, on one line.
-fn error_text(err: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_text(err: &(dyn std::error::Error + 'static)) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {
@@ -319,6 +379,42 @@ mod tests {
                 cause: BlockCause::FailedClosed
             }
         );
+        assert!(lines.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn towers_elapsed_is_the_hooks_timeout_block_not_an_error() {
+        let elapsed = || {
+            service_fn(|_req: HookRequest| async {
+                Err::<Verdict, BoxError>(tower::timeout::error::Elapsed::new().into())
+            })
+        };
+        let (lines, report) = collector();
+        let spec = Arc::new(
+            HookSpec::command(Event::ToolExecutionStart, "x")
+                .with_timeout(std::time::Duration::from_millis(700)),
+        );
+        let req = HookRequest::tool_execution_start("bash", json!({})).with_hook(spec);
+        let v = FailOpen::new(elapsed(), report.clone())
+            .oneshot(req)
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::timed_out(std::time::Duration::from_millis(700)));
+        // Without a hook: the request's deadline, else the default.
+        let req = HookRequest::turn_start(1, 0).with_deadline(crate::request::Deadline {
+            at: tokio::time::Instant::now(),
+            timeout: std::time::Duration::from_millis(40),
+        });
+        let v = FailOpen::new(elapsed(), report.clone())
+            .oneshot(req)
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::timed_out(std::time::Duration::from_millis(40)));
+        let v = FailOpen::new(elapsed(), report)
+            .oneshot(HookRequest::turn_start(1, 0))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::timed_out(DEFAULT_TIMEOUT));
         assert!(lines.lock().unwrap().is_empty());
     }
 

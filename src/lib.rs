@@ -17,6 +17,7 @@ pub mod report;
 pub mod request;
 pub mod spec;
 pub mod stack;
+mod suggest;
 pub mod timeout;
 pub mod tool;
 
@@ -25,11 +26,12 @@ pub use crate::config::{Config, ConfigError};
 pub use crate::event::{BlockPolicy, Event, MatcherSubject, TransformScope, UnknownEvent};
 pub use crate::matcher::{Pattern, PatternError};
 pub use crate::outcome::{
-    BlockCause, Decision, HookOutcome, HookRecord, RecordOutcome, Verdict, DEFAULT_BLOCK_REASON,
+    BlockCause, Decision, HookOutcome, HookRecord, NotAnObject, RecordOutcome, RunDetail, Verdict,
+    DEFAULT_BLOCK_REASON,
 };
 pub use crate::request::{CompactionReason, Deadline, HookRequest, ShutdownReason, StartReason};
 pub use crate::spec::{HookSpec, DEFAULT_TIMEOUT};
-pub use crate::stack::{Builder, HookStack};
+pub use crate::stack::{BoxHookStack, Builder, HookStack};
 pub use crate::tool::{ToolCall, ToolHooks, ToolHooksLayer, ToolResult};
 
 /// The boxed error type of hook services below the fail-open layer.

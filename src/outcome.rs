@@ -1,7 +1,7 @@
 //! What hooks answer: [`Verdict`] from one hook, [`HookOutcome`] from the stack.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::ser::{SerializeMap, SerializeStruct};
@@ -9,7 +9,9 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use smallvec::SmallVec;
 
+use crate::command::{Finished, Termination};
 use crate::event::Event;
+use crate::protocol::last_nonempty_line;
 use crate::request::HookRequest;
 use crate::spec::HookSpec;
 
@@ -17,7 +19,12 @@ use crate::spec::HookSpec;
 pub const DEFAULT_BLOCK_REASON: &str = "blocked by hook";
 
 /// One hook's answer.
+///
+/// Build a block with [`Verdict::block`] (or [`timed_out`](Verdict::timed_out),
+/// [`failed_closed`](Verdict::failed_closed)), a transform with
+/// [`Verdict::transform`] or `Verdict::Transform(map)`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Verdict {
     /// Let the action proceed unchanged.
     Allow,
@@ -25,6 +32,7 @@ pub enum Verdict {
     /// [`TransformScope`](crate::TransformScope)).
     Transform(Map<String, Value>),
     /// Stop the action.
+    #[non_exhaustive]
     Block {
         /// The reason, shown to the model or the user.
         reason: String,
@@ -34,6 +42,7 @@ pub enum Verdict {
     /// The hook did not run: its matcher did not match, or its type is not runnable.
     Skipped,
     /// The hook could not run and the action is allowed (nanopi's default).
+    #[non_exhaustive]
     FailedOpen {
         /// What went wrong.
         error: String,
@@ -42,6 +51,7 @@ pub enum Verdict {
 
 /// What made a [`Verdict::Block`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BlockCause {
     /// The hook asked to block (exit 2, or `"decision":"block"`).
     Hook,
@@ -52,6 +62,26 @@ pub enum BlockCause {
 }
 
 impl Verdict {
+    /// A transform to `updated_input`, which must be a JSON object: anything
+    /// else is handed back in the error.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tower_hooks::Verdict;
+    ///
+    /// let v = Verdict::transform(json!({"command": "ls --dry-run"})).unwrap();
+    /// assert!(matches!(&v, Verdict::Transform(map) if map["command"] == "ls --dry-run"));
+    /// let err = Verdict::transform(json!("ls")).unwrap_err();
+    /// assert_eq!(err.to_string(), "updated_input must be a JSON object, not a string");
+    /// assert_eq!(err.into_value(), json!("ls"));
+    /// ```
+    pub fn transform(updated_input: Value) -> Result<Self, NotAnObject> {
+        match updated_input {
+            Value::Object(map) => Ok(Verdict::Transform(map)),
+            value => Err(NotAnObject { value }),
+        }
+    }
+
     /// A block the hook asked for.
     pub fn block(reason: impl Into<String>) -> Self {
         Verdict::Block {
@@ -83,20 +113,70 @@ impl Verdict {
         }
     }
 
-    /// How this verdict is recorded.
+    /// The answer for a hook that could not run, failing open with `error`
+    /// (what the [`FailOpen`](crate::fail_open) layer answers).
+    pub fn failed_open(error: impl Into<String>) -> Self {
+        Verdict::FailedOpen {
+            error: error.into(),
+        }
+    }
+
+    /// How this verdict is recorded: a block by its cause ([`RecordOutcome::Block`],
+    /// [`Timeout`](RecordOutcome::Timeout) or [`FailedClosed`](RecordOutcome::FailedClosed)).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower_hooks::{RecordOutcome, Verdict};
+    ///
+    /// assert_eq!(Verdict::block("no").record_outcome(), RecordOutcome::Block);
+    /// let timed_out = Verdict::timed_out(Duration::from_secs(5));
+    /// assert_eq!(timed_out.record_outcome().as_str(), "timeout");
+    /// assert_eq!(Verdict::failed_closed("no bash").record_outcome().as_str(), "failed_closed");
+    /// assert_eq!(Verdict::failed_open("no bash").record_outcome().as_str(), "error");
+    /// ```
     pub fn record_outcome(&self) -> RecordOutcome {
         match self {
             Verdict::Allow => RecordOutcome::Allow,
             Verdict::Transform(_) => RecordOutcome::Transform,
-            Verdict::Block { .. } => RecordOutcome::Block,
+            Verdict::Block { cause, .. } => RecordOutcome::from(*cause),
             Verdict::Skipped => RecordOutcome::Skipped,
             Verdict::FailedOpen { .. } => RecordOutcome::Error,
         }
     }
 }
 
+/// The error of [`Verdict::transform`]: `updated_input` was not a JSON object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotAnObject {
+    value: Value,
+}
+
+impl NotAnObject {
+    /// The value that was given.
+    pub fn into_value(self) -> Value {
+        self.value
+    }
+}
+
+impl fmt::Display for NotAnObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.value {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        };
+        write!(f, "updated_input must be a JSON object, not {kind}")
+    }
+}
+
+impl std::error::Error for NotAnObject {}
+
 /// What the hooks of one event decided, taken together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Decision {
     /// Nobody blocked or transformed.
     Allow,
@@ -117,33 +197,129 @@ impl Decision {
     }
 }
 
-/// What happened to one configured hook during a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What happened to one configured hook during a call: the one vocabulary of
+/// [`HookRecord::outcome`], the `hooks` CLI, the metrics' `outcome` label, the
+/// audit log's `decision` and the tracing span's `outcome`.
+///
+/// | variant | word |
+/// | --- | --- |
+/// | [`Skipped`](Self::Skipped) | `skipped` |
+/// | [`Allow`](Self::Allow) | `allow` |
+/// | [`Transform`](Self::Transform) | `transform` |
+/// | [`Block`](Self::Block) | `block` |
+/// | [`Timeout`](Self::Timeout) | `timeout` |
+/// | [`FailedClosed`](Self::FailedClosed) | `failed_closed` |
+/// | [`Error`](Self::Error) | `error` |
+/// | [`NotRun`](Self::NotRun) | `not_run` |
+///
+/// A timeout and a fail-closed failure stop the action as a block does (nanopi
+/// counts them as blocks), but they are not the hook's answer, so they have
+/// words of their own. The `hooks test --json` report, whose `outcome` values
+/// its contract fixes, writes them as `block` there ([`folded`](Self::folded))
+/// and gives the word above in `outcome_detail`.
+///
+/// ```
+/// use tower_hooks::RecordOutcome;
+///
+/// assert_eq!(RecordOutcome::Timeout.as_str(), "timeout");
+/// assert_eq!(RecordOutcome::Timeout.folded(), RecordOutcome::Block);
+/// assert!(RecordOutcome::FailedClosed.is_block());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum RecordOutcome {
-    /// Its matcher did not match, or its type is not runnable.
+    /// It did not run for this call: its matcher did not match the event's
+    /// subject (the tool name, the turn count, …), or its `type` is not one this
+    /// host runs.
     Skipped,
-    /// It allowed.
+    /// It ran and let the action proceed unchanged. A command hook allows
+    /// whenever it neither exits 2 nor prints a block or an `updated_input` on
+    /// its last stdout line: an exit 1 allows too ([`HookRecord::run`] shows how
+    /// it ended).
     Allow,
-    /// It answered a usable `updated_input`.
+    /// It answered a usable `updated_input` (a JSON object).
     Transform,
-    /// It blocked, timed out, or failed closed.
+    /// It asked to block: exit 2, or `"decision":"block"`.
     Block,
-    /// It could not run and failed open.
+    /// It ran past its timeout and was stopped; the action is blocked.
+    Timeout,
+    /// It could not run, or failed, and is configured to fail closed
+    /// (`fail_closed = true`): the action is blocked.
+    FailedClosed,
+    /// It could not run, or failed (a spawn failure, an answer too long to read,
+    /// a failing layer), and the action was allowed: nanopi's fail-open rule.
+    /// The record's reason says what went wrong.
     Error,
-    /// An earlier hook blocked, so it did not run.
+    /// It was never called: an earlier hook of the same event blocked, and the
+    /// first block stops the chain. Its duration is zero.
     NotRun,
 }
 
 impl RecordOutcome {
-    /// The snake_case name used in reports.
+    /// Every outcome, in the order of the table above.
+    pub const ALL: [RecordOutcome; 8] = [
+        RecordOutcome::Skipped,
+        RecordOutcome::Allow,
+        RecordOutcome::Transform,
+        RecordOutcome::Block,
+        RecordOutcome::Timeout,
+        RecordOutcome::FailedClosed,
+        RecordOutcome::Error,
+        RecordOutcome::NotRun,
+    ];
+
+    /// The snake_case word used in every report (see the table above).
     pub const fn as_str(self) -> &'static str {
         match self {
             RecordOutcome::Skipped => "skipped",
             RecordOutcome::Allow => "allow",
             RecordOutcome::Transform => "transform",
             RecordOutcome::Block => "block",
+            RecordOutcome::Timeout => "timeout",
+            RecordOutcome::FailedClosed => "failed_closed",
             RecordOutcome::Error => "error",
             RecordOutcome::NotRun => "not_run",
+        }
+    }
+
+    /// Whether the action stops: a block, a timeout or a fail-closed failure.
+    pub const fn is_block(self) -> bool {
+        matches!(
+            self,
+            RecordOutcome::Block | RecordOutcome::Timeout | RecordOutcome::FailedClosed
+        )
+    }
+
+    /// [`Timeout`](Self::Timeout) and [`FailedClosed`](Self::FailedClosed)
+    /// folded into [`Block`](Self::Block), every other outcome as it is: the
+    /// `outcome` of the `hooks test --json` report, whose contract fixes its six
+    /// values (`skipped`, `allow`, `transform`, `block`, `error`, `not_run`).
+    pub const fn folded(self) -> RecordOutcome {
+        if self.is_block() {
+            RecordOutcome::Block
+        } else {
+            self
+        }
+    }
+}
+
+impl From<BlockCause> for RecordOutcome {
+    fn from(cause: BlockCause) -> Self {
+        match cause {
+            BlockCause::Hook => RecordOutcome::Block,
+            BlockCause::Timeout => RecordOutcome::Timeout,
+            BlockCause::FailedClosed => RecordOutcome::FailedClosed,
+        }
+    }
+}
+
+impl From<Decision> for RecordOutcome {
+    /// The word of a call's [`Decision`]: `allow`, `transform` or `block`.
+    fn from(decision: Decision) -> Self {
+        match decision {
+            Decision::Allow => RecordOutcome::Allow,
+            Decision::Transform => RecordOutcome::Transform,
+            Decision::Block => RecordOutcome::Block,
         }
     }
 }
@@ -151,6 +327,126 @@ impl RecordOutcome {
 impl fmt::Display for RecordOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// How much of a command hook's stderr a [`RunDetail`] keeps, and of its last
+/// stdout line: 4 KiB.
+pub const RUN_DETAIL_LIMIT: usize = 4096;
+
+/// What a command hook's process did: how it ended, the head of its stderr and
+/// its last stdout line. It tells a person why a hook answered what it did: an
+/// exit 1 is not a block, a last stdout line that is not a JSON object answers
+/// nothing, a script that is not found exits 127 with bash's message on stderr.
+///
+/// Kept only for command hooks run by a chain: see [`HookRecord::run`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDetail {
+    /// `None`: the process could not be started.
+    termination: Option<Termination>,
+    stderr: Box<str>,
+    last_stdout_line: Option<Box<str>>,
+}
+
+impl RunDetail {
+    /// The detail of a process that ran (to its end, or to its deadline).
+    pub(crate) fn finished(finished: &Finished) -> Self {
+        RunDetail {
+            termination: Some(finished.termination),
+            stderr: head(&finished.stderr).into(),
+            last_stdout_line: last_nonempty_line(&finished.stdout)
+                .map(|line| head(line).trim_end_matches('\r').into()),
+        }
+    }
+
+    /// The detail of a process that could not be started.
+    pub(crate) fn not_started() -> Self {
+        RunDetail {
+            termination: None,
+            stderr: Box::default(),
+            last_stdout_line: None,
+        }
+    }
+
+    /// Whether the process was started; when it was not, the record's
+    /// [reason](HookRecord::reason) says why.
+    pub fn started(&self) -> bool {
+        self.termination.is_some()
+    }
+
+    /// How the process ended; `None` when it could not be started.
+    pub fn termination(&self) -> Option<Termination> {
+        self.termination
+    }
+
+    /// Its exit status, when it exited by itself.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.termination {
+            Some(Termination::Exited(code)) => Some(code),
+            _ => None,
+        }
+    }
+
+    /// The signal that ended it, when one did (other than at its deadline).
+    pub fn signal(&self) -> Option<i32> {
+        match self.termination {
+            Some(Termination::Signaled(signal)) => Some(signal),
+            _ => None,
+        }
+    }
+
+    /// Whether it ran past its deadline and was killed.
+    pub fn timed_out(&self) -> bool {
+        matches!(self.termination, Some(Termination::TimedOut))
+    }
+
+    /// The first [`RUN_DETAIL_LIMIT`] bytes of its stderr, lossily decoded
+    /// (empty when it wrote nothing); `None` when it could not be started.
+    pub fn stderr(&self) -> Option<&str> {
+        self.started().then_some(&*self.stderr)
+    }
+
+    /// Its last non-empty stdout line (where an answer is read from), at most
+    /// [`RUN_DETAIL_LIMIT`] bytes of it, lossily decoded; `None` when it printed none.
+    pub fn last_stdout_line(&self) -> Option<&str> {
+        self.last_stdout_line.as_deref()
+    }
+}
+
+/// The first [`RUN_DETAIL_LIMIT`] bytes of `bytes`, lossily decoded, cut on a
+/// character boundary.
+fn head(bytes: &[u8]) -> String {
+    // A character cut at the limit decodes as U+FFFD past the limit: cut again.
+    let slice = &bytes[..bytes.len().min(RUN_DETAIL_LIMIT + 3)];
+    let mut text = String::from_utf8_lossy(slice).into_owned();
+    if text.len() > RUN_DETAIL_LIMIT {
+        let mut end = RUN_DETAIL_LIMIT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
+/// Where the command leaf leaves its [`RunDetail`] for the chain's record: made
+/// by the chain for each command hook it calls, carried by the request.
+#[derive(Clone, Default)]
+pub(crate) struct RunSlot(Arc<Mutex<Option<Box<RunDetail>>>>);
+
+impl RunSlot {
+    pub(crate) fn put(&self, detail: RunDetail) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(Box::new(detail));
+    }
+
+    pub(crate) fn take(&self) -> Option<Box<RunDetail>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+
+impl fmt::Debug for RunSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RunSlot")
     }
 }
 
@@ -164,6 +460,8 @@ pub struct HookRecord {
     nanos: u64,
     outcome: RecordOutcome,
     cause: Option<BlockCause>,
+    // Command hooks only; boxed so that other records stay small.
+    run: Option<Box<RunDetail>>,
 }
 
 impl HookRecord {
@@ -179,7 +477,14 @@ impl HookRecord {
             nanos: u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX),
             outcome: verdict.record_outcome(),
             cause,
+            run: None,
         }
+    }
+
+    /// Attaches what the hook's process did.
+    pub(crate) fn with_run(mut self, run: Option<Box<RunDetail>>) -> Self {
+        self.run = run;
+        self
     }
 
     pub(crate) fn not_run(spec: Arc<HookSpec>) -> Self {
@@ -189,6 +494,7 @@ impl HookRecord {
             nanos: 0,
             outcome: RecordOutcome::NotRun,
             cause: None,
+            run: None,
         }
     }
 
@@ -200,6 +506,14 @@ impl HookRecord {
     /// What it did.
     pub fn outcome(&self) -> RecordOutcome {
         self.outcome
+    }
+
+    /// What its process did (how it ended, its stderr, its last stdout line),
+    /// for a command hook that a chain called; `None` for an in-process hook, a
+    /// hook that was skipped or not run, and a command answered without running
+    /// (by a cache, say).
+    pub fn run(&self) -> Option<&RunDetail> {
+        self.run.as_deref()
     }
 
     /// The block reason, or the error of a hook that failed open.
@@ -219,14 +533,21 @@ impl HookRecord {
 }
 
 impl Serialize for HookRecord {
+    /// One `hooks[]` entry of the JSON report: `outcome` has the contract's six
+    /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("HookRecord", 6)?;
+        let run = self.run();
+        let mut s = serializer.serialize_struct("HookRecord", 10)?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
         s.serialize_field("matcher", &self.spec.matcher())?;
-        s.serialize_field("outcome", self.outcome.as_str())?;
+        s.serialize_field("outcome", self.outcome.folded().as_str())?;
+        s.serialize_field("outcome_detail", self.outcome.as_str())?;
         s.serialize_field("reason", &self.reason)?;
         s.serialize_field("duration_ms", &millis(self.duration()))?;
+        s.serialize_field("exit", &run.and_then(RunDetail::exit_code))?;
+        s.serialize_field("signal", &run.and_then(RunDetail::signal))?;
+        s.serialize_field("stderr", &run.and_then(RunDetail::stderr))?;
         s.end()
     }
 }
@@ -414,8 +735,139 @@ mod tests {
                 "reason": "why", "message": "blocked by hook: why",
                 "arguments": {"command": "rm"},
                 "hooks": [{"source": "/h/.nanopi/config.toml", "index": 0, "matcher": "^bash$",
-                           "outcome": "block", "reason": "why", "duration_ms": 4}]
+                           "outcome": "block", "outcome_detail": "block", "reason": "why",
+                           "duration_ms": 4, "exit": null, "signal": null, "stderr": null}]
             })
         );
+    }
+
+    fn finished(termination: Termination, stdout: &[u8], stderr: &[u8]) -> Finished {
+        Finished {
+            termination,
+            stdout: stdout.to_vec(),
+            stdout_truncated: false,
+            stderr: stderr.to_vec(),
+        }
+    }
+
+    fn record_with(verdict: &Verdict, run: Option<RunDetail>) -> Value {
+        let spec = Arc::new(HookSpec::command(Event::Input, "x").with_source("f", 0));
+        let rec = HookRecord::new(spec, verdict, Duration::ZERO).with_run(run.map(Box::new));
+        serde_json::to_value(&rec).unwrap()
+    }
+
+    #[test]
+    fn a_record_shows_how_the_process_ended_and_its_stderr() {
+        let exited = RunDetail::finished(&finished(
+            Termination::Exited(1),
+            b"checking...\nnot json\r\n\n",
+            b"lint: command not found\n",
+        ));
+        assert_eq!(exited.exit_code(), Some(1));
+        assert_eq!(exited.signal(), None);
+        assert_eq!(exited.last_stdout_line(), Some("not json"));
+        let json = record_with(&Verdict::Allow, Some(exited));
+        assert_eq!(json["outcome"], "allow");
+        assert_eq!(json["exit"], 1);
+        assert_eq!(json["signal"], Value::Null);
+        assert_eq!(json["stderr"], "lint: command not found\n");
+
+        let killed = RunDetail::finished(&finished(Termination::Signaled(9), b"", b""));
+        let json = record_with(&Verdict::Allow, Some(killed));
+        assert_eq!((&json["exit"], &json["signal"]), (&Value::Null, &json!(9)));
+        assert_eq!(json["stderr"], "");
+
+        // Could not start: no exit, no signal, no stderr; the reason says why.
+        let json = record_with(
+            &Verdict::failed_open("bash not found on PATH"),
+            Some(RunDetail::not_started()),
+        );
+        assert_eq!(json["outcome"], "error");
+        assert_eq!(json["reason"], "bash not found on PATH");
+        assert_eq!(
+            (&json["exit"], &json["signal"]),
+            (&Value::Null, &Value::Null)
+        );
+        assert_eq!(json["stderr"], Value::Null);
+    }
+
+    #[test]
+    fn the_stderr_kept_is_the_first_4_kib_on_a_character_boundary() {
+        let mut stderr = vec![b'a'; RUN_DETAIL_LIMIT - 1];
+        stderr.extend_from_slice("\u{e9}tail".as_bytes());
+        let detail = RunDetail::finished(&finished(Termination::Exited(0), b"", &stderr));
+        let kept = detail.stderr().unwrap();
+        assert_eq!(kept.len(), RUN_DETAIL_LIMIT - 1);
+        assert!(kept.bytes().all(|b| b == b'a'));
+        let short = RunDetail::finished(&finished(Termination::Exited(0), b"", b"\xff!"));
+        assert_eq!(short.stderr(), Some("\u{fffd}!"));
+    }
+
+    #[test]
+    fn timeout_and_failed_closed_have_their_own_words_and_fold_into_block() {
+        let timeout = Verdict::timed_out(Duration::from_millis(300));
+        let failed_closed = Verdict::failed_closed("exited with status 1");
+        assert_eq!(timeout.record_outcome(), RecordOutcome::Timeout);
+        assert_eq!(failed_closed.record_outcome(), RecordOutcome::FailedClosed);
+        for (verdict, word) in [(&timeout, "timeout"), (&failed_closed, "failed_closed")] {
+            let json = record_with(verdict, None);
+            // The contract's six words in `outcome`, the vocabulary in `outcome_detail`.
+            assert_eq!(json["outcome"], "block");
+            assert_eq!(json["outcome_detail"], word);
+        }
+        let words: Vec<&str> = RecordOutcome::ALL.iter().map(|o| o.as_str()).collect();
+        assert_eq!(
+            words,
+            [
+                "skipped",
+                "allow",
+                "transform",
+                "block",
+                "timeout",
+                "failed_closed",
+                "error",
+                "not_run"
+            ]
+        );
+        let folded: Vec<&str> = RecordOutcome::ALL
+            .iter()
+            .map(|o| o.folded().as_str())
+            .collect();
+        assert_eq!(
+            folded,
+            [
+                "skipped",
+                "allow",
+                "transform",
+                "block",
+                "block",
+                "block",
+                "error",
+                "not_run"
+            ]
+        );
+    }
+
+    #[test]
+    fn transform_takes_any_json_object_and_refuses_the_rest() {
+        assert_eq!(
+            Verdict::transform(json!({"a": 1})),
+            Ok(Verdict::Transform(
+                json!({"a": 1}).as_object().unwrap().clone()
+            ))
+        );
+        for (value, kind) in [
+            (json!(null), "null"),
+            (json!([1]), "an array"),
+            (json!(3), "a number"),
+            (json!(true), "a boolean"),
+        ] {
+            let err = Verdict::transform(value.clone()).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("updated_input must be a JSON object, not {kind}")
+            );
+            assert_eq!(err.into_value(), value);
+        }
     }
 }

@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
 use crate::event::{Event, MatcherSubject};
+use crate::outcome::RunSlot;
 use crate::spec::HookSpec;
 
 /// One lifecycle event, with the fields a hook receives on stdin.
@@ -38,9 +39,11 @@ pub struct HookRequest {
     arguments: Arc<Value>,
     deadline: Option<Deadline>,
     hook: Option<Arc<HookSpec>>,
+    /// Where a command leaf leaves what its process did (set by the chain).
+    run: Option<RunSlot>,
 }
 
-/// When a hook run must be over, set by the [`Timeout`](crate::timeout) layer.
+/// When a hook run must be over, set by the [`HookTimeout`](crate::timeout::HookTimeout) layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Deadline {
@@ -169,6 +172,7 @@ impl HookRequest {
             arguments: Arc::new(arguments),
             deadline: None,
             hook: None,
+            run: None,
         }
     }
 
@@ -292,7 +296,7 @@ impl HookRequest {
         self
     }
 
-    /// Sets the deadline (the [`Timeout`](crate::timeout) layer does this).
+    /// Sets the deadline (the [`HookTimeout`](crate::timeout::HookTimeout) layer does this).
     pub fn with_deadline(mut self, deadline: Deadline) -> Self {
         self.deadline = Some(deadline);
         self
@@ -302,6 +306,18 @@ impl HookRequest {
     pub fn with_hook(mut self, hook: Arc<HookSpec>) -> Self {
         self.hook = Some(hook);
         self
+    }
+
+    /// Gives the hook about to run a slot for what its process does (the chain
+    /// does this for command hooks).
+    pub(crate) fn with_run_slot(mut self, run: RunSlot) -> Self {
+        self.run = Some(run);
+        self
+    }
+
+    /// The slot a command leaf fills with what its process did, if the chain set one.
+    pub(crate) fn run_slot(&self) -> Option<&RunSlot> {
+        self.run.as_ref()
     }
 
     /// The event.
@@ -340,6 +356,16 @@ impl HookRequest {
 
     pub(crate) fn into_shared_arguments(self) -> Arc<Value> {
         self.arguments
+    }
+
+    /// Sets `arguments.tool_response.<key>` (on `tool_execution_end`; no copy
+    /// when the arguments are not shared yet).
+    pub(crate) fn set_response_field(&mut self, key: &str, value: Value) {
+        if let Some(Value::Object(response)) =
+            Arc::make_mut(&mut self.arguments).get_mut("tool_response")
+        {
+            response.insert(key.into(), value);
+        }
     }
 
     pub(crate) fn set_shared_arguments(&mut self, arguments: Arc<Value>) {
@@ -466,11 +492,28 @@ pub(crate) fn apply_transform(
                     *response = Value::Object(Map::new());
                 }
                 if let Value::Object(response) = response {
+                    use crate::tool::STRUCTURED_CONTENT;
                     if let Some(content @ Value::String(_)) = updated.remove("content") {
+                        // A text rewritten by a hook that did not say what
+                        // becomes of the structured copy: that copy goes.
+                        if response.get("content") != Some(&content)
+                            && !updated.contains_key(STRUCTURED_CONTENT)
+                        {
+                            response.remove(STRUCTURED_CONTENT);
+                        }
                         response.insert("content".into(), content);
                     }
                     if let Some(is_error @ Value::Bool(_)) = updated.remove("is_error") {
                         response.insert("is_error".into(), is_error);
+                    }
+                    match updated.remove(STRUCTURED_CONTENT) {
+                        Some(Value::Null) => {
+                            response.remove(STRUCTURED_CONTENT);
+                        }
+                        Some(structured) => {
+                            response.insert(STRUCTURED_CONTENT.into(), structured);
+                        }
+                        None => {}
                     }
                 }
             }
@@ -489,6 +532,36 @@ mod tests {
             Value::Object(m) => m,
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn a_changed_text_drops_structured_content_unless_the_transform_sets_it() {
+        let end = |structured: Value| {
+            let mut req = HookRequest::tool_execution_end(
+                "t",
+                json!({}),
+                "text",
+                false,
+                std::time::Duration::ZERO,
+            );
+            req.set_response_field("structured_content", structured);
+            req.arguments().clone()
+        };
+        let apply = |updated: Value| {
+            apply_transform(Event::ToolExecutionEnd, &end(json!({"k": 1})), obj(updated)).unwrap()
+                ["tool_response"]
+                .clone()
+        };
+        let kept = apply(json!({"content": "text", "is_error": true}));
+        assert_eq!(kept["structured_content"], json!({"k": 1}));
+        let dropped = apply(json!({"content": "[redacted]"}));
+        assert_eq!(dropped.get("structured_content"), None);
+        assert_eq!(dropped["content"], "[redacted]");
+        let replaced = apply(json!({"content": "[redacted]", "structured_content": {"k": 2}}));
+        assert_eq!(replaced["structured_content"], json!({"k": 2}));
+        let removed = apply(json!({"structured_content": null}));
+        assert_eq!(removed.get("structured_content"), None);
+        assert_eq!(removed["content"], "text");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! Gate ─ Advisory ─ (your layers around the call) ─ Chain ─ per matching hook:
-//!     FailOpen ─ (your layers around each hook) ─ Timeout ─ Leaf
+//!     FailOpen ─ (your layers around each hook) ─ HookTimeout ─ Leaf
 //! ```
 //!
 //! The leaf of a hook is a [`Command`] for `type = "command"` entries, or any
@@ -10,8 +10,13 @@
 //! [`Builder::service_hook`]. Layers you add with [`Builder::around_call`] see every
 //! call and its [`HookOutcome`]; layers you add with [`Builder::around_hook`]
 //! see each hook run and its [`Verdict`] (the request's
-//! [`hook()`](HookRequest::hook) says which hook), and errors they raise fail
-//! open like a hook that could not be spawned.
+//! [`hook()`](HookRequest::hook) says which hook), and errors they raise follow
+//! the hook's failure rule: tower's `Elapsed` is the hook's timeout block, any
+//! other error fails open like a hook that could not be spawned (or blocks, for
+//! a `fail_closed` hook).
+//!
+//! A built stack's type names every layer in it; [`HookStack::boxed`] turns it
+//! into a [`BoxHookStack`], one type for any stack, to keep in a struct field.
 //!
 //! # Example
 //!
@@ -39,8 +44,10 @@
 //! # }
 //! ```
 
+use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -60,13 +67,18 @@ use crate::protocol::Host;
 use crate::report::{Report, SharedReport, StderrReport};
 use crate::request::{Deadline, HookRequest};
 use crate::spec::HookSpec;
-use crate::timeout::Timeout;
+use crate::timeout::HookTimeout;
 use crate::BoxError;
 
 type InProcess = BoxCloneSyncService<HookRequest, Verdict, BoxError>;
 type HookFn = Arc<dyn Fn(&HookRequest) -> Verdict + Send + Sync>;
 
 /// The service at the bottom of each hook: a command, or an in-process hook.
+///
+/// Public only because it is part of [`HookBase`], the service your
+/// [`around_hook`](Builder::around_hook) layers wrap, and so of the type
+/// [`Builder::build`] returns. It has no constructor and nothing to use but its
+/// `Service` impl; what it holds is private and may change.
 #[derive(Clone)]
 pub struct Leaf {
     kind: LeafKind,
@@ -107,54 +119,61 @@ impl Service<HookRequest> for Leaf {
     fn call(&mut self, req: HookRequest) -> Self::Future {
         match &mut self.kind {
             // A command honors the deadline itself: SIGTERM, grace, SIGKILL.
-            LeafKind::Command(c) => LeafFuture::Unbounded {
+            LeafKind::Command(c) => LeafFuture::new(LeafRun::Unbounded {
                 future: c.call(req),
-            },
+            }),
             // An in-process hook is dropped at its deadline.
-            LeafKind::InProcess(s) => match req.deadline() {
-                Some(deadline) => LeafFuture::Bounded {
+            LeafKind::InProcess(s) => LeafFuture::new(match req.deadline() {
+                Some(deadline) => LeafRun::Bounded {
                     future: s.call(req),
                     deadline,
                     overdue: None,
                 },
-                None => LeafFuture::Unbounded {
+                None => LeafRun::Unbounded {
                     future: s.call(req),
                 },
-            },
+            }),
             // A function cannot be interrupted: it answers before any deadline.
-            LeafKind::Function(f) => LeafFuture::Answered {
+            LeafKind::Function(f) => LeafFuture::new(LeafRun::Answered {
                 verdict: Some(f(&req)),
-            },
+            }),
         }
     }
 }
 
-/// The response future of [`Leaf`].
+/// The response future of [`Leaf`]. Opaque, and public only because it is
+/// [`Leaf`]'s `Service::Future`.
+#[pin_project]
+pub struct LeafFuture {
+    #[pin]
+    run: LeafRun,
+}
+
+impl LeafFuture {
+    fn new(run: LeafRun) -> Self {
+        LeafFuture { run }
+    }
+}
+
 #[pin_project(project = LeafProj)]
-pub enum LeafFuture {
+enum LeafRun {
     /// Runs to its own end.
     Unbounded {
-        /// The hook's future.
         #[pin]
         future: BoxFuture<'static, Result<Verdict, BoxError>>,
     },
     /// Dropped at the deadline.
     Bounded {
-        /// The hook's future.
         #[pin]
         future: BoxFuture<'static, Result<Verdict, BoxError>>,
-        /// When it is overdue.
         deadline: Deadline,
         /// The timer, armed at the first `Pending`: a hook that answers at once
         /// costs no timer.
         #[pin]
         overdue: Option<tokio::time::Sleep>,
     },
-    /// Answered already.
-    Answered {
-        /// The answer, until it is taken.
-        verdict: Option<Verdict>,
-    },
+    /// Answered already; the answer, until it is taken.
+    Answered { verdict: Option<Verdict> },
 }
 
 impl fmt::Debug for LeafFuture {
@@ -167,7 +186,7 @@ impl Future for LeafFuture {
     type Output = Result<Verdict, BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
+        match self.project().run.project() {
             LeafProj::Unbounded { future } => future.poll(cx),
             LeafProj::Answered { verdict } => Poll::Ready(Ok(verdict
                 .take()
@@ -192,8 +211,13 @@ impl Future for LeafFuture {
     }
 }
 
-/// The per-hook stack below your hook layers.
-pub type HookBase = Timeout<Leaf>;
+// The three aliases below are public so that the type `build` returns can be
+// written out, and so that code generic over a builder's layers can state their
+// bounds (`H: Layer<HookBase>`). Most code names a stack as `BoxHookStack`.
+
+/// The per-hook stack below your [`around_hook`](Builder::around_hook) layers:
+/// what their `Layer::layer` receives.
+pub type HookBase = HookTimeout<Leaf>;
 
 /// One hook with your layers `H` around it.
 pub type PerHook<H> = FailOpen<<H as Layer<HookBase>>::Service, SharedReport>;
@@ -201,6 +225,34 @@ pub type PerHook<H> = FailOpen<<H as Layer<HookBase>>::Service, SharedReport>;
 /// The whole stack's service with your layers `C` around the call and `H` around each hook.
 pub type StackService<C, H> =
     Gate<Advisory<<C as Layer<Chain<PerHook<H>>>>::Service, SharedReport>>;
+
+/// A [`HookStack`] with its service boxed: one type for every stack, whatever
+/// layers it was built with, e.g. for a struct field. Made by
+/// [`HookStack::boxed`]; it keeps [`gate`](HookStack::gate) and
+/// [`specs`](HookStack::specs), and clones share the hooks and the switch.
+///
+/// `E` is the stack's error type: [`Infallible`] unless a layer you added with
+/// [`around_call`](Builder::around_call) can fail (tower's own layers fail
+/// with a [`BoxError`]).
+///
+/// ```
+/// use tower_hooks::{BoxHookStack, Event, HookSpec, HookStack, Verdict};
+///
+/// struct Agent {
+///     hooks: BoxHookStack,
+/// }
+///
+/// let agent = Agent {
+///     hooks: HookStack::builder()
+///         .fn_hook(HookSpec::in_process(Event::TurnStart, "tick"), |_req| Verdict::Allow)
+///         .around_call(tower::layer::layer_fn(|inner| inner))
+///         .build()
+///         .boxed(),
+/// };
+/// assert_eq!(agent.hooks.specs().len(), 1);
+/// agent.hooks.gate().set_no_hooks(true);
+/// ```
+pub type BoxHookStack<E = Infallible> = HookStack<BoxCloneSyncService<HookRequest, HookOutcome, E>>;
 
 /// The service an agent calls at its eleven call sites. See the [module docs](self).
 ///
@@ -238,6 +290,20 @@ impl<S> HookStack<S> {
     /// Unwraps the service inside.
     pub fn into_inner(self) -> S {
         self.inner
+    }
+
+    /// Boxes the service inside: a [`BoxHookStack`], one nameable type for
+    /// any stack, with the same hooks, switch and error type.
+    pub fn boxed(self) -> BoxHookStack<S::Error>
+    where
+        S: Service<HookRequest, Response = HookOutcome> + Clone + Send + Sync + 'static,
+        S::Future: Send + 'static,
+    {
+        HookStack {
+            inner: BoxCloneSyncService::new(self.inner),
+            gate: self.gate,
+            specs: self.specs,
+        }
     }
 }
 
@@ -290,6 +356,8 @@ pub struct Builder<C = Identity, H = Identity> {
     host: Host,
     runner: Option<Arc<dyn Runner>>,
     gate: GateHandle,
+    env: Vec<(String, String)>,
+    current_dir: Option<PathBuf>,
     around_call: C,
     around_hook: H,
 }
@@ -309,6 +377,8 @@ impl Builder {
             host: Host::default(),
             runner: None,
             gate: GateHandle::new(false),
+            env: Vec::new(),
+            current_dir: None,
             around_call: Identity::new(),
             around_hook: Identity::new(),
         }
@@ -391,9 +461,106 @@ impl<C, H> Builder<C, H> {
         self
     }
 
+    /// Gives every command hook the variable `key`, on top of the environment
+    /// they inherit from this process; a later value for the same name
+    /// replaces an earlier one. Use it rather than `std::env::set_var`, which
+    /// changes the whole process and is unsound once other threads run.
+    ///
+    /// The protocol variables are exact: a `key` that is one of their names
+    /// (the [`host`](Self::host)'s; nanopi's are `NANOPI_EVENT`, `NANOPI_CWD`,
+    /// `NANOPI_SESSION_ID`, `NANOPI_TOOL_NAME` and `NANOPI_TOOL_CALL_ID`) is
+    /// never passed on: each event sets or removes those itself. A NUL in `value` becomes
+    /// U+FFFD; a `key` that is empty or holds `=` or NUL makes every command
+    /// hook fail to start (and so fail open, or closed). In-process hooks have
+    /// no environment and are not affected.
+    ///
+    /// ```
+    /// use tower::ServiceExt;
+    /// use tower_hooks::{Event, HookRequest, HookSpec, HookStack};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let stack = HookStack::builder()
+    ///     .env("GUARD_MODE", "strict")
+    ///     .command_hook(HookSpec::command(
+    ///         Event::Input,
+    ///         r#"[ "$GUARD_MODE" = strict ] && { echo "strict mode" >&2; exit 2; }; exit 0"#,
+    ///     ))
+    ///     .build();
+    /// let outcome = stack.oneshot(HookRequest::input("hi")).await.unwrap();
+    /// assert_eq!(outcome.reason(), Some("strict mode"));
+    /// # }
+    /// ```
+    pub fn env(self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.envs([(key, value)])
+    }
+
+    /// Gives every command hook these variables, as [`env`](Self::env) does.
+    pub fn envs<K, V>(mut self, vars: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        for (key, value) in vars {
+            crate::command::set_var(&mut self.env, key.into(), value.into());
+        }
+        self
+    }
+
+    /// Runs every command hook in `dir` rather than in this process's current
+    /// directory: relative paths in their commands (a `./hooks/guard.sh`)
+    /// resolve there. A relative `dir` is taken from the process's current
+    /// directory at each run.
+    ///
+    /// It does not change what hooks are told the session's directory is (the
+    /// payload's `cwd` and `NANOPI_CWD`: see
+    /// [`AgentHooks::with_cwd`](crate::AgentHooks::with_cwd)). A `dir` that is
+    /// missing or cannot be entered when a hook runs is an error of that run:
+    /// the hook fails open with the report line, or closed. In-process hooks
+    /// are not affected.
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.current_dir = Some(dir.into());
+        self
+    }
+
     /// Adds a layer around the whole call, inside the gate and the advisory
     /// layer: it sees every request and its [`HookOutcome`]. Layers added first
     /// sit outermost, as with `ServiceBuilder`.
+    ///
+    /// The layer is applied once, and the stack is cloned for each call (by
+    /// [`AgentHooks`](crate::AgentHooks), [`ToolHooks`](crate::ToolHooks) and
+    /// `oneshot` on a clone): the layer's service must be `Clone`, and clones
+    /// share whatever it shares between clones (a `ConcurrencyLimit`'s
+    /// permits). [`build`](Self::build) requires it, so a service that is not
+    /// `Clone` is refused where the stack is built, not at its first call:
+    ///
+    /// ```compile_fail,E0277
+    /// use std::task::{Context, Poll};
+    /// use tower::Service;
+    /// use tower_hooks::{HookOutcome, HookRequest, HookStack};
+    ///
+    /// // A layer whose service cannot be cloned.
+    /// struct Once<S>(S);
+    /// impl<S: Service<HookRequest>> Service<HookRequest> for Once<S> {
+    ///     type Response = S::Response;
+    ///     type Error = S::Error;
+    ///     type Future = S::Future;
+    ///     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+    ///         self.0.poll_ready(cx)
+    ///     }
+    ///     fn call(&mut self, req: HookRequest) -> S::Future {
+    ///         self.0.call(req)
+    ///     }
+    /// }
+    ///
+    /// // error[E0277]: the trait bound `Once<Chain<…>>: Clone` is not satisfied
+    /// let stack = HookStack::builder()
+    ///     .around_call(tower::layer::layer_fn(Once))
+    ///     .build();
+    /// ```
+    ///
+    /// The layer's error type is the stack's: a layer that can fail makes a
+    /// stack that can fail ([`ToolHooks`](crate::ToolHooks) refuses a tool call
+    /// when its stack fails).
     pub fn around_call<L>(self, layer: L) -> Builder<Stack<L, C>, H> {
         Builder {
             hooks: self.hooks,
@@ -401,6 +568,8 @@ impl<C, H> Builder<C, H> {
             host: self.host,
             runner: self.runner,
             gate: self.gate,
+            env: self.env,
+            current_dir: self.current_dir,
             around_call: Stack::new(layer, self.around_call),
             around_hook: self.around_hook,
         }
@@ -409,6 +578,27 @@ impl<C, H> Builder<C, H> {
     /// Adds a layer around each hook, inside its fail-open layer: it sees each
     /// run's [`Verdict`]. A hook whose matcher does not match is skipped by the
     /// chain before it gets here. Layers added first sit outermost.
+    ///
+    /// The layer is applied once per hook, so each hook has its own instance
+    /// of the layer's service (the runs of one hook use clones of that
+    /// instance). State kept per service is kept per hook: a
+    /// `ConcurrencyLimitLayer::new(1)` here lets each hook run once at a time,
+    /// and two different hooks still run side by side. For a limit over the
+    /// whole stack, use [`around_call`](Self::around_call).
+    ///
+    /// An error the layer raises follows the hook's failure rule:
+    ///
+    /// * tower's `Elapsed` (from a `tower::timeout::TimeoutLayer` here, found
+    ///   anywhere in the error's `source` chain) is the hook's timeout: the
+    ///   hook blocks with [`Verdict::timed_out`] of its spec's `timeout`
+    ///   (`hook timed out after N ms`), as when its own deadline passes. A slow
+    ///   guard refuses; it is never allowed because a layer gave up on it.
+    /// * any other error is a hook that could not run: the action is allowed
+    ///   and the report line `nanopi: hook errored; failing open (allow)
+    ///   [tool=… matcher=… error=…]` is written, or, for a hook with
+    ///   `fail_closed`, it blocks with `hook failed closed: <error>`.
+    ///
+    /// See [`fail_open`](crate::fail_open).
     pub fn around_hook<L>(self, layer: L) -> Builder<C, Stack<L, H>> {
         Builder {
             hooks: self.hooks,
@@ -416,6 +606,8 @@ impl<C, H> Builder<C, H> {
             host: self.host,
             runner: self.runner,
             gate: self.gate,
+            env: self.env,
+            current_dir: self.current_dir,
             around_call: self.around_call,
             around_hook: Stack::new(layer, self.around_hook),
         }
@@ -425,29 +617,36 @@ impl<C, H> Builder<C, H> {
     pub fn build(self) -> HookStack<StackService<C, H>>
     where
         H: Layer<HookBase>,
+        // Each hook's layered service is cloned for every run.
         H::Service: Service<HookRequest, Response = Verdict> + Clone,
         <H::Service as Service<HookRequest>>::Error: Into<BoxError>,
         C: Layer<Chain<PerHook<H>>>,
-        C::Service: Service<HookRequest, Response = HookOutcome>,
+        // The stack is cloned for every call: see `around_call`.
+        C::Service: Service<HookRequest, Response = HookOutcome> + Clone,
     {
         let report: SharedReport = self
             .report
             .unwrap_or_else(|| Arc::new(StderrReport::new(self.host.name())));
         let runner = self.runner.unwrap_or_else(ProcessRunner::shared);
         let host = Arc::new(self.host);
+        let env: Arc<[(String, String)]> = self.env.into();
+        let current_dir: Option<Arc<Path>> = self.current_dir.map(Into::into);
         let mut specs = Vec::with_capacity(self.hooks.len());
         let mut hooks = Vec::with_capacity(self.hooks.len());
         for (spec, source) in self.hooks {
             let kind = match source {
                 Source::InProcess(service) => LeafKind::InProcess(service),
                 Source::Function(f) => LeafKind::Function(f),
-                Source::Command => LeafKind::Command(Command::with_runner(
-                    spec.command_line().unwrap_or_default(),
-                    runner.clone(),
-                    host.clone(),
-                )),
+                Source::Command => LeafKind::Command(
+                    Command::with_runner(
+                        spec.command_line().unwrap_or_default(),
+                        runner.clone(),
+                        host.clone(),
+                    )
+                    .with_shared(env.clone(), current_dir.clone()),
+                ),
             };
-            let base = Timeout::new(Leaf { kind }, spec.timeout());
+            let base = HookTimeout::new(Leaf { kind }, spec.timeout());
             let hook = FailOpen::new(self.around_hook.layer(base), report.clone());
             let spec = Arc::new(spec);
             specs.push(spec.clone());
@@ -470,6 +669,7 @@ impl<C, H> fmt::Debug for Builder<C, H> {
                 &self.hooks.iter().map(|(s, _)| s).collect::<Vec<_>>(),
             )
             .field("host", &self.host)
+            .field("current_dir", &self.current_dir)
             .field("no_hooks", &self.gate.no_hooks())
             .finish_non_exhaustive()
     }

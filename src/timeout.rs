@@ -4,24 +4,31 @@
 //! outcome is a block. So a hung `tool_execution_start` hook refuses the tool
 //! call, and a hung `turn_start` hook costs its timeout and nothing else.
 //!
-//! [`Timeout`] stamps each request with a [`Deadline`]. The hook below
+//! [`HookTimeout`] stamps each request with a [`Deadline`]. The hook below
 //! honors it: the command runner sends `SIGTERM` to the hook's process group at
 //! the deadline, `SIGKILL` after [`KILL_GRACE`], reaps it, and answers the
 //! timeout block itself; an in-process hook is dropped at the deadline. For a
-//! hook that does not honor deadlines, `Timeout` is the backstop: it drops the
+//! hook that does not honor deadlines, `HookTimeout` is the backstop: it drops the
 //! call [`BACKSTOP`] after the deadline and answers the same block.
+//!
+//! Not to be confused with `tower::timeout::Timeout`, which fails the call with
+//! an `Elapsed` *error*. [`HookTimeout`] answers a *response*, the block the
+//! spec asks for, and kills nothing by itself: the deadline it stamps does.
+//! (Put tower's around a hook with
+//! [`Builder::around_hook`](crate::Builder::around_hook) and its `Elapsed` is
+//! turned into this same block by the hook's fail-open layer.)
 //!
 //! # Example
 //!
 //! ```
 //! use std::time::Duration;
 //! use tower::{service_fn, ServiceBuilder, ServiceExt};
-//! use tower_hooks::timeout::TimeoutLayer;
+//! use tower_hooks::timeout::HookTimeoutLayer;
 //! use tower_hooks::{HookRequest, Verdict};
 //!
 //! # #[tokio::main(flavor = "current_thread", start_paused = true)] async fn main() {
 //! let hook = ServiceBuilder::new()
-//!     .layer(TimeoutLayer::new(Duration::from_millis(300)))
+//!     .layer(HookTimeoutLayer::new(Duration::from_millis(300)))
 //!     .service(service_fn(|_req: HookRequest| async {
 //!         std::future::pending::<()>().await;
 //!         Ok::<_, std::convert::Infallible>(Verdict::Allow)
@@ -34,7 +41,7 @@
 //!
 //! # Caveats
 //!
-//! A hook below `Timeout` that ignores [`HookRequest::deadline`] is answered at
+//! A hook below `HookTimeout` that ignores [`HookRequest::deadline`] is answered at
 //! the deadline plus [`BACKSTOP`], not at the deadline.
 
 use std::future::Future;
@@ -53,25 +60,25 @@ use crate::request::{Deadline, HookRequest};
 /// How long a hook gets between `SIGTERM` and `SIGKILL`.
 pub const KILL_GRACE: Duration = Duration::from_millis(250);
 
-/// How long after the deadline `Timeout` drops a hook that did not answer.
+/// How long after the deadline `HookTimeout` drops a hook that did not answer.
 pub const BACKSTOP: Duration = Duration::from_millis(750);
 
 /// Blocks a hook that runs past its timeout. See the [module docs](self).
 #[derive(Debug, Clone)]
-pub struct Timeout<S> {
+pub struct HookTimeout<S> {
     inner: S,
     timeout: Duration,
 }
 
-impl<S> Timeout<S> {
+impl<S> HookTimeout<S> {
     /// Wraps `inner` with `timeout`.
     pub const fn new(inner: S, timeout: Duration) -> Self {
-        Timeout { inner, timeout }
+        HookTimeout { inner, timeout }
     }
 
     /// A layer with this timeout.
-    pub const fn layer(timeout: Duration) -> TimeoutLayer {
-        TimeoutLayer::new(timeout)
+    pub const fn layer(timeout: Duration) -> HookTimeoutLayer {
+        HookTimeoutLayer::new(timeout)
     }
 
     /// The timeout.
@@ -95,7 +102,7 @@ impl<S> Timeout<S> {
     }
 }
 
-impl<S> Service<HookRequest> for Timeout<S>
+impl<S> Service<HookRequest> for HookTimeout<S>
 where
     S: Service<HookRequest, Response = Verdict>,
 {
@@ -121,28 +128,28 @@ where
     }
 }
 
-/// Applies [`Timeout`] to services. See the [module docs](self).
+/// Applies [`HookTimeout`] to services. See the [module docs](self).
 #[derive(Debug, Clone, Copy)]
-pub struct TimeoutLayer {
+pub struct HookTimeoutLayer {
     timeout: Duration,
 }
 
-impl TimeoutLayer {
+impl HookTimeoutLayer {
     /// A layer with this timeout.
     pub const fn new(timeout: Duration) -> Self {
-        TimeoutLayer { timeout }
+        HookTimeoutLayer { timeout }
     }
 }
 
-impl<S> Layer<S> for TimeoutLayer {
-    type Service = Timeout<S>;
+impl<S> Layer<S> for HookTimeoutLayer {
+    type Service = HookTimeout<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        Timeout::new(inner, self.timeout)
+        HookTimeout::new(inner, self.timeout)
     }
 }
 
-/// The response future of [`Timeout`].
+/// The response future of [`HookTimeout`].
 #[pin_project]
 #[derive(Debug)]
 pub struct ResponseFuture<F> {
@@ -198,7 +205,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn overdue_hook_blocks_with_its_duration() {
         let started = Instant::now();
-        let v = Timeout::new(
+        let v = HookTimeout::new(
             sleeper(Duration::from_secs(60)),
             Duration::from_millis(5000),
         )
@@ -212,7 +219,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn hook_in_time_answers_itself() {
-        let v = Timeout::new(
+        let v = HookTimeout::new(
             sleeper(Duration::from_millis(100)),
             Duration::from_millis(300),
         )
@@ -229,7 +236,7 @@ mod tests {
             assert_eq!(d.timeout, Duration::from_millis(300));
             Ok::<_, Infallible>(Verdict::Allow)
         });
-        let v = Timeout::new(inner, Duration::from_millis(300))
+        let v = HookTimeout::new(inner, Duration::from_millis(300))
             .oneshot(HookRequest::turn_start(1, 0))
             .await
             .unwrap();
@@ -242,8 +249,8 @@ mod tests {
             assert_eq!(req.deadline().unwrap().timeout, Duration::from_millis(100));
             Ok::<_, Infallible>(Verdict::Allow)
         });
-        let svc = Timeout::new(
-            Timeout::new(inner, Duration::from_millis(5000)),
+        let svc = HookTimeout::new(
+            HookTimeout::new(inner, Duration::from_millis(5000)),
             Duration::from_millis(100),
         );
         assert_eq!(
@@ -262,7 +269,7 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(86_400)).await;
             Ok::<_, Infallible>(Verdict::Allow)
         });
-        let v = Timeout::new(inner, Duration::MAX)
+        let v = HookTimeout::new(inner, Duration::MAX)
             .oneshot(HookRequest::turn_start(1, 0))
             .await
             .unwrap();

@@ -13,8 +13,24 @@
 //!   is ignored, as the specification says (and reported by the stack).
 //!
 //! The tool's own errors pass through unchanged: the layer's error type is the
-//! tool's. The hook stack must be infallible (`Error = Infallible`), as a
-//! [`HookStack`](crate::HookStack) is.
+//! tool's. The hook stack may fail (a `HookStack` with a fallible
+//! [`around_call`](crate::Builder::around_call) layer, a load shedder, a
+//! buffer), as long as its error converts into a [`BoxError`]; a stack error is
+//! never the tool's error and never an allow:
+//!
+//! * at `tool_execution_start` (or while the stack gets ready for it) the call
+//!   is **refused**: the hooks could not approve it, so the tool does not run,
+//!   and the model sees `hook stack failed: <error>` with `is_error = true`.
+//!   This holds for every hook, `fail_closed` or not: a hook's own failure
+//!   follows its failure rule inside the stack, but a stack that fails has no
+//!   verdict at all to follow.
+//! * at `tool_execution_end` the tool has run, but its result is **withheld**
+//!   (a redacting hook could not see it): the model sees
+//!   `hook stack failed (the tool ran; its result is withheld): <error>`, with
+//!   `is_error = true`.
+//!
+//! The [`on_outcome`](ToolHooksLayer::on_outcome) callback is not called for a
+//! request the stack failed to answer.
 //!
 //! # Example
 //!
@@ -68,11 +84,11 @@
 //!
 //! `tool_execution_end` fires only when the tool answers a [`ToolResult`]: a
 //! refused call never ran, and a tool that fails with an error has no result
-//! to show. The session id and working directory are fixed when the layer is
+//! to show. A result's [structured content](ToolResult::with_structured) is a
+//! tower-hooks extension: see [`ToolResult`] for what hooks see of it. The session id and working directory are fixed when the layer is
 //! made ([`ToolHooksLayer::with_session_id`], [`ToolHooksLayer::with_cwd`], or
 //! [`AgentHooks::tool_layer`](crate::agent::AgentHooks::tool_layer)).
 
-use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::mem;
@@ -88,8 +104,10 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::agent::Carried;
+use crate::fail_open::error_text;
 use crate::outcome::{HookOutcome, DEFAULT_BLOCK_REASON};
 use crate::request::HookRequest;
+use crate::BoxError;
 
 /// One tool call the model asked for.
 ///
@@ -116,13 +134,42 @@ impl ToolCall {
     }
 }
 
-/// What a tool answered, and what the model sees.
+/// What a tool answered, and what the model sees: a text, whether it is an
+/// error, and optionally structured content (any JSON value) beside the text.
+///
+/// # What hooks see
+///
+/// `tool_execution_end` hooks get the text and the flag as the spec's
+/// `tool_response.content` and `tool_response.is_error`. Structured content,
+/// a tower-hooks extension, is there too as `tool_response.structured_content`,
+/// only when the result has some (a result without any sends the spec's
+/// payload, byte for byte).
+///
+/// A transform's top-level `content` (a string) and `is_error` (a bool)
+/// replace the text and the flag, as the spec says. Structured content
+/// follows one rule, so that no hook written against the spec lets through
+/// what it meant to rewrite:
+///
+/// * a top-level `structured_content` replaces it (`null` removes it);
+/// * otherwise, a transform that *changes* the text removes it: a redactor
+///   that knows only `content` rewrote the text, and the structured copy of
+///   the same data was not rewritten. A transform that hands the text back
+///   unchanged keeps it.
+///
+/// ```
+/// use serde_json::json;
+/// use tower_hooks::ToolResult;
+///
+/// let result = ToolResult::ok("2 files").with_structured(json!({"files": ["a", "b"]}));
+/// assert_eq!(result.content(), "2 files");
+/// assert!(!result.is_error());
+/// assert_eq!(result.structured(), Some(&json!({"files": ["a", "b"]})));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToolResult {
-    /// The text the model sees.
-    pub content: String,
-    /// Whether the model is told the call failed.
-    pub is_error: bool,
+    content: String,
+    is_error: bool,
+    structured: Option<Value>,
 }
 
 impl ToolResult {
@@ -131,6 +178,7 @@ impl ToolResult {
         ToolResult {
             content: content.into(),
             is_error: false,
+            structured: None,
         }
     }
 
@@ -139,7 +187,40 @@ impl ToolResult {
         ToolResult {
             content: content.into(),
             is_error: true,
+            structured: None,
         }
+    }
+
+    /// Adds structured content beside the text (e.g. an MCP tool's
+    /// `structuredContent`). See [what hooks see](ToolResult#what-hooks-see).
+    pub fn with_structured(mut self, structured: Value) -> Self {
+        self.structured = Some(structured);
+        self
+    }
+
+    /// The text the model sees.
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+
+    /// Whether the model is told the call failed.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+
+    /// The structured content, if any.
+    pub fn structured(&self) -> Option<&Value> {
+        self.structured.as_ref()
+    }
+
+    /// The text, without a copy.
+    pub fn into_content(self) -> String {
+        self.content
+    }
+
+    /// The structured content, taken out (the result keeps its text and flag).
+    pub fn take_structured(&mut self) -> Option<Value> {
+        self.structured.take()
     }
 }
 
@@ -149,6 +230,8 @@ pub struct ToolHooks<S, H> {
     inner: S,
     hooks: H,
     carried: Carried,
+    /// The stack's readiness error, answered by the next call.
+    ready_error: Option<String>,
 }
 
 impl<S, H> ToolHooks<S, H> {
@@ -158,6 +241,7 @@ impl<S, H> ToolHooks<S, H> {
             inner,
             hooks,
             carried: Carried::new(),
+            ready_error: None,
         }
     }
 
@@ -195,7 +279,8 @@ impl<S, H> ToolHooks<S, H> {
 impl<S, H> Service<ToolCall> for ToolHooks<S, H>
 where
     S: Service<ToolCall, Response = ToolResult> + Clone,
-    H: Service<HookRequest, Response = HookOutcome, Error = Infallible> + Clone,
+    H: Service<HookRequest, Response = HookOutcome> + Clone,
+    H::Error: Into<BoxError>,
 {
     type Response = ToolResult;
     type Error = S::Error;
@@ -204,15 +289,31 @@ where
     // poll_ready: pass through to the hook stack, which `call` uses first (the
     // ready one is taken with `mem::replace`); the tool and the second hook call
     // are driven ready inside the future, so a refused call never holds a slot
-    // of the tool (a concurrency limit, a buffer).
+    // of the tool (a concurrency limit, a buffer). A readiness error of the
+    // stack is kept and answered by the next call, as a refusal.
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        match ready!(self.hooks.poll_ready(cx)) {
-            Ok(()) => Poll::Ready(Ok(())),
-            Err(never) => match never {},
+        if self.ready_error.is_none() {
+            if let Err(err) = ready!(self.hooks.poll_ready(cx)) {
+                self.ready_error = Some(stack_failure(err));
+            }
         }
+        Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, call: ToolCall) -> Self::Future {
+        if let Some(error) = self.ready_error.take() {
+            return ResponseFuture {
+                state: State::Failed {
+                    result: Some(ToolResult::error(format!("hook stack failed: {error}"))),
+                },
+                tool: self.inner.clone(),
+                hooks: self.hooks.clone(),
+                names: None,
+                shared_name: Arc::from(call.name),
+                shared_id: None,
+                carried: self.carried.clone(),
+            };
+        }
         let clone = self.hooks.clone();
         let mut hooks = mem::replace(&mut self.hooks, clone);
         let ToolCall {
@@ -243,6 +344,14 @@ where
 }
 
 /// Applies [`ToolHooks`] to tool services. See the [module docs](self) for an example.
+///
+/// The hook stack `H` may fail (its error converts into a [`BoxError`]). A
+/// failure is never an allow, whatever the hooks' `fail_closed`: when the
+/// stack fails at `tool_execution_start` the tool call is refused (the tool
+/// does not run; the model sees `hook stack failed: <error>` as an error), and
+/// when it fails at `tool_execution_end` the tool's result is withheld (the
+/// model sees `hook stack failed (the tool ran; its result is withheld):
+/// <error>`). The tool's own errors stay the layer's errors.
 #[derive(Debug, Clone)]
 pub struct ToolHooksLayer<H> {
     hooks: H,
@@ -342,6 +451,10 @@ enum State<F, G> {
         future: G,
         seen: Option<HookRequest>,
     },
+    /// The stack failed before the call: the refusal, until it is taken.
+    Failed {
+        result: Option<ToolResult>,
+    },
     Done,
 }
 
@@ -361,7 +474,8 @@ where
 impl<S, H> Future for ResponseFuture<S, H>
 where
     S: Service<ToolCall, Response = ToolResult>,
-    H: Service<HookRequest, Response = HookOutcome, Error = Infallible>,
+    H: Service<HookRequest, Response = HookOutcome>,
+    H::Error: Into<BoxError>,
 {
     type Output = Result<ToolResult, S::Error>;
 
@@ -370,7 +484,16 @@ where
         loop {
             match this.state.as_mut().project() {
                 StateProj::Start { future, seen } => {
-                    let Ok(outcome) = ready!(future.poll(cx));
+                    let outcome = match ready!(future.poll(cx)) {
+                        Ok(outcome) => outcome,
+                        Err(err) => {
+                            this.state.set(State::Done);
+                            let error = stack_failure(err);
+                            return Poll::Ready(Ok(ToolResult::error(format!(
+                                "hook stack failed: {error}"
+                            ))));
+                        }
+                    };
                     this.carried.observe(seen.take(), &outcome);
                     if outcome.is_blocked() {
                         this.state.set(State::Done);
@@ -430,7 +553,10 @@ where
                     });
                 }
                 StateProj::EndReady { request } => {
-                    let Ok(()) = ready!(this.hooks.poll_ready(cx));
+                    if let Err(err) = ready!(this.hooks.poll_ready(cx)) {
+                        this.state.set(State::Done);
+                        return Poll::Ready(Ok(withheld(err)));
+                    }
                     let request = request
                         .take()
                         .expect("ToolHooks future polled after completion");
@@ -439,15 +565,41 @@ where
                     this.state.set(State::End { future, seen });
                 }
                 StateProj::End { future, seen } => {
-                    let Ok(outcome) = ready!(future.poll(cx));
+                    let outcome = match ready!(future.poll(cx)) {
+                        Ok(outcome) => outcome,
+                        Err(err) => {
+                            this.state.set(State::Done);
+                            return Poll::Ready(Ok(withheld(err)));
+                        }
+                    };
                     this.carried.observe(seen.take(), &outcome);
                     this.state.set(State::Done);
                     return Poll::Ready(Ok(result_of(outcome)));
+                }
+                StateProj::Failed { result } => {
+                    let result = result
+                        .take()
+                        .expect("ToolHooks future polled after completion");
+                    this.state.set(State::Done);
+                    return Poll::Ready(Ok(result));
                 }
                 StateProj::Done => panic!("ToolHooks future polled after completion"),
             }
         }
     }
+}
+
+/// A stack's error, on one line.
+fn stack_failure(err: impl Into<BoxError>) -> String {
+    error_text(&*err.into())
+}
+
+/// The result the model sees when the stack failed after the tool ran.
+fn withheld(err: impl Into<BoxError>) -> ToolResult {
+    ToolResult::error(format!(
+        "hook stack failed (the tool ran; its result is withheld): {}",
+        stack_failure(err)
+    ))
 }
 
 /// Adds the tool call id (when there is one), session id and cwd.
@@ -479,18 +631,21 @@ pub(crate) fn end_request(
     result: ToolResult,
     duration: Duration,
 ) -> HookRequest {
-    stamp_tool(
-        carried,
-        HookRequest::tool_execution_end(
-            name,
-            tool_input,
-            result.content,
-            result.is_error,
-            duration,
-        ),
-        call_id,
-    )
+    let ToolResult {
+        content,
+        is_error,
+        structured,
+    } = result;
+    let mut req = HookRequest::tool_execution_end(name, tool_input, content, is_error, duration);
+    if let Some(structured) = structured {
+        req.set_response_field(STRUCTURED_CONTENT, structured);
+    }
+    stamp_tool(carried, req, call_id)
 }
+
+/// The key of a result's structured content in `tool_response` and in a
+/// transform (a tower-hooks extension).
+pub(crate) const STRUCTURED_CONTENT: &str = "structured_content";
 
 /// The tool result of a refused call: the exact text the model sees.
 pub(crate) fn refusal(outcome: &HookOutcome) -> ToolResult {
@@ -519,7 +674,15 @@ pub(crate) fn result_of(outcome: HookOutcome) -> ToolResult {
         .get("is_error")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    ToolResult { content, is_error }
+    let structured = response
+        .get_mut(STRUCTURED_CONTENT)
+        .map(Value::take)
+        .filter(|v| !v.is_null());
+    ToolResult {
+        content,
+        is_error,
+        structured,
+    }
 }
 
 #[cfg(test)]

@@ -5,11 +5,12 @@
 //!
 //! * `hooks test --event EVENT …` fires one synthetic event and reports what each hook did;
 //! * `hooks list` prints every configured hook in execution order;
-//! * `hooks check` loads and validates, and says so in one line.
+//! * `hooks check` loads and validates, says so in one line, and lists the
+//!   files it searched (found or not found).
 //!
 //! Exit status: 0 when the event was evaluated (whatever the decision) or the
 //! configuration is fine, 1 when the configuration cannot be loaded, 2 for a
-//! usage error.
+//! usage error; with `hooks test --exit-code`, 3 for an honored block.
 //!
 //! Everything printed for people (tables, reports, errors, warnings, the spec's
 //! report lines) has its control and bidi characters escaped (`render::escape`),
@@ -31,7 +32,7 @@ use tower::ServiceExt;
 use tower_hooks::config::{default_paths, home_dir, Config, ConfigError};
 use tower_hooks::protocol::Host;
 use tower_hooks::report::Notice;
-use tower_hooks::{Event, HookRequest, HookStack, MatcherSubject};
+use tower_hooks::{Event, HookRequest, HookStack, MatcherSubject, UnknownEvent};
 use tower_hooks_layers::audit::AuditLayer;
 
 use crate::files::{FileError, MAX_PAYLOAD_SIZE};
@@ -47,7 +48,10 @@ Examples:
       --payload '{\"command\":\"ls\"}'
 
   # Feed the payload from a file or stdin
-  echo '{\"turn_count\":1,\"prompt\":\"hi\"}' | hooks test --event before_agent_start --payload-file -";
+  echo '{\"turn_count\":1,\"prompt\":\"hi\"}' | hooks test --event before_agent_start --payload-file -
+
+  # In CI: fail (exit 3) when the guard would refuse the command
+  hooks test --exit-code --event tool_execution_start --tool bash --payload '{\"command\":\"rm -rf /\"}'";
 
 const LIST_EXAMPLES: &str = "\
 Examples:
@@ -59,12 +63,34 @@ Examples:
   hooks check
   hooks check --config ./.nanopi/config.toml";
 
+/// What `hooks --help` says about the tool.
+const LONG_ABOUT: &str = "\
+Load, list, check and try out the lifecycle hooks of an agent built on tower-hooks
+(nanopi v0.12 hooks), outside the agent: `hooks` runs exactly the stack the agent
+embeds, with the same configuration loader, layers and command runner.
+
+  hooks check   load and validate the configuration; list the files searched
+  hooks list    print every configured hook, in execution order
+  hooks test    fire one synthetic event through the hooks and show what each
+                did and why: its outcome, how its process ended, its stderr
+
+Without --config, hooks are read from these files, in this order, all of them
+(missing files are skipped): ~/.nanopi/config.toml, ./.nanopi/config.toml,
+~/.nanopi/settings.toml, ./.nanopi/settings.toml.
+
+Exit status: 0 when the configuration loads (and, for `test`, the event was
+evaluated, whatever the decision); 1 when the configuration cannot be loaded;
+2 for a usage error; 3 for a block with `hooks test --exit-code`.";
+
+/// The exit status of `hooks test --exit-code` when the hooks block.
+const BLOCKED: u8 = 3;
+
 /// How long `--audit` waits for its writer to flush before exiting anyway.
 const AUDIT_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Load, list, check and try out nanopi v0.12 lifecycle hooks.
 #[derive(Debug, Parser)]
-#[command(name = "hooks", version, about, long_about = None)]
+#[command(name = "hooks", version, about, long_about = LONG_ABOUT)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -78,7 +104,7 @@ enum Command {
     /// Print every configured hook, in execution order.
     #[command(after_help = LIST_EXAMPLES)]
     List(ListArgs),
-    /// Load and validate the configuration, and say so in one line.
+    /// Load and validate the configuration, say so in one line, and list the files searched.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(ConfigArgs),
 }
@@ -102,9 +128,10 @@ struct ListArgs {
 #[derive(Debug, Args)]
 struct TestArgs {
     /// The event, by its snake_case name (tool_execution_start, before_agent_start, …).
+    // Parsed by `test`, so that a usage error goes through `render::escape`.
     #[arg(long, value_name = "EVENT")]
-    event: Event,
-    /// The tool name (the two tool events).
+    event: String,
+    /// The tool name (the two tool events): what their matchers are tested against.
     #[arg(long, value_name = "NAME")]
     tool: Option<String>,
     /// The tool call id.
@@ -130,6 +157,11 @@ struct TestArgs {
     /// Print one JSON object instead of a report for people.
     #[arg(long)]
     json: bool,
+    /// Exit 3 when the hooks block and the block is honored (the action would
+    /// stop), for scripts and CI; without it, the exit status is 0 whatever the
+    /// decision.
+    #[arg(long)]
+    exit_code: bool,
     /// Append one JSON line per hook run to FILE (an audit log: time, event, tool,
     /// session, hook, decision, reason, duration).
     #[arg(long, value_name = "FILE")]
@@ -150,11 +182,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Test(args) => test(args),
-        Command::List(args) => list(args),
-        Command::Check(args) => check(args),
+        Command::List(args) => list(args).map(|()| ExitCode::SUCCESS),
+        Command::Check(args) => check(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(Failure::Config(err)) => {
             // The message already carries its cause; a TOML error keeps the
             // lines of its excerpt.
@@ -202,11 +234,23 @@ fn load(args: &ConfigArgs, host: &Host) -> Result<(Config, Vec<PathBuf>), Failur
     Ok((config, paths))
 }
 
-fn test(args: TestArgs) -> Result<(), Failure> {
+fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     let host = Host::default();
-    tool_flags_fit_the_event(&args)?;
+    let event: Event = args
+        .event
+        .parse()
+        .map_err(|e: UnknownEvent| Failure::Usage(e.to_string()))?;
+    tool_flags_fit_the_event(&args, event)?;
     let arguments = payload(&args)?;
     let (config, _) = load(&args.config, &host)?;
+    if event.matcher_subject() == MatcherSubject::ToolName && args.tool.is_none() && !args.no_hooks
+    {
+        eprintln!(
+            "hooks: warning: no --tool given: the matchers of {} hooks see an empty tool \
+             name (try --tool bash)",
+            event.name()
+        );
+    }
     let cwd = match args.cwd {
         Some(cwd) => cwd,
         None => std::env::current_dir()
@@ -214,7 +258,7 @@ fn test(args: TestArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Other(format!("cannot read the current directory: {e}")))?,
     };
 
-    let mut req = HookRequest::new(args.event, arguments).with_cwd(cwd);
+    let mut req = HookRequest::new(event, arguments).with_cwd(cwd);
     if let Some(tool) = args.tool {
         req = req.with_tool_name(tool);
     }
@@ -250,6 +294,8 @@ fn test(args: TestArgs) -> Result<(), Failure> {
         // One write, so lines do not interleave; a closed stderr is not worth a panic.
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
     };
+    // What the matchers were tested against, for the skipped rows.
+    let subject = req.matcher_subject().as_str().to_owned();
     let stack = HookStack::builder()
         .host(host)
         .report(report)
@@ -298,15 +344,20 @@ fn test(args: TestArgs) -> Result<(), Failure> {
     let text = if args.json {
         serde_json::to_string(&outcome).expect("an outcome always serializes") + "\n"
     } else {
-        render::outcome(&outcome, std::io::stdout().is_terminal())
+        render::outcome(&outcome, &subject, std::io::stdout().is_terminal())
     };
-    print(&text)
+    print(&text)?;
+    Ok(if args.exit_code && outcome.is_blocked() {
+        ExitCode::from(BLOCKED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `--tool` and `--tool-call-id` only where the spec has a tool: elsewhere they
 /// would put a `tool_name` and `NANOPI_TOOL_CALL_ID` where nanopi never does.
-fn tool_flags_fit_the_event(args: &TestArgs) -> Result<(), Failure> {
-    if args.event.matcher_subject() == MatcherSubject::ToolName {
+fn tool_flags_fit_the_event(args: &TestArgs, event: Event) -> Result<(), Failure> {
+    if event.matcher_subject() == MatcherSubject::ToolName {
         return Ok(());
     }
     let flag = match (&args.tool, &args.tool_call_id) {
@@ -317,7 +368,7 @@ fn tool_flags_fit_the_event(args: &TestArgs) -> Result<(), Failure> {
     Err(Failure::Usage(format!(
         "{flag} is only for the tool events (tool_execution_start, tool_execution_end): \
          {} has no tool",
-        args.event.name()
+        event.name()
     )))
 }
 
@@ -371,25 +422,33 @@ fn list(args: ListArgs) -> Result<(), Failure> {
 
 fn check(args: ConfigArgs) -> Result<(), Failure> {
     let (config, paths) = load(&args, &Host::default())?;
-    // The files that were read. Named files all were (or the load failed);
-    // discovered ones each once, as the loader reads a file reached through two
-    // paths (a symlinked home) once.
-    let mut seen = Vec::new();
-    let files: Vec<&PathBuf> = paths
+    // Every file searched, and whether it was found. Named files all were (or
+    // the load failed); a discovered file reached through two paths (a
+    // symlinked home) is read once, through the first.
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
+    let searched: Vec<(&PathBuf, Found<'_>)> = paths
         .iter()
-        .filter(|p| {
+        .map(|p| {
             if !args.configs.is_empty() {
-                return true;
+                return (p, Found::Read);
             }
-            match std::fs::canonicalize(p) {
-                Ok(canonical) if seen.contains(&canonical) => false,
-                Ok(canonical) => {
-                    seen.push(canonical);
-                    true
-                }
-                Err(_) => false,
-            }
+            let found = match std::fs::canonicalize(p) {
+                Ok(canonical) => match seen.iter().find(|(c, _)| *c == canonical) {
+                    Some((_, first)) => Found::SameAs(first),
+                    None => {
+                        seen.push((canonical, p));
+                        Found::Read
+                    }
+                },
+                Err(_) => Found::Missing,
+            };
+            (p, found)
         })
+        .collect();
+    let files: Vec<&PathBuf> = searched
+        .iter()
+        .filter(|(_, found)| matches!(found, Found::Read))
+        .map(|(p, _)| *p)
         .collect();
     let hooks = config.hooks().len();
     let warnings = config.warnings().len();
@@ -412,7 +471,40 @@ fn check(args: ConfigArgs) -> Result<(), Failure> {
             .collect();
         line.push_str(&format!(": {}", names.join(", ")));
     }
-    print(&(line + "\n"))
+    line.push('\n');
+    let rows: Vec<(&Path, &str, Option<String>)> = searched
+        .iter()
+        .map(|(p, found)| {
+            let (status, note) = found.describe();
+            (p.as_path(), status, note)
+        })
+        .collect();
+    line.push_str(&render::searched(&rows));
+    print(&line)
+}
+
+/// Whether `check` found a file it searched.
+enum Found<'a> {
+    /// Found and read.
+    Read,
+    /// Not there.
+    Missing,
+    /// The same file as one read before, through another path: read once.
+    SameAs(&'a PathBuf),
+}
+
+impl Found<'_> {
+    /// `found` or `not found`, and a note.
+    fn describe(&self) -> (&'static str, Option<String>) {
+        match self {
+            Found::Read => ("found", None),
+            Found::Missing => ("not found", None),
+            Found::SameAs(first) => (
+                "found",
+                Some(format!("the same file as {}: read once", first.display())),
+            ),
+        }
+    }
 }
 
 fn print(text: &str) -> Result<(), Failure> {

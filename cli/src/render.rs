@@ -7,9 +7,11 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::path::Path;
 
 use serde_json::{json, Value};
-use tower_hooks::{HookOutcome, HookSpec};
+use tower_hooks::command::Termination;
+use tower_hooks::{HookOutcome, HookRecord, HookSpec, MatcherSubject, RecordOutcome, RunDetail};
 
 /// One `list --json` entry.
 pub(crate) fn spec_json(spec: &HookSpec) -> Value {
@@ -123,8 +125,134 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
     )
 }
 
-/// The `hooks test` report.
-pub(crate) fn outcome(outcome: &HookOutcome, color: bool) -> String {
+/// The files `hooks check` searched, under its summary line.
+pub(crate) fn searched(files: &[(&Path, &str, Option<String>)]) -> String {
+    let mut out = String::from("searched:\n");
+    for (path, status, note) in files {
+        let _ = write!(
+            out,
+            "  {status:<9}  {}",
+            one_line(&path.display().to_string())
+        );
+        if let Some(note) = note {
+            let _ = write!(out, " ({})", one_line(note));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// How a command hook's process ended, for the `ENDED` column.
+fn ended(run: &RunDetail) -> String {
+    match run.termination() {
+        None => "could not start".to_owned(),
+        Some(Termination::Exited(code)) => format!("exit {code}"),
+        Some(Termination::Signaled(signal)) => format!("signal {signal}"),
+        Some(Termination::TimedOut) => "killed at timeout".to_owned(),
+        Some(_) => "ended".to_owned(),
+    }
+}
+
+/// The `REASON` cell: the record's reason; for a skipped hook, why it was
+/// skipped, with the subject its matcher was tested against; for a hook not
+/// run, why.
+fn reason_cell(record: &HookRecord, event_subject: MatcherSubject, subject: &str) -> String {
+    match record.outcome() {
+        RecordOutcome::Skipped => {}
+        RecordOutcome::NotRun => return "an earlier hook blocked".to_owned(),
+        _ => return one_line(record.reason().unwrap_or("")),
+    }
+    let spec = record.spec();
+    if !spec.is_runnable() {
+        return format!("type \"{}\" does not run", one_line(spec.kind()));
+    }
+    let what = match event_subject {
+        MatcherSubject::ToolName => "tool name ",
+        MatcherSubject::SessionId => "session id ",
+        MatcherSubject::TurnCount => "turn count ",
+        MatcherSubject::CompactionReason => "reason ",
+        _ => "",
+    };
+    let tested = format!("\"{}\"", one_line(subject));
+    if what.is_empty() {
+        format!("matcher did not match {tested} (this event has no matcher subject)")
+    } else {
+        format!("matcher did not match {what}{tested}")
+    }
+}
+
+/// Why a command hook that ran allowed, when the reason is easy to miss.
+fn allow_note(run: &RunDetail) -> Option<String> {
+    match run.termination()? {
+        Termination::Exited(code) if code != 0 && code != 2 => Some(format!(
+            "exit {code} allows: only exit 2, or {{\"decision\":\"block\"}} as the last stdout \
+             line, blocks"
+        )),
+        Termination::Signaled(signal) => Some(format!(
+            "signal {signal} ended it, and a hook that ends without an answer allows"
+        )),
+        Termination::Exited(0) => {
+            let line = run.last_stdout_line()?;
+            match serde_json::from_str::<Value>(line) {
+                Ok(Value::Object(_)) => None,
+                _ => Some(
+                    "its last stdout line is not a JSON object, so it answers nothing (allow)"
+                        .to_owned(),
+                ),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// How many lines of a hook's stderr the report for people shows.
+const STDERR_LINES: usize = 5;
+
+/// What a command hook's process left behind, under the table: its stderr,
+/// its last stdout line, and a note when it allowed for a reason easy to miss.
+fn run_details(out: &mut String, record: &HookRecord, run: &RunDetail) {
+    let mut lines: Vec<(&str, String)> = Vec::new();
+    let stderr = run.stderr().unwrap_or("");
+    let stderr_lines: Vec<&str> = stderr
+        .lines()
+        .map(|l| l.trim_end_matches('\r'))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    for (i, line) in stderr_lines.iter().take(STDERR_LINES).enumerate() {
+        lines.push((if i == 0 { "stderr" } else { "" }, one_line(line)));
+    }
+    if stderr_lines.len() > STDERR_LINES {
+        lines.push((
+            "",
+            format!("… ({} more lines)", stderr_lines.len() - STDERR_LINES),
+        ));
+    }
+    if let Some(line) = run.last_stdout_line() {
+        lines.push(("stdout", format!("{} (last line)", one_line(line))));
+    }
+    if record.outcome() == RecordOutcome::Allow {
+        if let Some(note) = allow_note(run) {
+            lines.push(("note", note));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let spec = record.spec();
+    let _ = writeln!(
+        out,
+        "\n{}:{} ({})",
+        one_line(spec.source()),
+        spec.index(),
+        ended(run)
+    );
+    for (label, text) in lines {
+        let _ = writeln!(out, "  {label:<6}  {text}");
+    }
+}
+
+/// The `hooks test` report; `subject` is what the matchers were tested against.
+pub(crate) fn outcome(outcome: &HookOutcome, subject: &str, color: bool) -> String {
     let paint = |code: &str, text: &str| {
         if color {
             format!("\x1b[{code}m{text}\x1b[0m")
@@ -164,6 +292,7 @@ pub(crate) fn outcome(outcome: &HookOutcome, color: bool) -> String {
         out.push_str("no hook ran for this event\n");
         return out;
     }
+    let event_subject = outcome.event().matcher_subject();
     let rows: Vec<Vec<String>> = outcome
         .hooks()
         .iter()
@@ -173,14 +302,24 @@ pub(crate) fn outcome(outcome: &HookOutcome, color: bool) -> String {
                 one_line(r.spec().matcher().unwrap_or("*")),
                 r.outcome().as_str().to_owned(),
                 format!("{} ms", millis(r.duration())),
-                one_line(r.reason().unwrap_or("")),
+                r.run().map(ended).unwrap_or_default(),
+                reason_cell(r, event_subject, subject),
             ]
         })
         .collect();
     out.push_str(&table(
-        &["HOOK", "MATCHER", "OUTCOME", "DURATION", "REASON"],
+        &["HOOK", "MATCHER", "OUTCOME", "DURATION", "ENDED", "REASON"],
         &rows,
     ));
+    // A block the hook asked for says why in its reason; the others may not.
+    for record in outcome.hooks() {
+        match record.run() {
+            Some(run) if record.outcome() != RecordOutcome::Block => {
+                run_details(&mut out, record, run);
+            }
+            _ => {}
+        }
+    }
     out
 }
 

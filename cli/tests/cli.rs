@@ -138,7 +138,9 @@ fn test_prints_the_contract_json_report() {
             "message": "blocked by hook: refused by guard",
             "arguments": {"command": "rm -rf build/"},
             "hooks": [{"source": path_str(&cfg), "index": 0, "matcher": "^bash$",
-                       "outcome": "block", "reason": "refused by guard", "duration_ms": 0}]
+                       "outcome": "block", "outcome_detail": "block",
+                       "reason": "refused by guard", "duration_ms": 0,
+                       "exit": 2, "signal": null, "stderr": "refused by guard\n"}]
         })
     );
 }
@@ -482,12 +484,10 @@ fn check_says_so_in_one_line() {
     s.project(GUARD);
     let r = s.run(&["check"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(r.stdout.lines().count(), 1, "{}", r.stdout);
-    assert!(
-        r.stdout.starts_with("ok: 1 hook from 1 file"),
-        "{}",
-        r.stdout
-    );
+    // The verdict is the first line; the files searched follow.
+    let first = r.stdout.lines().next().unwrap();
+    assert!(first.starts_with("ok: 1 hook from 1 file"), "{}", r.stdout);
+    assert_eq!(r.stdout.lines().nth(1), Some("searched:"), "{}", r.stdout);
 }
 
 #[test]
@@ -905,4 +905,346 @@ fn tool_flags_on_an_event_without_a_tool_are_usage_errors() {
         ]);
         assert_eq!(r.code, 0, "{event}: {}", r.stderr);
     }
+}
+
+// --- Issue 11: seeing why (items 5, 6 and 7) ---
+
+/// `hooks test --json` of `tool_execution_start` with `--tool bash`.
+fn test_json(s: &Sandbox, extra: &[&str]) -> Run {
+    let mut argv = vec![
+        "test",
+        "--json",
+        "--event",
+        "tool_execution_start",
+        "--tool",
+        "bash",
+    ];
+    argv.extend_from_slice(extra);
+    s.run(&argv)
+}
+
+#[test]
+fn a_hook_that_exits_1_shows_its_exit_status_stderr_and_last_stdout_line() {
+    let s = Sandbox::new();
+    let cfg = s.project(
+        "[[hooks.tool_execution_start]]\ncommand = \"echo checking; echo 'not json'; \
+         echo './guard.sh: line 3: jq: command not found' >&2; exit 1\"\n",
+    );
+    let r = test_json(&s, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let hook = &r.json()["hooks"][0];
+    assert_eq!(hook["outcome"], "allow");
+    assert_eq!(hook["exit"], 1);
+    assert_eq!(hook["signal"], Value::Null);
+    assert_eq!(
+        hook["stderr"],
+        "./guard.sh: line 3: jq: command not found\n"
+    );
+
+    let r = s.run(&["test", "--event", "tool_execution_start", "--tool", "bash"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let header = r.stdout.lines().find(|l| l.starts_with("HOOK")).unwrap();
+    assert!(header.contains("ENDED"), "{header}");
+    let row = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{}:0 ", cfg.display())))
+        .unwrap();
+    assert!(row.contains("allow") && row.contains("exit 1"), "{row}");
+    let details = format!(
+        "\n{}:0 (exit 1)\n  stderr  ./guard.sh: line 3: jq: command not found\n  \
+         stdout  not json (last line)\n  note    exit 1 allows: only exit 2, or \
+         {{\"decision\":\"block\"}} as the last stdout line, blocks\n",
+        cfg.display()
+    );
+    assert!(r.stdout.ends_with(&details), "{}", r.stdout);
+}
+
+#[test]
+fn a_hook_killed_by_a_signal_shows_the_signal() {
+    let s = Sandbox::new();
+    s.project("[[hooks.tool_execution_start]]\ncommand = 'kill -9 $$'\n");
+    let r = test_json(&s, &[]);
+    let hook = &r.json()["hooks"][0];
+    assert_eq!(hook["outcome"], "allow");
+    assert_eq!((&hook["exit"], &hook["signal"]), (&Value::Null, &json!(9)));
+    assert_eq!(hook["stderr"], "");
+    let r = s.run(&["test", "--event", "tool_execution_start", "--tool", "bash"]);
+    assert!(r.stdout.contains("signal 9"), "{}", r.stdout);
+}
+
+#[test]
+fn a_hook_that_could_not_start_says_so() {
+    let s = Sandbox::new();
+    s.project("[[hooks.tool_execution_start]]\ncommand = 'exit 2'\n");
+    let empty = s.home.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let run = |json: bool| {
+        let mut argv = vec!["test", "--event", "tool_execution_start", "--tool", "bash"];
+        if json {
+            argv.push("--json");
+        }
+        Run::from(s.command(&argv).env("PATH", &empty).output().unwrap())
+    };
+    let report = run(true).json();
+    let hook = &report["hooks"][0];
+    assert_eq!(hook["outcome"], "error");
+    assert_eq!(hook["reason"], "bash not found on PATH");
+    for field in ["exit", "signal", "stderr"] {
+        assert_eq!(hook[field], Value::Null, "{field}");
+    }
+    let r = run(false);
+    assert!(r.stdout.contains("could not start"), "{}", r.stdout);
+}
+
+#[test]
+fn the_report_keeps_the_first_4_kib_of_stderr_and_nulls_for_a_hook_that_did_not_run() {
+    let s = Sandbox::new();
+    s.project(
+        "[[hooks.tool_execution_start]]\ncommand = 'head -c 10000 /dev/zero | tr \"\\\\0\" e >&2'\n\n\
+         [[hooks.tool_execution_start]]\nmatcher = '^read$'\ncommand = 'true'\n",
+    );
+    let r = test_json(&s, &[]);
+    let hooks = r.json()["hooks"].clone();
+    assert_eq!(hooks[0]["stderr"], "e".repeat(4096));
+    assert_eq!(hooks[0]["exit"], 0);
+    // A skipped hook did not run: nothing to say.
+    assert_eq!(hooks[1]["outcome"], "skipped");
+    for field in ["exit", "signal", "stderr"] {
+        assert_eq!(hooks[1][field], Value::Null, "{field}");
+    }
+}
+
+#[test]
+fn check_lists_the_files_it_searched_found_or_not() {
+    let s = Sandbox::new();
+    let cfg = s.project(GUARD);
+    let r = s.run(&["check"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let home = s.home.join(".nanopi");
+    let proj = cfg.parent().unwrap();
+    let want = format!(
+        "searched:\n  not found  {}\n  found      {}\n  not found  {}\n  not found  {}\n",
+        home.join("config.toml").display(),
+        cfg.display(),
+        home.join("settings.toml").display(),
+        proj.join("settings.toml").display(),
+    );
+    assert!(r.stdout.ends_with(&want), "{}", r.stdout);
+
+    // Named files were all read.
+    let r = s.run(&["check", "--config", cfg.to_str().unwrap()]);
+    assert!(
+        r.stdout
+            .ends_with(&format!("searched:\n  found      {}\n", cfg.display())),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn an_unknown_type_is_a_warning_and_the_hook_is_listed_but_never_runs() {
+    let s = Sandbox::new();
+    let marker = s.home.join("ran");
+    let cfg = s.project(&format!(
+        "[[hooks.tool_execution_start]]\ntype = 'comand'\ncommand = 'touch {}; exit 2'\n",
+        marker.display()
+    ));
+    let warning = format!(
+        "hooks: warning: {}: [[hooks.tool_execution_start]] entry 0: type = \"comand\" is not \
+         a hook type (only \"command\" runs), so this hook never runs; did you mean \"command\"?\n",
+        cfg.display()
+    );
+    let r = s.run(&["check"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.stderr, warning);
+    assert!(
+        r.stdout
+            .starts_with("ok: 1 hook from 1 file, 1 warning (above)"),
+        "{}",
+        r.stdout
+    );
+    let r = s.run(&["list", "--json"]);
+    assert_eq!(r.json()[0]["type"], "comand");
+    let r = test_json(&s, &[]);
+    assert_eq!(r.stderr, warning);
+    assert_eq!(r.json()["hooks"][0]["outcome"], "skipped");
+    assert!(!marker.exists());
+}
+
+#[test]
+fn a_camel_case_or_misspelled_event_suggests_the_snake_case_name() {
+    let s = Sandbox::new();
+    for (given, meant) in [
+        ("ToolExecutionStart", "tool_execution_start"),
+        ("tool_exection_start", "tool_execution_start"),
+        ("BeforeAgentStart", "before_agent_start"),
+    ] {
+        let r = s.run(&["test", "--event", given]);
+        assert_eq!(r.code, 2);
+        assert!(
+            r.stderr.starts_with(&format!(
+                "hooks: unknown hook event \"{given}\" (did you mean \"{meant}\"?); expected one of: "
+            )),
+            "{}",
+            r.stderr
+        );
+    }
+    // The name is escaped like everything else printed for people.
+    let r = s.run(&["test", "--event", "Turn\u{1b}[2JStart"]);
+    assert_eq!(r.code, 2);
+    assert_no_raw_controls(&r.stderr);
+}
+
+#[test]
+fn a_tool_event_without_a_tool_warns_that_matchers_see_an_empty_name() {
+    let s = Sandbox::new();
+    s.project(GUARD);
+    let warning = "hooks: warning: no --tool given: the matchers of tool_execution_start \
+                   hooks see an empty tool name (try --tool bash)\n";
+    let r = s.run(&["test", "--json", "--event", "tool_execution_start"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.stderr, warning);
+    assert_eq!(r.json()["hooks"][0]["outcome"], "skipped");
+    // With a tool, or on an event without one, no warning.
+    assert_eq!(test_json(&s, &[]).stderr, "");
+    assert_eq!(s.run(&["test", "--event", "input"]).stderr, "");
+}
+
+#[test]
+fn skipped_rows_show_the_subject_that_was_tested() {
+    let s = Sandbox::new();
+    s.project(
+        "[[hooks.tool_execution_start]]\nmatcher = '^bash$'\ncommand = 'true'\n\n\
+         [[hooks.turn_start]]\nmatcher = '^1$'\ncommand = 'true'\n",
+    );
+    let r = s.run(&["test", "--event", "tool_execution_start", "--tool", "read"]);
+    assert!(
+        r.stdout
+            .contains("matcher did not match tool name \"read\""),
+        "{}",
+        r.stdout
+    );
+    let r = s.run(&[
+        "test",
+        "--event",
+        "turn_start",
+        "--payload",
+        r#"{"turn_count":7,"iteration":0}"#,
+    ]);
+    assert!(
+        r.stdout.contains("matcher did not match turn count \"7\""),
+        "{}",
+        r.stdout
+    );
+    // A subject with control characters is escaped.
+    let r = s.run(&[
+        "test",
+        "--event",
+        "tool_execution_start",
+        "--tool",
+        "re\u{1b}[2Jad",
+    ]);
+    assert_no_raw_controls(&r.stdout);
+    assert!(r.stdout.contains(r"re\x1b[2Jad"), "{}", r.stdout);
+}
+
+#[test]
+fn exit_code_makes_an_honored_block_exit_3() {
+    let s = Sandbox::new();
+    s.project(&format!(
+        "{GUARD}\n[[hooks.turn_start]]\ncommand = 'echo stop >&2; exit 2'\n"
+    ));
+    let code = |args: &[&str]| s.run(args).code;
+    let bash = ["--event", "tool_execution_start", "--tool", "bash"];
+    assert_eq!(code(&[&["test", "--exit-code"][..], &bash].concat()), 3);
+    assert_eq!(
+        code(&[&["test", "--json", "--exit-code"][..], &bash].concat()),
+        3
+    );
+    // Without the flag, 0 whatever the decision.
+    assert_eq!(code(&[&["test"][..], &bash].concat()), 0);
+    // Not a block, or a block the event drops: 0.
+    let read = ["--event", "tool_execution_start", "--tool", "read"];
+    assert_eq!(code(&[&["test", "--exit-code"][..], &read].concat()), 0);
+    assert_eq!(code(&["test", "--exit-code", "--event", "turn_start"]), 0);
+    assert_eq!(
+        code(&[&["test", "--exit-code", "--no-hooks"][..], &bash].concat()),
+        0
+    );
+    // The usage status is unchanged.
+    assert_eq!(code(&["test", "--exit-code", "--event", "nope"]), 2);
+    let r = s.run(&["test", "--help"]);
+    assert!(r.stdout.contains("--exit-code"), "{}", r.stdout);
+    assert!(r.stdout.contains("Exit 3"), "{}", r.stdout);
+}
+
+#[test]
+fn help_describes_the_tool() {
+    let s = Sandbox::new();
+    let r = s.run(&["--help"]);
+    assert_eq!(r.code, 0);
+    for needle in [
+        "outside the agent",
+        "hooks check",
+        "hooks list",
+        "hooks test",
+        "~/.nanopi/config.toml",
+        "Exit status: 0",
+        "3 for a block with `hooks test --exit-code`",
+    ] {
+        assert!(r.stdout.contains(needle), "{needle}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn a_timeout_and_a_fail_closed_block_have_the_same_word_everywhere() {
+    let s = Sandbox::new();
+    for (entry, word) in [
+        ("command = 'sleep 5'\ntimeout = 200\n", "timeout"),
+        ("command = 'exit 1'\nfail_closed = true\n", "failed_closed"),
+    ] {
+        s.project(&format!("[[hooks.tool_execution_start]]\n{entry}"));
+        let audit = s.home.join(format!("{word}.jsonl"));
+        let r = test_json(&s, &["--audit", audit.to_str().unwrap()]);
+        let hook = &r.json()["hooks"][0];
+        // The contract fixes `outcome` to its six words: a timeout and a
+        // fail-closed failure are blocks there.
+        assert_eq!(hook["outcome"], "block");
+        assert_eq!(hook["outcome_detail"], word);
+        let line: Value =
+            serde_json::from_str(std::fs::read_to_string(&audit).unwrap().trim()).unwrap();
+        assert_eq!(line["decision"], word);
+        let r = s.run(&["test", "--event", "tool_execution_start", "--tool", "bash"]);
+        let row = r.stdout.lines().find(|l| l.contains(":0 ")).unwrap();
+        assert!(row.contains(&format!(" {word} ")), "{row}");
+    }
+}
+
+#[test]
+fn rows_of_hooks_that_did_not_run_say_why() {
+    let s = Sandbox::new();
+    s.project(&format!(
+        "[[hooks.tool_execution_start]]\ntype = 'http'\n\n{GUARD}\n\
+         [[hooks.tool_execution_start]]\ncommand = 'true'\n"
+    ));
+    let r = s.run(&["test", "--event", "tool_execution_start", "--tool", "bash"]);
+    let row = |index: usize| {
+        r.stdout
+            .lines()
+            .find(|l| l.contains(&format!(":{index} ")))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        row(0).ends_with("type \"http\" does not run"),
+        "{}",
+        r.stdout
+    );
+    assert!(row(2).contains(" not_run "), "{}", r.stdout);
+    assert!(
+        row(2).ends_with("  an earlier hook blocked"),
+        "{}",
+        r.stdout
+    );
 }

@@ -20,13 +20,7 @@ fuzz_target!(|input: (Option<i32>, &[u8], &[u8])| {
         let reason = stderr_reason(stderr);
         assert!(!reason.is_empty());
         assert!(!reason.ends_with('\n'));
-        assert_eq!(
-            verdict,
-            Verdict::Block {
-                reason,
-                cause: BlockCause::Hook
-            }
-        );
+        assert_eq!(verdict, Verdict::block(reason));
         return;
     }
 
@@ -41,7 +35,7 @@ fuzz_target!(|input: (Option<i32>, &[u8], &[u8])| {
     assert_eq!(verdict, decode(code, &padded, stderr));
 
     match &verdict {
-        Verdict::Block { reason, cause } => {
+        Verdict::Block { reason, cause, .. } => {
             assert_eq!(*cause, BlockCause::Hook);
             assert!(!reason.is_empty());
             let answer: serde_json::Value = serde_json::from_slice(line).expect("a block is JSON");

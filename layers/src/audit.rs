@@ -10,8 +10,10 @@
 //! * `time`: when the hook was called (UTC, RFC 3339, milliseconds);
 //! * `event`, `tool`, `tool_call_id`, `session`: from the request (`null` when absent);
 //! * `hook`: the hook's `source:index`, as `hooks list` shows it;
-//! * `decision`: `allow`, `transform`, `block`, `skipped`, `timeout` or `error`
-//!   (a hook that could not run, whether it then failed open or closed);
+//! * `decision`: the hook's [`RecordOutcome`], the word `hooks test` and the
+//!   metrics use too: `allow`, `transform`, `block`, `skipped`, `timeout`,
+//!   `failed_closed` (it could not run or failed, and its hook fails closed) or
+//!   `error` (it could not run and failed open);
 //! * `reason`: the block reason, the timeout's, or the error; `null` otherwise;
 //! * `duration_ms`: how long the hook took, in whole milliseconds.
 //!
@@ -109,7 +111,7 @@ use tokio::time::Instant;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use tower_hooks::{BlockCause, HookRequest, Verdict};
+use tower_hooks::{HookRequest, RecordOutcome, Verdict};
 
 /// How many lines may wait for the writer before new ones are dropped, by default.
 pub const DEFAULT_CAPACITY: usize = 1024;
@@ -343,7 +345,17 @@ where
         let duration = pending.started.elapsed();
         let (decision, reason) = match &result {
             Ok(verdict) => describe(verdict),
-            Err(err) => ("error", Some(err.to_string())),
+            // The fail-open layer outside turns the error into a block for a
+            // hook that fails closed, and into an allow otherwise.
+            Err(err) => {
+                let fail_closed = pending.request.hook().is_some_and(|h| h.fail_closed());
+                let outcome = if fail_closed {
+                    RecordOutcome::FailedClosed
+                } else {
+                    RecordOutcome::Error
+                };
+                (outcome.as_str(), Some(err.to_string()))
+            }
         };
         if decision != "skipped" || pending.record_skipped {
             pending.sink.send(Entry {
@@ -369,20 +381,12 @@ struct Pending {
 
 /// The `decision` and `reason` of a verdict.
 fn describe(verdict: &Verdict) -> (&'static str, Option<String>) {
-    match verdict {
-        Verdict::Allow => ("allow", None),
-        Verdict::Transform(_) => ("transform", None),
-        Verdict::Skipped => ("skipped", None),
-        Verdict::Block { reason, cause } => {
-            let decision = match cause {
-                BlockCause::Hook => "block",
-                BlockCause::Timeout => "timeout",
-                BlockCause::FailedClosed => "error",
-            };
-            (decision, Some(reason.clone()))
-        }
-        Verdict::FailedOpen { error } => ("error", Some(error.clone())),
-    }
+    let reason = match verdict {
+        Verdict::Block { reason, .. } => Some(reason.clone()),
+        Verdict::FailedOpen { error, .. } => Some(error.clone()),
+        _ => None,
+    };
+    (verdict.record_outcome().as_str(), reason)
 }
 
 /// Lets the host flush and stop an audit log, and see what it dropped.
@@ -825,9 +829,7 @@ mod tests {
             transform,
             Verdict::timed_out(Duration::from_millis(300)),
             Verdict::failed_closed("no bash"),
-            Verdict::FailedOpen {
-                error: "no bash".into(),
-            },
+            Verdict::failed_open("no bash"),
         ] {
             layer
                 .layer(answering(verdict))
@@ -839,6 +841,19 @@ mod tests {
             Err::<Verdict, BoxError>("spawn failed".into())
         });
         let err = layer.layer(failing).oneshot(request()).await.unwrap_err();
+        assert_eq!(err.to_string(), "spawn failed");
+        // The same failure of a hook that fails closed: the fail-open layer
+        // outside blocks, and the line says so.
+        let closed = Arc::new(
+            HookSpec::command(Event::ToolExecutionStart, "x")
+                .with_source("policy.toml", 3)
+                .with_fail_closed(true),
+        );
+        let err = layer
+            .layer(failing)
+            .oneshot(request().with_hook(closed))
+            .await
+            .unwrap_err();
         assert_eq!(err.to_string(), "spawn failed");
         handle.flush().await.unwrap();
 
@@ -853,9 +868,10 @@ mod tests {
                 (json!("allow"), Value::Null),
                 (json!("transform"), Value::Null),
                 (json!("timeout"), json!("hook timed out after 300 ms")),
-                (json!("error"), json!("hook failed closed: no bash")),
+                (json!("failed_closed"), json!("hook failed closed: no bash")),
                 (json!("error"), json!("no bash")),
                 (json!("error"), json!("spawn failed")),
+                (json!("failed_closed"), json!("spawn failed")),
             ]
         );
     }

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! agent ── HookStack ── Gate ─ Advisory ─ (around_call: metrics) ─ Chain ─ per matching hook:
-//!                                           FailOpen ─ (around_hook: audit ─ cache) ─ Timeout ─ Leaf
+//!                                           FailOpen ─ (around_hook: audit ─ cache) ─ HookTimeout ─ Leaf
 //! ```
 //!
 //! | module | feature | what it does | where it goes |

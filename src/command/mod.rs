@@ -36,6 +36,7 @@ mod process;
 use std::fmt;
 use std::future::Future;
 use std::io;
+use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -43,7 +44,7 @@ use std::task::{Context, Poll};
 use tower_service::Service;
 
 pub use self::process::{Limits, ProcessRunner};
-use crate::outcome::Verdict;
+use crate::outcome::{RunDetail, Verdict};
 use crate::protocol::{decode, env_vars, last_nonempty_line, stdin_line, Host};
 use crate::request::{Deadline, HookRequest};
 use crate::BoxError;
@@ -59,12 +60,18 @@ pub struct Job {
     pub command: Arc<str>,
     /// The bytes written to stdin: one JSON line.
     pub stdin: Vec<u8>,
-    /// Variables set on top of the inherited environment.
+    /// Variables set on top of the inherited environment: the ones given to
+    /// the command ([`Command::env`]), then the protocol variables of the
+    /// event (no name appears twice). A value holds no NUL.
     pub env: Vec<(String, String)>,
     /// Inherited variables the hook must not see: the protocol variables this
     /// event does not set (a stale `NANOPI_TOOL_NAME` from the host's own
     /// environment on `session_start`, say).
     pub env_remove: Vec<String>,
+    /// The directory the hook runs in, if not the process's own
+    /// ([`Command::current_dir`]); a runner that starts processes runs the
+    /// command there, and fails the run when it cannot.
+    pub current_dir: Option<Arc<Path>>,
     /// When the hook is overdue, if ever.
     pub deadline: Option<Deadline>,
 }
@@ -133,6 +140,14 @@ pub enum CommandError {
     },
 }
 
+/// Sets `key` in `env`, replacing an earlier value.
+pub(crate) fn set_var(env: &mut Vec<(String, String)>, key: String, value: String) {
+    match env.iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => slot.1 = value,
+        None => env.push((key, value)),
+    }
+}
+
 /// An environment value cannot hold NUL, and a tool call id, a session id or a
 /// cwd from elsewhere may: with one, spawning fails and the hook would fail open
 /// without ever running. Each NUL becomes U+FFFD instead; the stdin line still
@@ -186,6 +201,9 @@ pub struct Command {
     command: Arc<str>,
     runner: Arc<dyn Runner>,
     host: Arc<Host>,
+    /// Extra variables, shared by every hook of a stack.
+    env: Arc<[(String, String)]>,
+    current_dir: Option<Arc<Path>>,
 }
 
 impl Command {
@@ -204,7 +222,55 @@ impl Command {
             command: command.into(),
             runner,
             host,
+            env: Arc::from([]),
+            current_dir: None,
         }
+    }
+
+    /// Sets a variable for the hook, on top of the inherited environment (a
+    /// later value for the same name replaces an earlier one). The protocol
+    /// variables (`NANOPI_EVENT`, …) are exact: a variable of one of their
+    /// names is never passed, whether or not the event sets it. A NUL in the
+    /// value becomes U+FFFD; a name that is empty or holds `=` or NUL makes
+    /// each run fail, as a spawn error.
+    pub fn env(self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.envs([(key, value)])
+    }
+
+    /// Sets several variables, as [`env`](Self::env) does.
+    pub fn envs<K, V>(mut self, vars: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let mut env = self.env.to_vec();
+        for (key, value) in vars {
+            set_var(&mut env, key.into(), value.into());
+        }
+        self.env = env.into();
+        self
+    }
+
+    /// Runs the hook in `dir` rather than in the process's current directory
+    /// (a relative `dir` is taken from the process's current directory at each
+    /// run). It changes where relative paths in the command resolve, not the
+    /// payload's `cwd` or `NANOPI_CWD`, which are the session's. A directory
+    /// that does not exist or cannot be entered is an error of the run: the
+    /// hook fails open (or closed) like one that cannot be spawned.
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.current_dir = Some(dir.as_ref().into());
+        self
+    }
+
+    /// The variables and directory of a stack, shared by its command hooks.
+    pub(crate) fn with_shared(
+        mut self,
+        env: Arc<[(String, String)]>,
+        current_dir: Option<Arc<Path>>,
+    ) -> Self {
+        self.env = env;
+        self.current_dir = current_dir;
+        self
     }
 
     /// The shell command.
@@ -224,14 +290,21 @@ impl Command {
                 &process_cwd
             }
         };
-        let env: Vec<(String, String)> = env_vars(req, self.host.env_names(), cwd)
-            .map(|(k, v)| (k.to_owned(), env_value(v)))
-            .collect();
-        let env_remove = self
-            .host
-            .env_names()
+        let names = self.host.env_names();
+        // The caller's variables first, less any protocol name: those are exact.
+        // One allocation: the caller's variables plus the five of the protocol.
+        let mut env: Vec<(String, String)> = Vec::with_capacity(self.env.len() + 5);
+        env.extend(
+            self.env
+                .iter()
+                .filter(|(k, _)| !names.iter().any(|name| name == k))
+                .map(|(k, v)| (k.clone(), env_value(v))),
+        );
+        let extra = env.len();
+        env.extend(env_vars(req, names, cwd).map(|(k, v)| (k.to_owned(), env_value(v))));
+        let env_remove = names
             .iter()
-            .filter(|name| !env.iter().any(|(k, _)| k == name))
+            .filter(|name| !env[extra..].iter().any(|(k, _)| k == name))
             .map(str::to_owned)
             .collect();
         Job {
@@ -239,6 +312,7 @@ impl Command {
             stdin: stdin_line(req, cwd),
             env,
             env_remove,
+            current_dir: self.current_dir.clone(),
             deadline: req.deadline(),
         }
     }
@@ -248,6 +322,7 @@ impl fmt::Debug for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Command")
             .field("command", &self.command)
+            .field("current_dir", &self.current_dir)
             .finish_non_exhaustive()
     }
 }
@@ -267,7 +342,20 @@ impl Service<HookRequest> for Command {
         let fail_closed = req.hook().is_some_and(|h| h.fail_closed());
         let run = self.runner.run(job);
         Box::pin(async move {
-            let finished = run.await.map_err(CommandError::Io)?;
+            // What the process did goes to the chain's record, when it asked.
+            let slot = req.run_slot();
+            let finished = match run.await {
+                Ok(finished) => finished,
+                Err(err) => {
+                    if let Some(slot) = slot {
+                        slot.put(RunDetail::not_started());
+                    }
+                    return Err(CommandError::Io(err).into());
+                }
+            };
+            if let Some(slot) = slot {
+                slot.put(RunDetail::finished(&finished));
+            }
             let span = tracing::Span::current();
             match finished.termination {
                 Termination::TimedOut => {
@@ -351,6 +439,35 @@ mod tests {
         let excerpt = stderr_excerpt(long.as_bytes());
         assert!(excerpt.ends_with('\u{2026}'));
         assert!(excerpt.len() <= STDERR_EXCERPT + '\u{2026}'.len_utf8());
+    }
+
+    #[test]
+    fn callers_variables_come_first_and_never_shadow_the_protocols() {
+        let command = cmd(canned(Termination::Exited(0), "", ""))
+            .env("A", "1")
+            .envs([
+                ("NANOPI_EVENT", "Forged"),
+                ("A", "2"),
+                ("NANOPI_TOOL_CALL_ID", "x"),
+            ])
+            .env("B", "nul\0here")
+            .current_dir("/srv");
+        let job = command.job(&HookRequest::input("x").with_cwd("/p"));
+        assert_eq!(
+            job.env,
+            [
+                ("A".into(), "2".into()),
+                ("B".into(), "nul\u{fffd}here".into()),
+                ("NANOPI_EVENT".into(), "Input".into()),
+                ("NANOPI_CWD".into(), "/p".into()),
+                ("NANOPI_TOOL_NAME".into(), "".into()),
+            ]
+        );
+        assert!(job.env_remove.contains(&"NANOPI_TOOL_CALL_ID".to_owned()));
+        assert_eq!(
+            job.current_dir.as_deref(),
+            Some(std::path::Path::new("/srv"))
+        );
     }
 
     #[tokio::test]

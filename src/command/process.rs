@@ -1,5 +1,6 @@
 //! [`ProcessRunner`]: the one place that spawns, feeds, drains, kills and reaps.
 
+use std::borrow::Cow;
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -165,7 +166,11 @@ async fn run(bash: &CStr, limits: Limits, watch: WatchKind, job: Job) -> io::Res
     // so, and a pool would put a busy pool between the host and its hooks.
     // Under a burst of many hundred hooks on two cores that millisecond
     // queues up (the README's Guarantees say at which load the bound holds).
-    let child = spawn(bash, &job.command, &job.env, &job.env_remove).map_err(|err| {
+    let command = match &job.current_dir {
+        None => Cow::Borrowed(job.command.as_bytes()),
+        Some(dir) => Cow::Owned(in_dir(dir, &job.command)?),
+    };
+    let child = spawn(bash, &command, &job.env, &job.env_remove).map_err(|err| {
         io::Error::new(
             err.kind(),
             format!("could not spawn {}: {err}", bash.to_string_lossy()),
@@ -297,23 +302,59 @@ struct Child {
     stderr: OwnedFd,
 }
 
+/// `command`, run in `dir`: `cd -- '<dir>' || exit 126; <command>`, on one
+/// line so that bash's `line N` messages keep their numbers. `posix_spawn` has
+/// no portable change of directory (and `unsafe` is not allowed here), so the
+/// shell changes it; the directory is checked first, so that one that is
+/// missing or cannot be entered is an error of the run (the hook fails open or
+/// closed) rather than bash's exit 126, which would read as an allow. Relative
+/// directories are made absolute first (so `CDPATH` plays no part).
+fn in_dir(dir: &Path, command: &str) -> io::Result<Vec<u8>> {
+    let context = |err: io::Error| {
+        io::Error::new(
+            err.kind(),
+            format!("the hook's working directory {}: {err}", dir.display()),
+        )
+    };
+    let dir = std::path::absolute(dir).map_err(context)?;
+    let metadata = std::fs::metadata(&dir).map_err(context)?;
+    if !metadata.is_dir() {
+        return Err(context(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            "not a directory",
+        )));
+    }
+    rustix::fs::access(&dir, rustix::fs::Access::EXEC_OK).map_err(|e| context(e.into()))?;
+    let mut line = b"cd -- '".to_vec();
+    for &byte in dir.as_os_str().as_bytes() {
+        if byte == b'\'' {
+            line.extend_from_slice(b"'\\''");
+        } else {
+            line.push(byte);
+        }
+    }
+    line.extend_from_slice(b"' || exit 126; ");
+    line.extend_from_slice(command.as_bytes());
+    Ok(line)
+}
+
 /// Starts `bash -c <command>` through `posix_spawn` (never a `fork` of a large
 /// host), leading a new process group, with an empty signal mask and every
 /// signal at its default action: a host that blocks or ignores `SIGTERM` does
 /// not hand that to its hooks, so the graceful `SIGTERM` of a timeout works.
 fn spawn(
     bash: &CStr,
-    command: &str,
+    command: &[u8],
     env: &[(String, String)],
     env_remove: &[String],
 ) -> io::Result<Child> {
-    let command = CString::new(command.as_bytes()).map_err(|_| {
+    let command = CString::new(command).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
             "the hook's command holds a NUL byte",
         )
     })?;
-    let env = environment(env, env_remove);
+    let env = environment(env, env_remove)?;
     let (stdin_theirs, stdin) = pipe()?;
     let (stdout, stdout_theirs) = pipe()?;
     let (stderr, stderr_theirs) = pipe()?;
@@ -377,8 +418,18 @@ fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
 }
 
 /// The hook's environment: the host's, less the protocol variables this event
-/// does not set ([`Job::env_remove`]), plus the job's own.
-fn environment(set: &[(String, String)], remove: &[String]) -> Vec<CString> {
+/// does not set ([`Job::env_remove`]), plus the job's own. A name of the job's
+/// that is empty or holds `=` or NUL is an error.
+fn environment(set: &[(String, String)], remove: &[String]) -> io::Result<Vec<CString>> {
+    if let Some((key, _)) = set
+        .iter()
+        .find(|(key, _)| key.is_empty() || key.contains(['=', '\0']))
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("invalid environment variable name {key:?}"),
+        ));
+    }
     let replaced = |key: &[u8]| {
         set.iter().any(|(k, _)| k.as_bytes() == key) || remove.iter().any(|k| k.as_bytes() == key)
     };
@@ -391,12 +442,12 @@ fn environment(set: &[(String, String)], remove: &[String]) -> Vec<CString> {
             CString::new(entry).ok()
         })
         .collect();
-    // Values cannot hold NUL (the leaf replaced it); a name that does is dropped.
+    // Names were checked; values cannot hold NUL (the leaf replaced it).
     env.extend(
         set.iter()
             .filter_map(|(key, value)| CString::new(format!("{key}={value}")).ok()),
     );
-    env
+    Ok(env)
 }
 
 /// Writes as much of `data` as the pipe takes without waiting; answers how much.
@@ -704,6 +755,7 @@ mod tests {
             stdin: b"{}\n".to_vec(),
             env: Vec::new(),
             env_remove: Vec::new(),
+            current_dir: None,
             deadline: Some(crate::request::Deadline {
                 at: tokio::time::Instant::now() + deadline,
                 timeout: deadline,

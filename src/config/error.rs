@@ -253,7 +253,7 @@ impl fmt::Display for ConfigWarning {
 }
 
 /// What looks wrong in an entry that loads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConfigWarningKind {
     /// `timeout` is under 100 ms: most likely seconds written where
@@ -262,11 +262,33 @@ pub enum ConfigWarningKind {
         /// The timeout as written, in milliseconds.
         ms: u64,
     },
+    /// `type` is not `"command"`: the entry loads (the specification skips it),
+    /// but it never runs. Most likely a typo.
+    UnknownType {
+        /// The type as written.
+        kind: String,
+        /// `"command"`, when the type is a close misspelling of it.
+        suggestion: Option<&'static str>,
+    },
 }
 
 impl fmt::Display for ConfigWarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
+            ConfigWarningKind::UnknownType {
+                ref kind,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "type = {kind:?} is not a hook type (only \"command\" runs), so this hook \
+                     never runs"
+                )?;
+                match suggestion {
+                    Some(known) => write!(f, "; did you mean {known:?}?"),
+                    None => Ok(()),
+                }
+            }
             ConfigWarningKind::ShortTimeout { ms } => {
                 let unit = if ms == 1 {
                     "millisecond"

@@ -368,6 +368,19 @@ fn build(
     warnings: &mut Vec<ConfigWarning>,
 ) -> Result<HookSpec, ConfigErrorKind> {
     let kind = entry.kind.as_deref().unwrap_or("command");
+    if kind != "command" {
+        // It loads and is listed (the specification skips it), but a typo in
+        // `type` must not silently turn a guard off.
+        warnings.push(ConfigWarning::new(
+            source,
+            event,
+            index,
+            ConfigWarningKind::UnknownType {
+                kind: kind.to_owned(),
+                suggestion: crate::suggest::closest(kind, ["command"]),
+            },
+        ));
+    }
     let command = entry
         .command
         .as_deref()
@@ -780,6 +793,37 @@ mod tests {
             warning.to_string(),
             "/p/.nanopi/config.toml: [[hooks.turn_start]] entry 0: timeout = 5 is 5 \
              milliseconds, not seconds; write 5000 for five seconds"
+        );
+    }
+
+    #[test]
+    fn an_unknown_type_loads_with_a_warning_and_a_guess() {
+        let text =
+            "[[hooks.tool_execution_start]]\ntype = \"comand\"\ncommand = \"./guard.sh\"\n\n\
+                    [[hooks.tool_execution_start]]\ntype = \"http\"\n\n\
+                    [[hooks.tool_execution_start]]\ncommand = \"./ok.sh\"\n";
+        let config = load_text(text).unwrap();
+        // Loaded and listed as today, never run.
+        assert_eq!(config.hooks().len(), 3);
+        assert_eq!(config.hooks()[0].kind(), "comand");
+        assert!(!config.hooks()[0].is_runnable());
+        let warnings: Vec<String> = config.warnings().iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            warnings,
+            [
+                "/p/.nanopi/config.toml: [[hooks.tool_execution_start]] entry 0: type = \"comand\" \
+                 is not a hook type (only \"command\" runs), so this hook never runs; did you \
+                 mean \"command\"?",
+                "/p/.nanopi/config.toml: [[hooks.tool_execution_start]] entry 1: type = \"http\" \
+                 is not a hook type (only \"command\" runs), so this hook never runs",
+            ]
+        );
+        assert_eq!(
+            *config.warnings()[0].kind(),
+            ConfigWarningKind::UnknownType {
+                kind: "comand".into(),
+                suggestion: Some("command")
+            }
         );
     }
 

@@ -620,10 +620,7 @@ async fn refused_tool_call_is_never_made_and_answers_blocked_by_hook() {
 
     assert_eq!(
         result,
-        ToolResult {
-            content: "blocked by hook: refused: rm -rf".into(),
-            is_error: true
-        }
+        ToolResult::error("blocked by hook: refused: rm -rf")
     );
     assert!(tool.calls().is_empty(), "the tool must never be called");
     assert!(
@@ -887,7 +884,7 @@ async fn parallel_tool_calls_each_get_their_own_hooks() {
     });
     let mut results = Vec::new();
     for task in tasks {
-        results.push(task.await.unwrap().unwrap().content);
+        results.push(task.await.unwrap().unwrap().into_content());
     }
     facade.await.unwrap().unwrap();
 
@@ -946,16 +943,17 @@ async fn redact_sh_strips_the_token_before_the_model_sees_it() {
 
 #[tokio::test]
 async fn example_config_rewrites_the_first_prompt_refuses_rm_rf_and_redacts() {
-    // examples/agent.toml as `cargo run --example agent` loads it, with the
-    // variable the example sets spelled out (tests must not change the environment).
+    // examples/agent.toml as `cargo run --example agent` loads it, and the
+    // variable its hooks get from the builder, as the example gives it.
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/agent.toml");
-    let text = std::fs::read_to_string(path).unwrap().replace(
-        "$TOWER_HOOKS_EXAMPLES",
-        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hooks"),
-    );
-    let config = Config::from_str_with_source(&text, path).unwrap();
+    let config = Config::load_file(path).unwrap();
     assert!(config.warnings().is_empty(), "{:?}", config.warnings());
-    let (stack, lines) = stack(|b| b.config(&config));
+    let (stack, lines) = stack(|b| {
+        b.config(&config).env(
+            "TOWER_HOOKS_EXAMPLES",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hooks"),
+        )
+    });
     let mut hooks = AgentHooks::new(stack).with_session_id("demo-0001");
     let tool = Tool::default();
     let mut layered = ServiceBuilder::new()

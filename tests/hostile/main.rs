@@ -70,7 +70,7 @@ fn assert_blocked(outcome: &HookOutcome, reason: &str, cause: BlockCause) {
     assert_eq!(outcome.decision(), Decision::Block, "{outcome:?}");
     assert!(outcome.is_blocked());
     assert_eq!(outcome.reason(), Some(reason));
-    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Block);
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::from(cause));
     assert_eq!(outcome.hooks()[0].block_cause(), Some(cause));
 }
 
@@ -367,7 +367,7 @@ async fn invalid_utf8_is_read_lossily_and_never_fails_the_call() {
         let run = run(spec, bash_call()).await;
         match want {
             Verdict::Allow => assert_allowed_quietly(&run),
-            Verdict::Block { reason, cause } => assert_blocked(&run.outcome, &reason, cause),
+            Verdict::Block { reason, cause, .. } => assert_blocked(&run.outcome, &reason, cause),
             other => unreachable!("{other:?}"),
         }
         assert_clean(&pids.pids());

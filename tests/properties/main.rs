@@ -149,7 +149,7 @@ proptest! {
     ) {
         match decode(code, &stdout, &stderr) {
             Verdict::Allow | Verdict::Transform(_) => {}
-            Verdict::Block { reason, cause } => {
+            Verdict::Block { reason, cause, .. } => {
                 prop_assert_eq!(cause, BlockCause::Hook);
                 prop_assert!(!reason.is_empty());
             }

@@ -336,6 +336,8 @@ fn cacheable(verdict: &Verdict) -> bool {
         Verdict::Allow | Verdict::Transform(_) => true,
         Verdict::Block { cause, .. } => *cause == BlockCause::Hook,
         Verdict::Skipped | Verdict::FailedOpen { .. } => false,
+        // An answer of a kind added later is not cached until it is known safe.
+        _ => false,
     }
 }
 

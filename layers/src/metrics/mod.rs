@@ -15,10 +15,11 @@
 //!
 //! * `event` is the event's snake_case name, `hook` the hook's `source:index` (as
 //!   `hooks list` shows it);
-//! * a hook run's `outcome` is one of [`Outcome`]: `allow`, `transform`, `block`,
-//!   `skipped` (its matcher did not match), `timeout`, `error` (it could not run,
-//!   whether it then failed open or closed). Hooks the chain did not reach
-//!   because an earlier one blocked are not counted;
+//! * a hook run's `outcome` is its [`RecordOutcome`], the word `hooks test` and the
+//!   audit log use too: `allow`, `transform`, `block`, `skipped` (its matcher did
+//!   not match), `timeout`, `failed_closed` (it could not run or failed, and its
+//!   hook fails closed) or `error` (it could not run and failed open). Hooks the
+//!   chain did not reach because an earlier one blocked (`not_run`) are not counted;
 //! * a call's `outcome` is the hooks' [`Decision`] —
 //!   `allow`, `transform` or `block`, before the advisory layer drops blocks on
 //!   events that do not enforce them — or `error` if the service below failed.
@@ -87,16 +88,15 @@
 mod future;
 mod snapshot;
 
-use std::fmt;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use tower_hooks::{BlockCause, Decision, HookOutcome, HookRequest, RecordOutcome, Verdict};
+use tower_hooks::{HookOutcome, HookRequest, RecordOutcome, Verdict};
 use tower_layer::Layer;
 use tower_service::Service;
 
 #[cfg(doc)]
-use tower_hooks::HookRecord;
+use tower_hooks::{Decision, HookRecord};
 
 pub use self::future::ResponseFuture;
 pub use self::snapshot::{CallStats, Counts, HookStats, Latency, Snapshot};
@@ -141,103 +141,17 @@ pub fn describe() {
     );
 }
 
-/// What happened to one hook run, as counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Outcome {
-    /// It allowed.
-    Allow,
-    /// It answered an `updated_input`.
-    Transform,
-    /// It blocked.
-    Block,
-    /// Its matcher did not match (or its type is not runnable).
-    Skipped,
-    /// It ran past its timeout.
-    Timeout,
-    /// It could not run, and failed open or closed.
-    Error,
-}
-
-impl Outcome {
-    /// All six, in label order.
-    pub const ALL: [Outcome; 6] = [
-        Outcome::Allow,
-        Outcome::Transform,
-        Outcome::Block,
-        Outcome::Skipped,
-        Outcome::Timeout,
-        Outcome::Error,
-    ];
-
-    /// The `outcome` label.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Allow => "allow",
-            Outcome::Transform => "transform",
-            Outcome::Block => "block",
-            Outcome::Skipped => "skipped",
-            Outcome::Timeout => "timeout",
-            Outcome::Error => "error",
-        }
-    }
-
-    /// The outcome of one hook's verdict.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use tower_hooks::Verdict;
-    /// use tower_hooks_layers::metrics::Outcome;
-    ///
-    /// assert_eq!(Outcome::of(&Verdict::block("no")), Outcome::Block);
-    /// assert_eq!(Outcome::of(&Verdict::timed_out(Duration::from_secs(5))), Outcome::Timeout);
-    /// assert_eq!(Outcome::of(&Verdict::failed_closed("no bash")), Outcome::Error);
-    /// ```
-    pub fn of(verdict: &Verdict) -> Outcome {
-        match verdict {
-            Verdict::Allow => Outcome::Allow,
-            Verdict::Transform(_) => Outcome::Transform,
-            Verdict::Block { cause, .. } => Outcome::of_block(*cause),
-            Verdict::Skipped => Outcome::Skipped,
-            Verdict::FailedOpen { .. } => Outcome::Error,
-        }
-    }
-
-    /// The outcome of a hook's record in a [`HookOutcome`]; `None` for a hook
-    /// that did not run because an earlier one blocked.
-    pub fn of_record(outcome: RecordOutcome, cause: Option<BlockCause>) -> Option<Outcome> {
-        Some(match outcome {
-            RecordOutcome::Allow => Outcome::Allow,
-            RecordOutcome::Transform => Outcome::Transform,
-            RecordOutcome::Block => Outcome::of_block(cause.unwrap_or(BlockCause::Hook)),
-            RecordOutcome::Skipped => Outcome::Skipped,
-            RecordOutcome::Error => Outcome::Error,
-            RecordOutcome::NotRun => return None,
-        })
-    }
-
-    /// The outcome of a call, from the hooks' decision.
-    pub const fn of_decision(decision: Decision) -> Outcome {
-        match decision {
-            Decision::Allow => Outcome::Allow,
-            Decision::Transform => Outcome::Transform,
-            Decision::Block => Outcome::Block,
-        }
-    }
-
-    const fn of_block(cause: BlockCause) -> Outcome {
-        match cause {
-            BlockCause::Hook => Outcome::Block,
-            BlockCause::Timeout => Outcome::Timeout,
-            BlockCause::FailedClosed => Outcome::Error,
-        }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The values of the `outcome` label, in the order the [`Snapshot`] table shows
+/// them: every [`RecordOutcome`] but `not_run`, which is not counted.
+pub const OUTCOMES: [RecordOutcome; 7] = [
+    RecordOutcome::Allow,
+    RecordOutcome::Transform,
+    RecordOutcome::Block,
+    RecordOutcome::Skipped,
+    RecordOutcome::Timeout,
+    RecordOutcome::FailedClosed,
+    RecordOutcome::Error,
+];
 
 /// Applies [`Metrics`] to services. See the [module docs](self).
 #[derive(Debug, Clone, Default)]
@@ -352,6 +266,7 @@ where
             req.event(),
             req.hook()
                 .map(|spec| hook_label(spec.source(), spec.index())),
+            req.hook().is_some_and(|spec| spec.fail_closed()),
             self.registry.clone(),
         );
         ResponseFuture::new(self.inner.call(req), probe)
@@ -371,10 +286,10 @@ mod sealed {
 
     use ::metrics::Label;
     use tokio::time::Instant;
-    use tower_hooks::{Event, HookOutcome, Verdict};
+    use tower_hooks::{Event, HookOutcome, RecordOutcome, Verdict};
 
     use super::snapshot::Registry;
-    use super::{hook_label, Outcome, CALLS, CALL_DURATION, HOOK_DURATION, HOOK_RUNS};
+    use super::{hook_label, CALLS, CALL_DURATION, HOOK_DURATION, HOOK_RUNS};
 
     #[allow(unreachable_pub)]
     pub trait Sealed {
@@ -386,28 +301,34 @@ mod sealed {
 
     impl Sealed for Verdict {
         fn record(&self, probe: &Probe) {
-            probe.hook_run(Outcome::of(self));
+            probe.hook_run(self.record_outcome());
         }
 
+        /// The fail-open layer outside turns the error into a block for a hook
+        /// that fails closed, and into an allow otherwise.
         fn record_error(probe: &Probe) {
-            probe.hook_run(Outcome::Error);
+            probe.hook_run(if probe.fail_closed {
+                RecordOutcome::FailedClosed
+            } else {
+                RecordOutcome::Error
+            });
         }
     }
 
     impl Sealed for HookOutcome {
         fn record(&self, probe: &Probe) {
-            probe.call(Outcome::of_decision(self.decision()));
+            probe.call(RecordOutcome::from(self.decision()));
             for record in self.hooks() {
-                if let Some(outcome) = Outcome::of_record(record.outcome(), record.block_cause()) {
+                if record.outcome() != RecordOutcome::NotRun {
                     let spec = record.spec();
                     let hook = hook_label(spec.source(), spec.index());
-                    probe.sample(&hook, outcome, record.duration());
+                    probe.sample(&hook, record.outcome(), record.duration());
                 }
             }
         }
 
         fn record_error(probe: &Probe) {
-            probe.call(Outcome::Error);
+            probe.call(RecordOutcome::Error);
         }
     }
 
@@ -418,6 +339,8 @@ mod sealed {
         started: Instant,
         event: Event,
         hook: Option<String>,
+        /// Whether the hook (around each hook) fails closed.
+        fail_closed: bool,
         registry: Option<Arc<Registry>>,
     }
 
@@ -425,24 +348,26 @@ mod sealed {
         pub(super) fn new(
             event: Event,
             hook: Option<String>,
+            fail_closed: bool,
             registry: Option<Arc<Registry>>,
         ) -> Self {
             Probe {
                 started: Instant::now(),
                 event,
                 hook,
+                fail_closed,
                 registry,
             }
         }
 
         /// A hook run timed by this probe (the layer sits around a hook).
-        fn hook_run(&self, outcome: Outcome) {
+        fn hook_run(&self, outcome: RecordOutcome) {
             let hook = self.hook.as_deref().unwrap_or("");
             self.sample(hook, outcome, self.started.elapsed());
         }
 
         /// A hook run timed by the chain.
-        fn sample(&self, hook: &str, outcome: Outcome, duration: Duration) {
+        fn sample(&self, hook: &str, outcome: RecordOutcome, duration: Duration) {
             let labels = [
                 Label::new("event", self.event.name()),
                 Label::new("hook", hook.to_owned()),
@@ -456,7 +381,7 @@ mod sealed {
         }
 
         /// The whole call (the layer sits around the call).
-        fn call(&self, outcome: Outcome) {
+        fn call(&self, outcome: RecordOutcome) {
             let duration = self.started.elapsed();
             let labels = [
                 Label::new("event", self.event.name()),

@@ -5,9 +5,9 @@ use std::fmt;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use tower_hooks::Event;
+use tower_hooks::{Event, RecordOutcome};
 
-use super::Outcome;
+use super::OUTCOMES;
 
 /// How many runs (or calls) ended each way.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -23,36 +23,42 @@ pub struct Counts {
     pub skipped: u64,
     /// Timed out (hooks only).
     pub timeout: u64,
-    /// Could not run (hooks), or the service below failed (calls).
+    /// Failed, and blocked because the hook fails closed (hooks only).
+    pub failed_closed: u64,
+    /// Could not run and failed open (hooks), or the service below failed (calls).
     pub error: u64,
 }
 
 impl Counts {
-    /// The count for one outcome.
-    pub fn get(&self, outcome: Outcome) -> u64 {
+    /// The count for one outcome (zero for one that is not counted, `not_run`).
+    pub fn get(&self, outcome: RecordOutcome) -> u64 {
         match outcome {
-            Outcome::Allow => self.allow,
-            Outcome::Transform => self.transform,
-            Outcome::Block => self.block,
-            Outcome::Skipped => self.skipped,
-            Outcome::Timeout => self.timeout,
-            Outcome::Error => self.error,
+            RecordOutcome::Allow => self.allow,
+            RecordOutcome::Transform => self.transform,
+            RecordOutcome::Block => self.block,
+            RecordOutcome::Skipped => self.skipped,
+            RecordOutcome::Timeout => self.timeout,
+            RecordOutcome::FailedClosed => self.failed_closed,
+            RecordOutcome::Error => self.error,
+            _ => 0,
         }
     }
 
     /// All outcomes together.
     pub fn total(&self) -> u64 {
-        Outcome::ALL.iter().map(|o| self.get(*o)).sum()
+        OUTCOMES.iter().map(|o| self.get(*o)).sum()
     }
 
-    fn add(&mut self, outcome: Outcome) {
+    fn add(&mut self, outcome: RecordOutcome) {
         let slot = match outcome {
-            Outcome::Allow => &mut self.allow,
-            Outcome::Transform => &mut self.transform,
-            Outcome::Block => &mut self.block,
-            Outcome::Skipped => &mut self.skipped,
-            Outcome::Timeout => &mut self.timeout,
-            Outcome::Error => &mut self.error,
+            RecordOutcome::Allow => &mut self.allow,
+            RecordOutcome::Transform => &mut self.transform,
+            RecordOutcome::Block => &mut self.block,
+            RecordOutcome::Skipped => &mut self.skipped,
+            RecordOutcome::Timeout => &mut self.timeout,
+            RecordOutcome::FailedClosed => &mut self.failed_closed,
+            RecordOutcome::Error => &mut self.error,
+            _ => return,
         };
         *slot += 1;
     }
@@ -160,9 +166,9 @@ impl Snapshot {
 
 impl fmt::Display for Snapshot {
     /// ```text
-    /// event                 hook      allow  transform  block  skipped  timeout  error  mean     max
-    /// tool_execution_start  *             2          0      1        0        0      0  1.2ms    3.0ms
-    /// tool_execution_start  guard:0       2          0      1        0        0      0  1.0ms    2.9ms
+    /// event                 hook     allow  transform  block  skipped  timeout  failed_closed  error       mean        max
+    /// tool_execution_start  *            2          0      1        0        0              0      0      1.2ms      3.0ms
+    /// tool_execution_start  guard:0      2          0      1        0        0              0      0      1.0ms      2.9ms
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut rows: Vec<(&str, &str, &Counts, &Latency)> = Vec::new();
@@ -177,13 +183,13 @@ impl fmt::Display for Snapshot {
         let event_w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
         let hook_w = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(4);
         write!(f, "{:event_w$}  {:hook_w$}", "event", "hook")?;
-        for outcome in Outcome::ALL {
+        for outcome in OUTCOMES {
             write!(f, "  {}", outcome.as_str())?;
         }
         writeln!(f, "  {:>9}  {:>9}", "mean", "max")?;
         for (event, hook, counts, latency) in rows {
             write!(f, "{event:event_w$}  {hook:hook_w$}")?;
-            for outcome in Outcome::ALL {
+            for outcome in OUTCOMES {
                 let width = outcome.as_str().len();
                 write!(f, "  {:>width$}", counts.get(outcome))?;
             }
@@ -211,7 +217,13 @@ struct Tables {
 }
 
 impl Registry {
-    pub(crate) fn hook_run(&self, event: Event, hook: &str, outcome: Outcome, duration: Duration) {
+    pub(crate) fn hook_run(
+        &self,
+        event: Event,
+        hook: &str,
+        outcome: RecordOutcome,
+        duration: Duration,
+    ) {
         let mut tables = self.tables.lock().unwrap_or_else(PoisonError::into_inner);
         let per_event = tables.hooks.entry(event).or_default();
         // Look up by `&str` first: no allocation once the hook is known.
@@ -223,7 +235,7 @@ impl Registry {
         entry.1.add(duration);
     }
 
-    pub(crate) fn call(&self, event: Event, outcome: Outcome, duration: Duration) {
+    pub(crate) fn call(&self, event: Event, outcome: RecordOutcome, duration: Duration) {
         let mut tables = self.tables.lock().unwrap_or_else(PoisonError::into_inner);
         let entry = tables.calls.entry(event).or_default();
         entry.0.add(outcome);

@@ -93,9 +93,7 @@ async fn timeouts_failures_and_skips_are_never_cached() {
     for verdict in [
         Verdict::timed_out(Duration::from_millis(300)),
         Verdict::failed_closed("no bash"),
-        Verdict::FailedOpen {
-            error: "no bash".into(),
-        },
+        Verdict::failed_open("no bash"),
         Verdict::Skipped,
     ] {
         let cache = CacheLayer::new(TTL, 16).hooks(["guard:0"]);

@@ -15,9 +15,9 @@ use metrics::{
 use serde_json::json;
 use tower::{service_fn, ServiceExt};
 use tower_hooks::{
-    BlockCause, BoxError, Decision, Event, HookRequest, HookSpec, HookStack, RecordOutcome, Verdict,
+    BoxError, Decision, Event, HookRequest, HookSpec, HookStack, RecordOutcome, Verdict,
 };
-use tower_hooks_layers::metrics::{Counts, MetricsLayer, Outcome};
+use tower_hooks_layers::metrics::{Counts, MetricsLayer, OUTCOMES};
 
 /// An in-process hook at `tool_execution_start` named `name`.
 fn spec(name: &str) -> HookSpec {
@@ -294,38 +294,62 @@ async fn snapshot_prints_one_line_per_event_and_hook() {
     assert_eq!(
         handle.snapshot().to_string(),
         "\
-event                 hook     allow  transform  block  skipped  timeout  error       mean        max
-tool_execution_start  *            0          0      1        0        0      0      2.0ms      2.0ms
-tool_execution_start  guard:0      0          0      1        0        0      0      2.0ms      2.0ms
+event                 hook     allow  transform  block  skipped  timeout  failed_closed  error       mean        max
+tool_execution_start  *            0          0      1        0        0              0      0      2.0ms      2.0ms
+tool_execution_start  guard:0      0          0      1        0        0              0      0      2.0ms      2.0ms
 "
     );
 }
 
 #[test]
-fn outcomes_follow_the_block_cause() {
-    assert_eq!(Outcome::of(&Verdict::Skipped), Outcome::Skipped);
-    assert_eq!(
-        Outcome::of(&Verdict::FailedOpen { error: "x".into() }),
-        Outcome::Error
-    );
-    assert_eq!(
-        Outcome::of_record(RecordOutcome::Block, Some(BlockCause::Timeout)),
-        Some(Outcome::Timeout)
-    );
-    assert_eq!(
-        Outcome::of_record(RecordOutcome::Block, Some(BlockCause::FailedClosed)),
-        Some(Outcome::Error)
-    );
-    assert_eq!(
-        Outcome::of_record(RecordOutcome::Block, Some(BlockCause::Hook)),
-        Some(Outcome::Block)
-    );
-    assert_eq!(Outcome::of_record(RecordOutcome::NotRun, None), None);
-    let names: Vec<&str> = Outcome::ALL.iter().map(|o| o.as_str()).collect();
+fn the_outcome_labels_are_the_record_outcomes_but_not_run() {
+    let names: Vec<&str> = OUTCOMES.iter().map(|o| o.as_str()).collect();
     assert_eq!(
         names,
-        ["allow", "transform", "block", "skipped", "timeout", "error"]
+        [
+            "allow",
+            "transform",
+            "block",
+            "skipped",
+            "timeout",
+            "failed_closed",
+            "error"
+        ]
     );
+    let mut c = Counts::default();
+    c.failed_closed = 2;
+    assert_eq!(c.get(RecordOutcome::FailedClosed), 2);
+    assert_eq!(c.get(RecordOutcome::NotRun), 0);
+    assert_eq!(c.total(), 2);
+}
+
+/// A stack with one in-process hook that cannot run and fails closed.
+fn fail_closed_hook() -> tower_hooks::Builder {
+    HookStack::builder().report(()).service_hook(
+        spec("closed").with_fail_closed(true),
+        service_fn(|_req: HookRequest| async { Err::<Verdict, BoxError>("cannot spawn".into()) }),
+    )
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_fail_closed_failure_is_counted_as_failed_closed_in_both_places() {
+    let (metrics, handle) = MetricsLayer::pair();
+    let stack = fail_closed_hook().around_call(metrics).build();
+    assert!(stack.oneshot(bash("ls")).await.unwrap().is_blocked());
+    let around_call = handle.snapshot();
+
+    let (metrics, handle) = MetricsLayer::pair();
+    let stack = fail_closed_hook().around_hook(metrics).build();
+    assert!(stack.oneshot(bash("ls")).await.unwrap().is_blocked());
+    let around_hook = handle.snapshot();
+
+    for snapshot in [around_call, around_hook] {
+        let counts = snapshot
+            .hook(Event::ToolExecutionStart, "closed:0")
+            .unwrap()
+            .counts;
+        assert_eq!((counts.failed_closed, counts.error), (1, 0), "{snapshot}");
+    }
 }
 
 // ---------------------------------------------------------------------------
