@@ -38,6 +38,8 @@ pub struct HookSpec {
     pub(crate) command: Option<String>,
     pub(crate) timeout: Duration,
     pub(crate) fail_closed: bool,
+    /// A service answers for it (set by the builder's in-process hooks).
+    pub(crate) attached: bool,
 }
 
 impl HookSpec {
@@ -55,6 +57,7 @@ impl HookSpec {
             command: Some(command.into()),
             timeout: DEFAULT_TIMEOUT,
             fail_closed: false,
+            attached: false,
         }
     }
 
@@ -65,6 +68,7 @@ impl HookSpec {
             source: name.into(),
             command: None,
             kind: String::from("service"),
+            attached: true,
             ..HookSpec::command(event, String::new())
         }
     }
@@ -182,9 +186,12 @@ impl HookSpec {
         &self.kind
     }
 
-    /// Whether the chain runs this hook: every kind but an unknown `type`.
+    /// Whether the chain runs this hook: a `command`, or a hook the builder
+    /// attached a service to ([`service_hook`](crate::Builder::service_hook),
+    /// [`fn_hook`](crate::Builder::fn_hook)). A `type = "service"` entry in a
+    /// file has no service behind it and never runs, like any unknown `type`.
     pub fn is_runnable(&self) -> bool {
-        self.kind == "command" || self.kind == "service"
+        self.kind == "command" || self.attached
     }
 
     /// The shell command (after `~`/`$HOME` expansion), for command hooks.

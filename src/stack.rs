@@ -336,11 +336,13 @@ where
 
 /// An in-process hook always runs: a spec of an unknown `type` becomes `service`.
 fn runnable_in_process(spec: HookSpec) -> HookSpec {
-    if spec.is_runnable() {
+    let mut spec = if spec.kind() == "command" || spec.kind() == "service" {
         spec
     } else {
         spec.with_kind("service")
-    }
+    };
+    spec.attached = true;
+    spec
 }
 
 enum Source {
@@ -633,7 +635,11 @@ impl<C, H> Builder<C, H> {
         let current_dir: Option<Arc<Path>> = self.current_dir.map(Into::into);
         let mut specs = Vec::with_capacity(self.hooks.len());
         let mut hooks = Vec::with_capacity(self.hooks.len());
-        for (spec, source) in self.hooks {
+        for (mut spec, source) in self.hooks {
+            if matches!(source, Source::Command) && spec.kind() != "command" {
+                // No service stands behind it: it is listed and never runs.
+                spec.attached = false;
+            }
             let kind = match source {
                 Source::InProcess(service) => LeafKind::InProcess(service),
                 Source::Function(f) => LeafKind::Function(f),

@@ -316,3 +316,21 @@ async fn a_timeout_too_long_for_the_clock_saturates() {
     assert_eq!(outcomes, [RecordOutcome::Allow; 3]);
     assert!(lines.lock().unwrap().is_empty(), "{lines:?}");
 }
+
+/// `type = "service"` in a file names no service: the entry loads, is listed,
+/// and never runs its command (as any type other than `command`).
+#[tokio::test]
+async fn a_service_entry_in_a_file_never_runs_its_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let text = format!(
+        "[[hooks.input]]\ntype = \"service\"\ncommand = \"touch '{}'\"\n",
+        marker.display()
+    );
+    let config = tower_hooks::Config::from_str_with_source(&text, "c.toml").unwrap();
+    assert!(!config.hooks()[0].is_runnable());
+    let (outcome, lines) = run(config.into_hooks(), HookRequest::input("hi")).await;
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
+    assert!(lines.is_empty(), "{lines:?}");
+    assert!(!marker.exists(), "the entry's command ran");
+}
