@@ -537,9 +537,10 @@ impl Serialize for HookRecord {
     /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let run = self.run();
-        let mut s = serializer.serialize_struct("HookRecord", 10)?;
+        let mut s = serializer.serialize_struct("HookRecord", 11)?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
+        s.serialize_field("name", &self.spec.name())?;
         s.serialize_field("matcher", &self.spec.matcher())?;
         s.serialize_field("outcome", self.outcome.folded().as_str())?;
         s.serialize_field("outcome_detail", self.outcome.as_str())?;
@@ -734,7 +735,7 @@ mod tests {
                 "event": "tool_execution_start", "decision": "block", "honored": true,
                 "reason": "why", "message": "blocked by hook: why",
                 "arguments": {"command": "rm"},
-                "hooks": [{"source": "/h/.nanopi/config.toml", "index": 0, "matcher": "^bash$",
+                "hooks": [{"source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
                            "outcome": "block", "outcome_detail": "block", "reason": "why",
                            "duration_ms": 4, "exit": null, "signal": null, "stderr": null}]
             })

@@ -162,12 +162,18 @@ impl HookSpec {
     pub fn label(&self) -> String {
         match &self.name {
             Some(name) => name.clone(),
-            None => format!(
-                "{}:{}",
-                self.source_label.as_deref().unwrap_or(&self.source),
-                self.index
-            ),
+            None => self.location(),
         }
+    }
+
+    /// Where it was configured, as labels show it: `source:index` with the
+    /// source as [labelled](HookSpec::with_source_label).
+    pub fn location(&self) -> String {
+        format!(
+            "{}:{}",
+            self.source_label.as_deref().unwrap_or(&self.source),
+            self.index
+        )
     }
 
     /// The matcher as written; `None` when omitted.

@@ -24,7 +24,17 @@ pub(crate) fn spec_json(spec: &HookSpec) -> Value {
         "command": spec.command_line(),
         "timeout_ms": millis(spec.timeout()),
         "fail_closed": spec.fail_closed(),
+        "name": spec.name(),
     })
+}
+
+/// How a table names a hook: where it was configured (`~/…` or relative to the
+/// project), after its name when it has one.
+fn hook_cell(spec: &HookSpec) -> String {
+    match spec.name() {
+        Some(name) => format!("{} ({})", one_line(name), one_line(&spec.location())),
+        None => one_line(&spec.location()),
+    }
 }
 
 /// Left-aligned columns, two spaces apart; the last column is not padded.
@@ -108,7 +118,7 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
         .map(|s| {
             vec![
                 s.event().name().to_owned(),
-                format!("{}:{}", one_line(s.source()), s.index()),
+                hook_cell(s),
                 one_line(s.matcher().unwrap_or("*")),
                 one_line(s.kind()),
                 format!("{} ms", millis(s.timeout())),
@@ -239,13 +249,7 @@ fn run_details(out: &mut String, record: &HookRecord, run: &RunDetail) {
         return;
     }
     let spec = record.spec();
-    let _ = writeln!(
-        out,
-        "\n{}:{} ({})",
-        one_line(spec.source()),
-        spec.index(),
-        ended(run)
-    );
+    let _ = writeln!(out, "\n{} ({})", hook_cell(spec), ended(run));
     for (label, text) in lines {
         let _ = writeln!(out, "  {label:<6}  {text}");
     }
@@ -298,7 +302,7 @@ pub(crate) fn outcome(outcome: &HookOutcome, subject: &str, color: bool) -> Stri
         .iter()
         .map(|r| {
             vec![
-                format!("{}:{}", one_line(r.spec().source()), r.spec().index()),
+                hook_cell(r.spec()),
                 one_line(r.spec().matcher().unwrap_or("*")),
                 r.outcome().as_str().to_owned(),
                 format!("{} ms", millis(r.duration())),

@@ -137,7 +137,7 @@ fn test_prints_the_contract_json_report() {
             "reason": "refused by guard",
             "message": "blocked by hook: refused by guard",
             "arguments": {"command": "rm -rf build/"},
-            "hooks": [{"source": path_str(&cfg), "index": 0, "matcher": "^bash$",
+            "hooks": [{"source": path_str(&cfg), "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block",
                        "reason": "refused by guard", "duration_ms": 0,
                        "exit": 2, "signal": null, "stderr": "refused by guard\n"}]
@@ -166,7 +166,7 @@ fn test_exits_zero_whatever_the_decision() {
 #[test]
 fn human_report_is_a_table() {
     let s = Sandbox::new();
-    let cfg = s.project(GUARD);
+    s.project(GUARD);
     let r = s.run(&["test", "--event", "tool_execution_start", "--tool", "bash"]);
     assert_eq!(r.code, 0);
     assert!(r.stdout.contains("decision   block"), "{}", r.stdout);
@@ -184,11 +184,8 @@ fn human_report_is_a_table() {
     for column in ["MATCHER", "OUTCOME", "DURATION", "REASON"] {
         assert!(header.contains(column), "{header}");
     }
-    assert!(
-        r.stdout.contains(&format!("{}:0", cfg.display())),
-        "{}",
-        r.stdout
-    );
+    // The project's file is shown relative to the project.
+    assert!(r.stdout.contains(".nanopi/config.toml:0"), "{}", r.stdout);
 }
 
 #[test]
@@ -457,9 +454,10 @@ fn list_json_shows_every_hook_in_execution_order() {
             {"event": "tool_execution_start", "source": path_str(&home_cfg), "index": 0,
              "matcher": "^bash$", "type": "command",
              "command": format!("{}/hooks/guard.sh", s.home.display()),
-             "timeout_ms": 3000, "fail_closed": true},
+             "timeout_ms": 3000, "fail_closed": true, "name": null},
             {"event": "turn_end", "source": path_str(&legacy), "index": 0, "matcher": null,
-             "type": "http", "command": null, "timeout_ms": 5000, "fail_closed": false},
+             "type": "http", "command": null, "timeout_ms": 5000, "fail_closed": false,
+             "name": null},
         ])
     );
 }
@@ -926,7 +924,7 @@ fn test_json(s: &Sandbox, extra: &[&str]) -> Run {
 #[test]
 fn a_hook_that_exits_1_shows_its_exit_status_stderr_and_last_stdout_line() {
     let s = Sandbox::new();
-    let cfg = s.project(
+    s.project(
         "[[hooks.tool_execution_start]]\ncommand = \"echo checking; echo 'not json'; \
          echo './guard.sh: line 3: jq: command not found' >&2; exit 1\"\n",
     );
@@ -948,15 +946,13 @@ fn a_hook_that_exits_1_shows_its_exit_status_stderr_and_last_stdout_line() {
     let row = r
         .stdout
         .lines()
-        .find(|l| l.starts_with(&format!("{}:0 ", cfg.display())))
+        .find(|l| l.starts_with(".nanopi/config.toml:0 "))
         .unwrap();
     assert!(row.contains("allow") && row.contains("exit 1"), "{row}");
-    let details = format!(
-        "\n{}:0 (exit 1)\n  stderr  ./guard.sh: line 3: jq: command not found\n  \
+    let details =
+        "\n.nanopi/config.toml:0 (exit 1)\n  stderr  ./guard.sh: line 3: jq: command not found\n  \
          stdout  not json (last line)\n  note    exit 1 allows: only exit 2, or \
-         {{\"decision\":\"block\"}} as the last stdout line, blocks\n",
-        cfg.display()
-    );
+         {\"decision\":\"block\"} as the last stdout line, blocks\n";
     assert!(r.stdout.ends_with(&details), "{}", r.stdout);
 }
 
@@ -1247,4 +1243,66 @@ fn rows_of_hooks_that_did_not_run_say_why() {
         "{}",
         r.stdout
     );
+}
+
+/// A hook's `name` names it in `list` (JSON and table), in the `test` table and
+/// report, and in the audit log; unnamed hooks keep `file:index`, their file shown
+/// relative to `~` or to the project, never with the home directory spelled out.
+#[test]
+fn a_named_hook_is_shown_by_its_name_and_no_label_holds_the_home_directory() {
+    let s = Sandbox::new();
+    s.config(
+        true,
+        "config.toml",
+        "[[hooks.tool_execution_start]]\nname = 'bash-guard'\ncommand = 'exit 0'\n\
+         [[hooks.tool_execution_start]]\ncommand = 'exit 0'\n",
+    );
+    let r = s.run(&["list", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let names: Vec<Value> = r
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("bash-guard"), Value::Null]);
+
+    let r = s.run(&["list"]);
+    assert!(
+        r.stdout.contains("bash-guard (~/.nanopi/config.toml:0)"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("~/.nanopi/config.toml:1"), "{}", r.stdout);
+
+    let log = s.home.join("audit.jsonl");
+    let log_arg = log.display().to_string();
+    let r = s.run(&[
+        "test",
+        "--event",
+        "tool_execution_start",
+        "--tool",
+        "bash",
+        "--audit",
+        &log_arg,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("bash-guard (~/.nanopi/config.toml:0)"),
+        "{}",
+        r.stdout
+    );
+    let audit = std::fs::read_to_string(&log).unwrap();
+    let hooks: Vec<String> = audit
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["hook"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(hooks, ["bash-guard", "~/.nanopi/config.toml:1"]);
+    assert!(!audit.contains(&s.home.display().to_string()), "{audit}");
 }

@@ -94,7 +94,7 @@ fn audit_appends_one_line_per_hook_run_and_changes_nothing_else() {
     // The hook whose matcher did not match did not run: two lines, not three.
     let got = lines(&log);
     assert_eq!(got.len(), 2);
-    let source = s.config.display().to_string();
+    // The hook's label: the file relative to the project (the current directory).
     for (line, (index, decision, reason)) in got.iter().zip([
         (0, "allow", Value::Null),
         (2, "block", Value::from("no rm -rf here")),
@@ -103,7 +103,7 @@ fn audit_appends_one_line_per_hook_run_and_changes_nothing_else() {
         assert_eq!(line["tool"], "bash");
         assert_eq!(line["tool_call_id"], "call_1");
         assert_eq!(line["session"], "019abc");
-        assert_eq!(line["hook"], format!("{source}:{index}"));
+        assert_eq!(line["hook"], format!("hooks.toml:{index}"));
         assert_eq!(line["decision"], decision);
         assert_eq!(line["reason"], reason);
         assert!(line["duration_ms"].is_u64());
@@ -115,7 +115,7 @@ fn audit_appends_one_line_per_hook_run_and_changes_nothing_else() {
     let got = lines(&log);
     assert_eq!(got.len(), 4);
     assert_eq!(got[3]["decision"], "allow");
-    assert_eq!(got[3]["hook"], format!("{source}:2"));
+    assert_eq!(got[3]["hook"], "hooks.toml:2");
 }
 
 #[test]

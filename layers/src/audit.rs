@@ -4,12 +4,13 @@
 //! and every hook that runs leaves one line, written in the order the hooks answered:
 //!
 //! ```text
-//! {"time":"2026-11-29T15:10:00.123Z","event":"tool_execution_start","tool":"bash","tool_call_id":"call_1","session":"019abc","hook":"/home/u/.nanopi/config.toml:0","decision":"block","reason":"no rm -rf here","duration_ms":3}
+//! {"time":"2026-11-29T15:10:00.123Z","event":"tool_execution_start","tool":"bash","tool_call_id":"call_1","session":"019abc","hook":"~/.nanopi/config.toml:0","decision":"block","reason":"no rm -rf here","duration_ms":3}
 //! ```
 //!
 //! * `time`: when the hook was called (UTC, RFC 3339, milliseconds);
 //! * `event`, `tool`, `tool_call_id`, `session`: from the request (`null` when absent);
-//! * `hook`: the hook's `source:index`, as `hooks list` shows it;
+//! * `hook`: the hook's [label](tower_hooks::HookSpec::label): its `name`, or
+//!   `source:index` with the source shown as `~/…` or relative to the project;
 //! * `decision`: the hook's [`RecordOutcome`], the word `hooks test` and the
 //!   metrics use too: `allow`, `transform`, `block`, `skipped`, `timeout`,
 //!   `failed_closed` (it could not run or failed, and its hook fails closed) or
@@ -626,9 +627,7 @@ impl<W: Write> Writer<W> {
     fn write(&mut self, entry: &Entry) {
         self.line.clear();
         let req = &entry.request;
-        let hook = req
-            .hook()
-            .map(|spec| format!("{}:{}", spec.source(), spec.index()));
+        let hook = req.hook().map(|spec| spec.label());
         let line = Line {
             time: &rfc3339(entry.time),
             event: req.event().name(),

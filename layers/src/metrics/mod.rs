@@ -13,8 +13,10 @@
 //! | [`CALLS`] `tower_hooks_calls_total` | counter | `event`, `outcome` |
 //! | [`CALL_DURATION`] `tower_hooks_call_duration_seconds` | histogram | `event`, `outcome` |
 //!
-//! * `event` is the event's snake_case name, `hook` the hook's `source:index` (as
-//!   `hooks list` shows it);
+//! * `event` is the event's snake_case name, `hook` the hook's
+//!   [label](tower_hooks::HookSpec::label): its `name`, or `source:index` with a
+//!   file under `$HOME` shown as `~/…` and one under the project as a relative
+//!   path, so that no home directory reaches a metrics backend;
 //! * a hook run's `outcome` is its [`RecordOutcome`], the word `hooks test` and the
 //!   audit log use too: `allow`, `transform`, `block`, `skipped` (its matcher did
 //!   not match), `timeout`, `failed_closed` (it could not run or failed, and its
@@ -264,8 +266,7 @@ where
     fn call(&mut self, req: HookRequest) -> Self::Future {
         let probe = Probe::new(
             req.event(),
-            req.hook()
-                .map(|spec| hook_label(spec.source(), spec.index())),
+            req.hook().map(|spec| spec.label()),
             req.hook().is_some_and(|spec| spec.fail_closed()),
             self.registry.clone(),
         );
@@ -289,7 +290,7 @@ mod sealed {
     use tower_hooks::{Event, HookOutcome, RecordOutcome, Verdict};
 
     use super::snapshot::Registry;
-    use super::{hook_label, CALLS, CALL_DURATION, HOOK_DURATION, HOOK_RUNS};
+    use super::{CALLS, CALL_DURATION, HOOK_DURATION, HOOK_RUNS};
 
     #[allow(unreachable_pub)]
     pub trait Sealed {
@@ -321,7 +322,7 @@ mod sealed {
             for record in self.hooks() {
                 if record.outcome() != RecordOutcome::NotRun {
                     let spec = record.spec();
-                    let hook = hook_label(spec.source(), spec.index());
+                    let hook = spec.label();
                     probe.sample(&hook, record.outcome(), record.duration());
                 }
             }
@@ -394,9 +395,4 @@ mod sealed {
             }
         }
     }
-}
-
-/// A hook's `source:index`.
-fn hook_label(source: &str, index: usize) -> String {
-    format!("{source}:{index}")
 }

@@ -106,7 +106,8 @@ impl Latency {
 pub struct HookStats {
     /// The event.
     pub event: Event,
-    /// The hook's `source:index`.
+    /// The hook's [label](tower_hooks::HookSpec::label): its name, or where it
+    /// was configured.
     pub hook: String,
     /// Runs by outcome.
     pub counts: Counts,

@@ -484,3 +484,30 @@ async fn counts_and_latencies_reach_the_installed_recorder_with_their_labels() {
         Some(Unit::Seconds)
     )));
 }
+
+/// A named hook is counted under its name, around each hook and from the records
+/// around the call; an unnamed one under its location with `$HOME` as `~`.
+#[tokio::test]
+async fn hooks_are_counted_under_their_label() {
+    let named = HookSpec::command(Event::ToolExecutionStart, "exit 0")
+        .with_source("/home/u/.nanopi/config.toml", 0)
+        .with_source_label("~/.nanopi/config.toml")
+        .with_name("bash-guard");
+    let unnamed = HookSpec::command(Event::ToolExecutionStart, "exit 0")
+        .with_source("/home/u/.nanopi/config.toml", 1)
+        .with_source_label("~/.nanopi/config.toml");
+    let (around_hook, per_hook) = MetricsLayer::pair();
+    let (around_call, per_call) = MetricsLayer::pair();
+    let stack = HookStack::builder()
+        .report(())
+        .command_hooks([named, unnamed])
+        .around_hook(around_hook)
+        .around_call(around_call)
+        .build();
+    stack.oneshot(bash("ls")).await.unwrap();
+    for snapshot in [per_hook.snapshot(), per_call.snapshot()] {
+        let mut labels: Vec<_> = snapshot.hooks().iter().map(|h| h.hook.clone()).collect();
+        labels.sort();
+        assert_eq!(labels, ["bash-guard", "~/.nanopi/config.toml:1"]);
+    }
+}
