@@ -1,7 +1,7 @@
 //! `hooks`: load, list, check and try out nanopi v0.12 hook configurations.
 //!
 //! It runs exactly the stack an agent embeds (the same loader, layers and
-//! command runner). The binding contract is `CONTRACT.md`; in short:
+//! command runner). Its contract is `docs/cli.md`; in short:
 //!
 //! * `hooks test --event EVENT …` fires one synthetic event and reports what each hook did;
 //! * `hooks list` prints every configured hook in execution order;

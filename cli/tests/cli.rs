@@ -1,4 +1,4 @@
-//! The `hooks` binary against CONTRACT.md: exit codes, the JSON report, the exact
+//! The `hooks` binary against its contract (docs/cli.md): exit codes, the JSON report, the exact
 //! stderr lines, and every configuration error as a user sees it.
 
 use std::io::Write;
