@@ -84,6 +84,11 @@ pub mod metrics;
 
 pub use crate::builder::ServiceBuilderExt;
 
+// The README's example runs as a doc test, so that it cannot drift.
+#[cfg(all(doctest, feature = "full"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
+
 mod sealed {
     #[allow(unreachable_pub)]
     pub trait Sealed<T> {}
