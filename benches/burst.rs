@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tower::ServiceExt;
-use tower_hooks::timeout::BACKSTOP;
+use tower_hooks::layer::timeout::BACKSTOP;
 use tower_hooks::{Event, HookRequest, HookSpec, HookStack};
 
 const TIMEOUT: Duration = Duration::from_secs(1);

@@ -26,7 +26,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::runtime::Runtime;
 use tower::{service_fn, Service, ServiceExt};
-use tower_hooks::protocol::stdin_line;
+use tower_hooks::dialect::nanopi::stdin_line;
 use tower_hooks::{Event, HookOutcome, HookRequest, HookSpec, HookStack, Verdict};
 
 /// A tool call whose stdin line is 200 bytes, as in the spawn floor.

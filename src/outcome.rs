@@ -9,10 +9,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use smallvec::SmallVec;
 
-use crate::command::{Finished, Termination};
 use crate::event::Event;
-use crate::protocol::last_nonempty_line;
-use crate::request::HookRequest;
 use crate::spec::HookSpec;
 
 /// The reason given when a hook blocks without saying why.
@@ -114,7 +111,7 @@ impl Verdict {
     }
 
     /// The answer for a hook that could not run, failing open with `error`
-    /// (what the [`FailOpen`](crate::fail_open) layer answers).
+    /// (what the [`FailOpen`](crate::layer::fail_open) layer answers).
     pub fn failed_open(error: impl Into<String>) -> Self {
         Verdict::FailedOpen {
             error: error.into(),
@@ -330,6 +327,26 @@ impl fmt::Display for RecordOutcome {
     }
 }
 
+/// How a hook's process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Termination {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal ended it.
+    Signaled(i32),
+    /// It ran past its deadline and was killed.
+    TimedOut,
+}
+
+/// The last line of `stdout` that is not empty or blank.
+pub fn last_nonempty_line(stdout: &[u8]) -> Option<&[u8]> {
+    stdout
+        .split(|&b| b == b'\n')
+        .rev()
+        .find(|line| !line.iter().all(|b| b.is_ascii_whitespace()))
+}
+
 /// How much of a command hook's stderr a [`RunDetail`] keeps, and of its last
 /// stdout line: 4 KiB.
 pub const RUN_DETAIL_LIMIT: usize = 4096;
@@ -349,12 +366,13 @@ pub struct RunDetail {
 }
 
 impl RunDetail {
-    /// The detail of a process that ran (to its end, or to its deadline).
-    pub(crate) fn finished(finished: &Finished) -> Self {
+    /// The detail of a process that ran (to its end, or to its deadline) and
+    /// left this stdout and stderr.
+    pub(crate) fn ended(termination: Termination, stdout: &[u8], stderr: &[u8]) -> Self {
         RunDetail {
-            termination: Some(finished.termination),
-            stderr: head(&finished.stderr).into(),
-            last_stdout_line: last_nonempty_line(&finished.stdout)
+            termination: Some(termination),
+            stderr: head(stderr).into(),
+            last_stdout_line: last_nonempty_line(stdout)
                 .map(|line| head(line).trim_end_matches('\r').into()),
         }
     }
@@ -582,19 +600,6 @@ pub struct HookOutcome {
 }
 
 impl HookOutcome {
-    /// The outcome when no hook ran: allow, arguments unchanged.
-    pub fn allow(request: HookRequest) -> Self {
-        let event = request.event();
-        HookOutcome {
-            event,
-            decision: Decision::Allow,
-            honored: true,
-            reason: None,
-            arguments: request.into_shared_arguments(),
-            hooks: Records::new(),
-        }
-    }
-
     pub(crate) fn from_parts(
         event: Event,
         decision: Decision,
@@ -742,13 +747,8 @@ mod tests {
         );
     }
 
-    fn finished(termination: Termination, stdout: &[u8], stderr: &[u8]) -> Finished {
-        Finished {
-            termination,
-            stdout: stdout.to_vec(),
-            stdout_truncated: false,
-            stderr: stderr.to_vec(),
-        }
+    fn finished(termination: Termination, stdout: &[u8], stderr: &[u8]) -> RunDetail {
+        RunDetail::ended(termination, stdout, stderr)
     }
 
     fn record_with(verdict: &Verdict, run: Option<RunDetail>) -> Value {
@@ -759,11 +759,11 @@ mod tests {
 
     #[test]
     fn a_record_shows_how_the_process_ended_and_its_stderr() {
-        let exited = RunDetail::finished(&finished(
+        let exited = finished(
             Termination::Exited(1),
             b"checking...\nnot json\r\n\n",
             b"lint: command not found\n",
-        ));
+        );
         assert_eq!(exited.exit_code(), Some(1));
         assert_eq!(exited.signal(), None);
         assert_eq!(exited.last_stdout_line(), Some("not json"));
@@ -773,7 +773,7 @@ mod tests {
         assert_eq!(json["signal"], Value::Null);
         assert_eq!(json["stderr"], "lint: command not found\n");
 
-        let killed = RunDetail::finished(&finished(Termination::Signaled(9), b"", b""));
+        let killed = finished(Termination::Signaled(9), b"", b"");
         let json = record_with(&Verdict::Allow, Some(killed));
         assert_eq!((&json["exit"], &json["signal"]), (&Value::Null, &json!(9)));
         assert_eq!(json["stderr"], "");
@@ -796,11 +796,11 @@ mod tests {
     fn the_stderr_kept_is_the_first_4_kib_on_a_character_boundary() {
         let mut stderr = vec![b'a'; RUN_DETAIL_LIMIT - 1];
         stderr.extend_from_slice("\u{e9}tail".as_bytes());
-        let detail = RunDetail::finished(&finished(Termination::Exited(0), b"", &stderr));
+        let detail = finished(Termination::Exited(0), b"", &stderr);
         let kept = detail.stderr().unwrap();
         assert_eq!(kept.len(), RUN_DETAIL_LIMIT - 1);
         assert!(kept.bytes().all(|b| b == b'a'));
-        let short = RunDetail::finished(&finished(Termination::Exited(0), b"", b"\xff!"));
+        let short = finished(Termination::Exited(0), b"", b"\xff!");
         assert_eq!(short.stderr(), Some("\u{fffd}!"));
     }
 

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
 use crate::event::{Event, MatcherSubject};
-use crate::outcome::RunSlot;
+use crate::outcome::{Decision, HookOutcome, Records, RunSlot};
 use crate::spec::HookSpec;
 
 /// One lifecycle event, with the fields a hook receives on stdin.
@@ -43,7 +43,7 @@ pub struct HookRequest {
     run: Option<RunSlot>,
 }
 
-/// When a hook run must be over, set by the [`HookTimeout`](crate::timeout::HookTimeout) layer.
+/// When a hook run must be over, set by the [`HookTimeout`](crate::layer::timeout::HookTimeout) layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Deadline {
@@ -76,6 +76,25 @@ impl Deadline {
         let far = now + FAR_FUTURE;
         let at = now.checked_add(timeout).map_or(far, |at| at.min(far));
         Deadline { at, timeout }
+    }
+}
+
+/// The key of a result's structured content in `tool_response` and in a
+/// transform (a tower-hooks extension).
+pub(crate) const STRUCTURED_CONTENT: &str = "structured_content";
+
+impl HookOutcome {
+    /// The outcome when no hook ran: allow, arguments unchanged.
+    pub fn allow(request: HookRequest) -> Self {
+        let event = request.event();
+        HookOutcome::from_parts(
+            event,
+            Decision::Allow,
+            true,
+            None,
+            request.into_shared_arguments(),
+            Records::new(),
+        )
     }
 }
 
@@ -296,7 +315,7 @@ impl HookRequest {
         self
     }
 
-    /// Sets the deadline (the [`HookTimeout`](crate::timeout::HookTimeout) layer does this).
+    /// Sets the deadline (the [`HookTimeout`](crate::layer::timeout::HookTimeout) layer does this).
     pub fn with_deadline(mut self, deadline: Deadline) -> Self {
         self.deadline = Some(deadline);
         self
@@ -492,7 +511,6 @@ pub(crate) fn apply_transform(
                     *response = Value::Object(Map::new());
                 }
                 if let Value::Object(response) = response {
-                    use crate::tool::STRUCTURED_CONTENT;
                     if let Some(content @ Value::String(_)) = updated.remove("content") {
                         // A text rewritten by a hook that did not say what
                         // becomes of the structured copy: that copy goes.

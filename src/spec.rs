@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::event::Event;
-use crate::matcher::{Pattern, PatternError};
+use crate::pattern::{Pattern, PatternError};
 
 /// The timeout a hook gets when its entry names none: 5000 ms.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);

@@ -57,17 +57,18 @@ use tower::util::BoxCloneSyncService;
 use tower_layer::{Identity, Layer, Stack};
 use tower_service::Service;
 
-use crate::advisory::Advisory;
-use crate::chain::Chain;
-use crate::command::{BoxFuture, Command, ProcessRunner, Runner};
-use crate::fail_open::FailOpen;
-use crate::gate::{Gate, GateHandle};
+use crate::host::Host;
+use crate::layer::advisory::Advisory;
+use crate::layer::chain::Chain;
+use crate::layer::command::Command;
+use crate::layer::fail_open::FailOpen;
+use crate::layer::gate::{Gate, GateHandle};
+use crate::layer::timeout::HookTimeout;
 use crate::outcome::{HookOutcome, Verdict};
-use crate::protocol::Host;
+use crate::process::{BoxFuture, ProcessRunner, Runner};
 use crate::report::{Report, SharedReport, StderrReport};
 use crate::request::{Deadline, HookRequest};
 use crate::spec::HookSpec;
-use crate::timeout::HookTimeout;
 use crate::BoxError;
 
 type InProcess = BoxCloneSyncService<HookRequest, Verdict, BoxError>;
@@ -503,7 +504,7 @@ impl<C, H> Builder<C, H> {
         V: Into<String>,
     {
         for (key, value) in vars {
-            crate::command::set_var(&mut self.env, key.into(), value.into());
+            crate::layer::command::set_var(&mut self.env, key.into(), value.into());
         }
         self
     }
@@ -600,7 +601,7 @@ impl<C, H> Builder<C, H> {
     ///   [tool=… matcher=… error=…]` is written, or, for a hook with
     ///   `fail_closed`, it blocks with `hook failed closed: <error>`.
     ///
-    /// See [`fail_open`](crate::fail_open).
+    /// See [`fail_open`](crate::layer::fail_open).
     pub fn around_hook<L>(self, layer: L) -> Builder<C, Stack<L, H>> {
         Builder {
             hooks: self.hooks,

@@ -30,8 +30,8 @@ use serde_json::Value;
 use tower::util::option_layer;
 use tower::ServiceExt;
 use tower_hooks::config::{default_paths, home_dir, Config, ConfigError};
-use tower_hooks::protocol::Host;
 use tower_hooks::report::Notice;
+use tower_hooks::Host;
 use tower_hooks::{Event, HookRequest, HookStack, MatcherSubject, UnknownEvent};
 use tower_hooks_layers::audit::AuditLayer;
 

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{json, Value};
-use tower_hooks::command::Termination;
+use tower_hooks::process::Termination;
 use tower_hooks::{HookOutcome, HookRecord, HookSpec, MatcherSubject, RecordOutcome, RunDetail};
 
 /// One `list --json` entry.

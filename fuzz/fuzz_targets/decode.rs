@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tower_hooks::protocol::{decode, last_nonempty_line, stderr_reason};
+use tower_hooks::dialect::nanopi::{decode, last_nonempty_line, stderr_reason};
 use tower_hooks::{BlockCause, Verdict};
 
 fuzz_target!(|input: (Option<i32>, &[u8], &[u8])| {

@@ -23,7 +23,7 @@
 //! unless [`AuditBuilder::record_skipped`] asks for it. Inside a
 //! [`HookStack`](tower_hooks::HookStack) the chain skips such a hook before the layers
 //! around it, so only a hook that answers [`Verdict::Skipped`] itself (one behind
-//! its own [`Matcher`](tower_hooks::matcher::Matcher), say) can produce that line; the
+//! its own [`Matcher`](tower_hooks::layer::matcher::Matcher), say) can produce that line; the
 //! stack's skipped hooks show in [`HookOutcome::hooks`](tower_hooks::HookOutcome::hooks).
 //! A call dropped before its
 //! hook answered (the agent was cancelled) leaves no line.

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::event::Event;
-use crate::matcher::PatternError;
+use crate::pattern::PatternError;
 
 /// A configuration file that cannot be loaded: the file, and what is wrong with it.
 ///
@@ -121,7 +121,7 @@ pub enum ConfigErrorKind {
     /// quotes at most the first 200 characters of the pattern.
     #[error(
         "invalid matcher \"{}\" in [[hooks.{event}]] entry {index}: {}",
-        crate::matcher::display_pattern(.pattern),
+        crate::pattern::display_pattern(.pattern),
         .error.explanation()
     )]
     InvalidMatcher {

@@ -123,7 +123,7 @@ pub use self::read::MAX_CONFIG_SIZE;
 use self::read::read_config;
 
 use crate::event::{Event, RETIRED_NAMES};
-use crate::protocol::Host;
+use crate::host::Host;
 use crate::spec::{HookSpec, DEFAULT_TIMEOUT};
 
 /// A timeout under this many milliseconds earns a [`ConfigWarningKind::ShortTimeout`].
@@ -142,7 +142,7 @@ const SHORT_TIMEOUT_MS: u64 = 100;
 /// ```
 /// use std::path::{Path, PathBuf};
 /// use tower_hooks::config::default_paths;
-/// use tower_hooks::protocol::Host;
+/// use tower_hooks::Host;
 ///
 /// let paths = default_paths(&Host::default(), Some(Path::new("/home/u")), Path::new("/p"));
 /// assert_eq!(
@@ -443,7 +443,7 @@ mod tests {
     use std::fs;
 
     use super::*;
-    use crate::matcher::Pattern;
+    use crate::pattern::Pattern;
 
     const HOME: Option<&str> = Some("/home/u");
 

@@ -299,7 +299,7 @@ async fn session_and_compaction_reasons_reach_the_hooks_on_the_wire() {
             let sink = sink.clone();
             b.fn_hook(hook(event), move |req| {
                 // The exact line a command hook would read on stdin.
-                let line = tower_hooks::protocol::stdin_line(req, req.cwd().unwrap());
+                let line = tower_hooks::dialect::nanopi::stdin_line(req, req.cwd().unwrap());
                 sink.lock().unwrap().push(String::from_utf8(line).unwrap());
                 Verdict::Allow
             })

@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::runtime::Runtime;
 use tower::{Service, ServiceExt};
-use tower_hooks::command::{Limits, ProcessRunner};
+use tower_hooks::process::{Limits, ProcessRunner};
 use tower_hooks::{Event, HookOutcome, HookRequest, HookSpec, HookStack};
 
 use support::{assert_no_process_left, children, open_fds, settle, PidFile};

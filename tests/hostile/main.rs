@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tower::ServiceExt;
-use tower_hooks::protocol::stdin_line;
+use tower_hooks::dialect::nanopi::stdin_line;
 use tower_hooks::{
     BlockCause, Decision, Event, HookOutcome, HookRequest, HookSpec, RecordOutcome, Verdict,
 };

@@ -12,9 +12,10 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-use tower_hooks::command::Command;
 use tower_hooks::config::{expand_home, Config, ConfigErrorKind};
-use tower_hooks::protocol::{decode, env_vars, stdin_line, Host};
+use tower_hooks::dialect::nanopi::{decode, env_vars, stdin_line};
+use tower_hooks::layer::command::Command;
+use tower_hooks::Host;
 use tower_hooks::{BlockCause, Event, HookRequest, HookSpec, Pattern, Verdict};
 
 const DEFAULT_REASON: &str = "blocked by hook";

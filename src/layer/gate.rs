@@ -13,7 +13,7 @@
 //! use std::sync::atomic::{AtomicUsize, Ordering};
 //! use std::sync::Arc;
 //! use tower::{service_fn, ServiceBuilder, ServiceExt};
-//! use tower_hooks::gate::GateLayer;
+//! use tower_hooks::layer::gate::GateLayer;
 //! use tower_hooks::{Decision, HookOutcome, HookRequest};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {

@@ -28,7 +28,7 @@
 //! use std::sync::{Arc, Mutex};
 //! use serde_json::json;
 //! use tower::{service_fn, ServiceBuilder, ServiceExt};
-//! use tower_hooks::fail_open::FailOpenLayer;
+//! use tower_hooks::layer::fail_open::FailOpenLayer;
 //! use tower_hooks::report::Notice;
 //! use tower_hooks::{BoxError, HookRequest, Verdict};
 //!

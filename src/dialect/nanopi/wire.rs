@@ -1,4 +1,4 @@
-//! The wire protocol, as pure functions: what a hook is given and how its answer is read.
+//! nanopi's wire protocol, as pure functions: what a hook is given and how its answer is read.
 //!
 //! A hook gets one JSON line on stdin and a few environment variables; it answers
 //! with its exit code, stdout and stderr. Nothing here does I/O.
@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use tower_hooks::protocol::{decode, stdin_line};
+//! use tower_hooks::dialect::nanopi::{decode, stdin_line};
 //! use tower_hooks::{HookRequest, Verdict};
 //!
 //! let req = HookRequest::tool_execution_start("bash", json!({"command": "ls"})).with_cwd("/p");
@@ -24,103 +24,10 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::host::EnvNames;
+pub use crate::outcome::last_nonempty_line;
 use crate::outcome::{Verdict, DEFAULT_BLOCK_REASON};
 use crate::request::HookRequest;
-
-/// The host's names: the prefix of the report lines, of the environment
-/// variables, and the config folder. nanopi's by default.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Host {
-    name: String,
-    env: EnvNames,
-}
-
-/// The names of the five variables a hook is given.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EnvNames {
-    /// `NANOPI_EVENT`: the CamelCase event name, always set.
-    pub event: String,
-    /// `NANOPI_CWD`: the session's working directory, always set.
-    pub cwd: String,
-    /// `NANOPI_SESSION_ID`: when a session id exists.
-    pub session_id: String,
-    /// `NANOPI_TOOL_NAME`: on non-session events, empty without a tool.
-    pub tool_name: String,
-    /// `NANOPI_TOOL_CALL_ID`: only when a tool call id exists.
-    pub tool_call_id: String,
-}
-
-impl EnvNames {
-    /// The five names, in the order [`env_vars`] sets them.
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
-        [
-            &self.event,
-            &self.cwd,
-            &self.session_id,
-            &self.tool_name,
-            &self.tool_call_id,
-        ]
-        .into_iter()
-        .map(String::as_str)
-    }
-}
-
-impl Host {
-    /// A host called `name`: report lines start `name: `, variables `NAME_`, and
-    /// the config folder is `.name`.
-    ///
-    /// ```
-    /// use tower_hooks::protocol::Host;
-    /// let host = Host::new("myagent");
-    /// assert_eq!(host.env_names().event, "MYAGENT_EVENT");
-    /// assert_eq!(host.config_dir(), ".myagent");
-    /// ```
-    pub fn new(name: impl Into<String>) -> Self {
-        let name = name.into();
-        let prefix: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_uppercase()
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let var = |suffix: &str| format!("{prefix}_{suffix}");
-        Host {
-            env: EnvNames {
-                event: var("EVENT"),
-                cwd: var("CWD"),
-                session_id: var("SESSION_ID"),
-                tool_name: var("TOOL_NAME"),
-                tool_call_id: var("TOOL_CALL_ID"),
-            },
-            name,
-        }
-    }
-
-    /// The host name (`nanopi`).
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The variable names.
-    pub fn env_names(&self) -> &EnvNames {
-        &self.env
-    }
-
-    /// The config folder under `~` and the project (`.nanopi`).
-    pub fn config_dir(&self) -> String {
-        format!(".{}", self.name)
-    }
-}
-
-impl Default for Host {
-    fn default() -> Self {
-        Host::new("nanopi")
-    }
-}
 
 #[derive(Serialize)]
 struct Line<'a> {
@@ -242,18 +149,11 @@ pub fn stderr_reason(stderr: &[u8]) -> String {
     }
 }
 
-/// The last line of `stdout` that is not empty or blank.
-pub fn last_nonempty_line(stdout: &[u8]) -> Option<&[u8]> {
-    stdout
-        .split(|&b| b == b'\n')
-        .rev()
-        .find(|line| !line.iter().all(|b| b.is_ascii_whitespace()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::event::Event;
+    use crate::host::Host;
     use crate::request::{CompactionReason, StartReason};
     use serde_json::json;
 

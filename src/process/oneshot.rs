@@ -20,7 +20,7 @@ use tokio::net::unix::pipe;
 use tokio::sync::oneshot;
 
 use super::{BoxFuture, Finished, Job, Runner, Termination};
-use crate::timeout::KILL_GRACE;
+use crate::layer::timeout::KILL_GRACE;
 
 /// Bounds on what one hook run may hold or take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +60,7 @@ impl Limits {
     /// memory stays bounded by the input.
     ///
     /// ```
-    /// use tower_hooks::command::Limits;
+    /// use tower_hooks::process::Limits;
     /// let limits = Limits::default();
     /// assert_eq!(limits.stdout_tail_for(200), limits.stdout_tail);
     /// assert!(limits.stdout_tail_for(2_500_000) >= 5_000_000);

@@ -23,7 +23,7 @@
 //! ```
 //! use std::time::Duration;
 //! use tower::{service_fn, ServiceBuilder, ServiceExt};
-//! use tower_hooks::timeout::HookTimeoutLayer;
+//! use tower_hooks::layer::timeout::HookTimeoutLayer;
 //! use tower_hooks::{HookRequest, Verdict};
 //!
 //! # #[tokio::main(flavor = "current_thread", start_paused = true)] async fn main() {

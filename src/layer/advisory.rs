@@ -19,7 +19,7 @@
 //! ```
 //! use std::sync::{Arc, Mutex};
 //! use tower::{ServiceBuilder, ServiceExt};
-//! use tower_hooks::advisory::AdvisoryLayer;
+//! use tower_hooks::layer::advisory::AdvisoryLayer;
 //! use tower_hooks::report::Notice;
 //! use tower_hooks::{Decision, HookRequest, HookSpec, Event, HookStack, Verdict};
 //!

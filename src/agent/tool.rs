@@ -38,7 +38,7 @@
 //! use std::convert::Infallible;
 //! use serde_json::json;
 //! use tower::{service_fn, ServiceBuilder, ServiceExt};
-//! use tower_hooks::tool::{ToolCall, ToolHooksLayer, ToolResult};
+//! use tower_hooks::agent::tool::{ToolCall, ToolHooksLayer, ToolResult};
 //! use tower_hooks::{Event, HookSpec, HookStack, Verdict};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -103,10 +103,10 @@ use tokio::time::Instant;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::agent::Carried;
-use crate::fail_open::error_text;
+use super::carried::Carried;
+use crate::layer::fail_open::error_text;
 use crate::outcome::{HookOutcome, DEFAULT_BLOCK_REASON};
-use crate::request::HookRequest;
+use crate::request::{HookRequest, STRUCTURED_CONTENT};
 use crate::BoxError;
 
 /// One tool call the model asked for.
@@ -642,10 +642,6 @@ pub(crate) fn end_request(
     }
     stamp_tool(carried, req, call_id)
 }
-
-/// The key of a result's structured content in `tool_response` and in a
-/// transform (a tower-hooks extension).
-pub(crate) const STRUCTURED_CONTENT: &str = "structured_content";
 
 /// The tool result of a refused call: the exact text the model sees.
 pub(crate) fn refusal(outcome: &HookOutcome) -> ToolResult {

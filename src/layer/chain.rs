@@ -1,7 +1,7 @@
 //! The service that runs an event's hooks one after another, in config order.
 //!
 //! * a hook whose type is not runnable is skipped;
-//! * a hook whose [`Pattern`](crate::matcher::Pattern) does not match the event's
+//! * a hook whose [`Pattern`](crate::pattern::Pattern) does not match the event's
 //!   subject is skipped: the chain tests the pattern itself, so a skipped hook's
 //!   service is never called (and costs no clone, no allocation);
 //! * a transform feeds the next hook, within the event's
@@ -11,10 +11,10 @@
 //! The [`Chain`] answers one [`HookOutcome`] with one [`HookRecord`] per hook
 //! configured for the event. It sets `honored = false` for a transform on an event
 //! that ignores transforms; blocks on events that drop them are the
-//! [`Advisory`](crate::advisory) layer's business.
+//! [`Advisory`](crate::layer::advisory) layer's business.
 //!
 //! Each hook is any `Service<HookRequest, Response = Verdict, Error = Infallible>`
-//! (put a [`FailOpen`](crate::fail_open) around anything that can fail). An event
+//! (put a [`FailOpen`](crate::layer::fail_open) around anything that can fail). An event
 //! with no hooks costs a table lookup and allocates nothing.
 //!
 //! # Example
@@ -24,7 +24,7 @@
 //! use std::sync::Arc;
 //! use serde_json::json;
 //! use tower::{service_fn, util::BoxCloneSyncService, ServiceExt};
-//! use tower_hooks::chain::Chain;
+//! use tower_hooks::layer::chain::Chain;
 //! use tower_hooks::{Decision, Event, HookRequest, HookSpec, RecordOutcome, Verdict};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -407,9 +407,10 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::command::{BoxFuture, Command, Finished, Job, Runner, Termination};
-    use crate::fail_open::FailOpen;
+    use crate::layer::command::Command;
+    use crate::layer::fail_open::FailOpen;
     use crate::outcome::RecordOutcome;
+    use crate::process::{BoxFuture, Finished, Job, Runner, Termination};
     use serde_json::json;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;

@@ -1,0 +1,16 @@
+//! The layers of the stack, one module each, and the command leaf at its bottom.
+//!
+//! ```text
+//! Gate ─ Advisory ─ (your layers around the call) ─ Chain ─ per matching hook:
+//!     FailOpen ─ (your layers around each hook) ─ HookTimeout ─ Command
+//! ```
+//!
+//! Each is dialect-blind: what differs per dialect comes from the hook's spec.
+
+pub mod advisory;
+pub mod chain;
+pub mod command;
+pub mod fail_open;
+pub mod gate;
+pub mod matcher;
+pub mod timeout;

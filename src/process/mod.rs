@@ -1,0 +1,76 @@
+//! Processes: the seam between a hook's protocol and the processes that run it.
+//!
+//! The [`Command`](crate::layer::command::Command) leaf turns a request into a
+//! [`Job`] and hands it to a [`Runner`]; [`ProcessRunner`] is the runner that
+//! starts real processes, and a test or a bench can put anything that answers a
+//! [`Finished`] in its place. A runner gets a job, never a configuration.
+//!
+//! [`ProcessRunner`] is the only code in the crate that touches a child process.
+//! Each hook runs in its own process group, spawned through `posix_spawn` (no
+//! `fork` of a large agent); its stdin is written while stdout and stderr are
+//! drained, so no payload and no hook can deadlock it; capture is bounded (a tail
+//! of stdout, a head of stderr), and an answer line longer than the kept tail is
+//! an error rather than a silent allow; when the hook exits, whatever it left
+//! running in its group is killed; at the deadline the group gets `SIGTERM`, then
+//! `SIGKILL`; dropping the call kills the group too, and the hook is reaped off
+//! the async threads (on a thread of its own if the runtime is shutting down).
+
+mod oneshot;
+
+use std::future::Future;
+use std::io;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+
+pub use self::oneshot::{Limits, ProcessRunner};
+pub use crate::outcome::Termination;
+use crate::request::Deadline;
+
+/// A boxed, sendable future: what runners and the leaf return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One command to run.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Job {
+    /// The shell command, run as `bash -c <command>`.
+    pub command: Arc<str>,
+    /// The bytes written to stdin: one JSON line.
+    pub stdin: Vec<u8>,
+    /// Variables set on top of the inherited environment: the ones given to
+    /// the command ([`Command::env`](crate::layer::command::Command::env)), then the protocol variables of the
+    /// event (no name appears twice). A value holds no NUL.
+    pub env: Vec<(String, String)>,
+    /// Inherited variables the hook must not see: the protocol variables this
+    /// event does not set (a stale `NANOPI_TOOL_NAME` from the host's own
+    /// environment on `session_start`, say).
+    pub env_remove: Vec<String>,
+    /// The directory the hook runs in, if not the process's own
+    /// ([`Command::current_dir`](crate::layer::command::Command::current_dir)); a runner that starts processes runs the
+    /// command there, and fails the run when it cannot.
+    pub current_dir: Option<Arc<Path>>,
+    /// When the hook is overdue, if ever.
+    pub deadline: Option<Deadline>,
+}
+
+/// What a finished hook left behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    /// How it ended.
+    pub termination: Termination,
+    /// The tail of its stdout (bounded: see [`Limits::stdout_tail`]).
+    pub stdout: Vec<u8>,
+    /// Whether the start of stdout was dropped to keep within the bound. When
+    /// the kept tail then begins inside its last line, the answer is incomplete
+    /// and the hook fails ([`CommandError::AnswerTooLong`](crate::layer::command::CommandError::AnswerTooLong)).
+    pub stdout_truncated: bool,
+    /// The head of its stderr (bounded).
+    pub stderr: Vec<u8>,
+}
+
+/// Runs a [`Job`]: the seam between the protocol and processes.
+pub trait Runner: Send + Sync + 'static {
+    /// Runs the job to its end. An error means the hook could not be run at all.
+    fn run(&self, job: Job) -> BoxFuture<'static, io::Result<Finished>>;
+}
