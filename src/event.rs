@@ -1,14 +1,20 @@
-//! The eleven lifecycle events and everything that differs between them.
+//! The neutral lifecycle points and everything that differs between them.
 //!
-//! Every per-event rule of the specification lives in one table, [`TABLE`], keyed
-//! by [`Event`]: the two names, whether a block is enforced, what a transform may
-//! replace, what the matcher is tested against, and the wording an agent shows when
-//! a block takes effect. No other module matches on event names.
+//! An [`Event`] is a neutral point of an agent's lifecycle: nanopi's eleven
+//! events, and the points that other hook ecosystems add (a permission prompt,
+//! the agent about to stop, a notification, …). Every per-point rule lives in one
+//! table, [`TABLE`], keyed by [`Event`]: the neutral and nanopi names, the name
+//! each dialect gives the point, whether a block is enforced, what a transform may
+//! replace, what a nanopi matcher is tested against, and the wording an agent
+//! shows when a block takes effect. No other module matches on nanopi's event
+//! names; each dialect reads its own column.
 
 use std::fmt;
 use std::str::FromStr;
 
-/// One of the eleven lifecycle events an agent fires.
+/// A neutral lifecycle point an agent fires: one of nanopi's eleven events
+/// (the first eleven variants, [`Event::NANOPI`]) or a point that only other
+/// dialects have hooks for.
 ///
 /// ```
 /// use tower_hooks::{BlockPolicy, Event};
@@ -43,6 +49,35 @@ pub enum Event {
     SessionBeforeCompact,
     /// After compaction succeeds.
     SessionCompact,
+    /// A permission prompt is about to be shown for a tool call (Claude Code's
+    /// `PermissionRequest`). Arguments: the tool input.
+    PermissionRequest,
+    /// Once after a batch of parallel tool calls resolved, before the next model
+    /// call (Claude Code's `PostToolBatch`). Arguments: `{"tool_calls": […]}`.
+    PostToolBatch,
+    /// The agent is about to stop (Claude Code's `Stop`, Cursor's `stop`): a block
+    /// sends it back to work with the reason as its next instruction. Arguments:
+    /// `{"stop_hook_active", "last_assistant_message"}`.
+    Stop,
+    /// A turn failed with a model error (Claude Code's `StopFailure`). Arguments:
+    /// `{"error", "last_assistant_message"}`.
+    StopFailure,
+    /// A notification to the user (Claude Code's `Notification`). Arguments:
+    /// `{"message", "title", "notification_type"}`.
+    Notification,
+    /// A subagent starts (`SubagentStart`, `subagentStart`). Arguments:
+    /// `{"agent_id", "agent_type"}`.
+    SubagentStart,
+    /// A subagent is about to stop (`SubagentStop`, `subagentStop`): a block keeps
+    /// it going. Arguments: `{"agent_id", "agent_type", "stop_hook_active",
+    /// "last_assistant_message"}`.
+    SubagentStop,
+    /// An instructions file was loaded (Claude Code's `InstructionsLoaded`).
+    /// Arguments: `{"file_path", "memory_type", "load_reason"}`.
+    InstructionsLoaded,
+    /// The agent finished a thought (Cursor's `afterAgentThought`). Arguments:
+    /// `{"text"}`.
+    AgentThought,
 }
 
 /// Whether a block from a hook takes effect at an event.
@@ -55,12 +90,15 @@ pub enum BlockPolicy {
     Advisory,
     /// The call site could have enforced it but throws the decision away.
     Ignored,
+    /// The block keeps the agent going, with the reason as its next instruction
+    /// (the agent was about to stop).
+    FollowUp,
 }
 
 impl BlockPolicy {
-    /// `true` unless the block is enforced.
+    /// `true` unless the block takes effect (it is enforced, or it is a follow-up).
     pub const fn drops_blocks(self) -> bool {
-        !matches!(self, BlockPolicy::Enforced)
+        !matches!(self, BlockPolicy::Enforced | BlockPolicy::FollowUp)
     }
 }
 
@@ -104,10 +142,19 @@ pub enum MatcherSubject {
 pub struct EventInfo {
     /// The event.
     pub event: Event,
-    /// snake_case: the config key and the payload's `event` value.
+    /// snake_case: the neutral name; for nanopi's events, the config key and the
+    /// payload's `event` value.
     pub name: &'static str,
     /// CamelCase: the value of `NANOPI_EVENT` and of the advisory report line.
     pub camel_name: &'static str,
+    /// Whether nanopi has this event (its hooks can be configured for it).
+    pub nanopi: bool,
+    /// Claude Code's names for the point (`PostToolUse` for a tool that
+    /// succeeded, then `PostToolUseFailure`); empty when it has none.
+    pub claude: &'static [&'static str],
+    /// Cursor's (and OpenHuman's) names: the generic event first, then the ones
+    /// by tool kind; empty when it has none.
+    pub cursor: &'static [&'static str],
     /// Whether a block takes effect.
     pub block_policy: BlockPolicy,
     /// What a transform may replace.
@@ -121,16 +168,19 @@ pub struct EventInfo {
     pub refusal: Option<(&'static str, &'static str)>,
 }
 
-use BlockPolicy::{Advisory, Enforced, Ignored};
+use BlockPolicy::{Advisory, Enforced, FollowUp, Ignored};
 use MatcherSubject as M;
 use TransformScope as T;
 
 /// The table: one row per event, in [`Event::ALL`] order.
-pub static TABLE: [EventInfo; 11] = [
+pub static TABLE: [EventInfo; Event::COUNT] = [
     EventInfo {
         event: Event::SessionStart,
         name: "session_start",
         camel_name: "SessionStart",
+        nanopi: true,
+        claude: &["SessionStart"],
+        cursor: &["sessionStart"],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::SessionId,
@@ -141,6 +191,9 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::SessionShutdown,
         name: "session_shutdown",
         camel_name: "SessionShutdown",
+        nanopi: true,
+        claude: &["SessionEnd"],
+        cursor: &["sessionEnd"],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::SessionId,
@@ -151,6 +204,9 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::BeforeAgentStart,
         name: "before_agent_start",
         camel_name: "BeforeAgentStart",
+        nanopi: true,
+        claude: &[],
+        cursor: &[],
         block_policy: Enforced,
         transform_scope: T::Prompt,
         matcher_subject: M::TurnCount,
@@ -161,6 +217,9 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::Input,
         name: "input",
         camel_name: "Input",
+        nanopi: true,
+        claude: &["UserPromptSubmit"],
+        cursor: &["beforeSubmitPrompt"],
         block_policy: Enforced,
         transform_scope: T::Prompt,
         matcher_subject: M::Empty,
@@ -174,6 +233,9 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::TurnStart,
         name: "turn_start",
         camel_name: "TurnStart",
+        nanopi: true,
+        claude: &[],
+        cursor: &[],
         block_policy: Ignored,
         transform_scope: T::None,
         matcher_subject: M::TurnCount,
@@ -184,6 +246,14 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::ToolExecutionStart,
         name: "tool_execution_start",
         camel_name: "ToolExecutionStart",
+        nanopi: true,
+        claude: &["PreToolUse"],
+        cursor: &[
+            "preToolUse",
+            "beforeShellExecution",
+            "beforeReadFile",
+            "beforeMCPExecution",
+        ],
         block_policy: Enforced,
         transform_scope: T::Arguments,
         matcher_subject: M::ToolName,
@@ -194,6 +264,15 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::ToolExecutionEnd,
         name: "tool_execution_end",
         camel_name: "ToolExecutionEnd",
+        nanopi: true,
+        claude: &["PostToolUse", "PostToolUseFailure"],
+        cursor: &[
+            "postToolUse",
+            "postToolUseFailure",
+            "afterShellExecution",
+            "afterFileEdit",
+            "afterMCPExecution",
+        ],
         block_policy: Ignored,
         transform_scope: T::ToolResult,
         matcher_subject: M::ToolName,
@@ -204,6 +283,9 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::TurnEnd,
         name: "turn_end",
         camel_name: "TurnEnd",
+        nanopi: true,
+        claude: &[],
+        cursor: &[],
         block_policy: Ignored,
         transform_scope: T::None,
         matcher_subject: M::TurnCount,
@@ -214,6 +296,9 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::MessageEnd,
         name: "message_end",
         camel_name: "MessageEnd",
+        nanopi: true,
+        claude: &[],
+        cursor: &["afterAgentResponse"],
         block_policy: Ignored,
         transform_scope: T::None,
         matcher_subject: M::TurnCount,
@@ -224,6 +309,9 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::SessionBeforeCompact,
         name: "session_before_compact",
         camel_name: "SessionBeforeCompact",
+        nanopi: true,
+        claude: &["PreCompact"],
+        cursor: &["preCompact"],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::CompactionReason,
@@ -234,10 +322,130 @@ pub static TABLE: [EventInfo; 11] = [
         event: Event::SessionCompact,
         name: "session_compact",
         camel_name: "SessionCompact",
+        nanopi: true,
+        claude: &["PostCompact"],
+        cursor: &[],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::CompactionReason,
         session_event: true,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::PermissionRequest,
+        name: "permission_request",
+        camel_name: "PermissionRequest",
+        nanopi: false,
+        claude: &["PermissionRequest"],
+        cursor: &[],
+        block_policy: Enforced,
+        transform_scope: T::Arguments,
+        matcher_subject: M::ToolName,
+        session_event: false,
+        refusal: Some(("", "")),
+    },
+    EventInfo {
+        event: Event::PostToolBatch,
+        name: "post_tool_batch",
+        camel_name: "PostToolBatch",
+        nanopi: false,
+        claude: &["PostToolBatch"],
+        cursor: &[],
+        block_policy: Enforced,
+        transform_scope: T::None,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: Some(("", "")),
+    },
+    EventInfo {
+        event: Event::Stop,
+        name: "stop",
+        camel_name: "Stop",
+        nanopi: false,
+        claude: &["Stop"],
+        cursor: &["stop"],
+        block_policy: FollowUp,
+        transform_scope: T::None,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: Some(("", "")),
+    },
+    EventInfo {
+        event: Event::StopFailure,
+        name: "stop_failure",
+        camel_name: "StopFailure",
+        nanopi: false,
+        claude: &["StopFailure"],
+        cursor: &[],
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::Notification,
+        name: "notification",
+        camel_name: "Notification",
+        nanopi: false,
+        claude: &["Notification"],
+        cursor: &[],
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::SubagentStart,
+        name: "subagent_start",
+        camel_name: "SubagentStart",
+        nanopi: false,
+        claude: &["SubagentStart"],
+        cursor: &["subagentStart"],
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::SubagentStop,
+        name: "subagent_stop",
+        camel_name: "SubagentStop",
+        nanopi: false,
+        claude: &["SubagentStop"],
+        cursor: &["subagentStop"],
+        block_policy: FollowUp,
+        transform_scope: T::None,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: Some(("", "")),
+    },
+    EventInfo {
+        event: Event::InstructionsLoaded,
+        name: "instructions_loaded",
+        camel_name: "InstructionsLoaded",
+        nanopi: false,
+        claude: &["InstructionsLoaded"],
+        cursor: &[],
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: None,
+    },
+    EventInfo {
+        event: Event::AgentThought,
+        name: "agent_thought",
+        camel_name: "AgentThought",
+        nanopi: false,
+        claude: &[],
+        cursor: &["afterAgentThought"],
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::Empty,
+        session_event: false,
         refusal: None,
     },
 ];
@@ -251,8 +459,11 @@ pub const RETIRED_NAMES: [(&str, Event); 4] = [
 ];
 
 impl Event {
-    /// All eleven events, in the order of the specification's table.
-    pub const ALL: [Event; 11] = [
+    /// How many neutral points there are.
+    pub const COUNT: usize = 20;
+
+    /// nanopi's eleven events, in the order of its specification's table.
+    pub const NANOPI: [Event; 11] = [
         Event::SessionStart,
         Event::SessionShutdown,
         Event::BeforeAgentStart,
@@ -264,6 +475,30 @@ impl Event {
         Event::MessageEnd,
         Event::SessionBeforeCompact,
         Event::SessionCompact,
+    ];
+
+    /// Every neutral point: nanopi's eleven events, then the others.
+    pub const ALL: [Event; Event::COUNT] = [
+        Event::SessionStart,
+        Event::SessionShutdown,
+        Event::BeforeAgentStart,
+        Event::Input,
+        Event::TurnStart,
+        Event::ToolExecutionStart,
+        Event::ToolExecutionEnd,
+        Event::TurnEnd,
+        Event::MessageEnd,
+        Event::SessionBeforeCompact,
+        Event::SessionCompact,
+        Event::PermissionRequest,
+        Event::PostToolBatch,
+        Event::Stop,
+        Event::StopFailure,
+        Event::Notification,
+        Event::SubagentStart,
+        Event::SubagentStop,
+        Event::InstructionsLoaded,
+        Event::AgentThought,
     ];
 
     /// The event's position in [`Event::ALL`] and [`TABLE`].
@@ -323,12 +558,35 @@ impl Event {
             .map(|(before, after)| format!("{before}{reason}{after}"))
     }
 
-    /// Looks up a snake_case name.
+    /// Looks up one of nanopi's snake_case names (the config keys).
     pub fn from_name(name: &str) -> Option<Event> {
+        TABLE
+            .iter()
+            .find(|row| row.nanopi && row.name == name)
+            .map(|row| row.event)
+    }
+
+    /// Looks up any point's neutral name (`stop`, `permission_request`, …).
+    pub fn from_neutral_name(name: &str) -> Option<Event> {
         TABLE
             .iter()
             .find(|row| row.name == name)
             .map(|row| row.event)
+    }
+
+    /// Whether nanopi has this event.
+    pub fn is_nanopi(self) -> bool {
+        self.info().nanopi
+    }
+
+    /// Claude Code's names for this point (see [`EventInfo::claude`]).
+    pub fn claude_names(self) -> &'static [&'static str] {
+        self.info().claude
+    }
+
+    /// Cursor's names for this point (see [`EventInfo::cursor`]).
+    pub fn cursor_names(self) -> &'static [&'static str] {
+        self.info().cursor
     }
 }
 
@@ -376,7 +634,7 @@ impl UnknownEvent {
         // or a close misspelling.
         let suggestion = (!retired)
             .then(|| {
-                let names = TABLE.iter().map(|row| row.name);
+                let names = TABLE.iter().filter(|row| row.nanopi).map(|row| row.name);
                 let old_names = RETIRED_NAMES.iter().map(|(old, _)| *old);
                 crate::suggest::closest(name, names.chain(old_names))
             })
@@ -416,7 +674,7 @@ impl fmt::Display for UnknownEvent {
             write!(f, " (did you mean \"{}\"?)", event.name())?;
         }
         f.write_str("; expected one of: ")?;
-        for (i, row) in TABLE.iter().enumerate() {
+        for (i, row) in TABLE.iter().filter(|row| row.nanopi).enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }
@@ -442,10 +700,17 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for event in Event::ALL {
+        for event in Event::NANOPI {
             assert_eq!(event.name().parse::<Event>().unwrap(), event);
             assert_eq!(event.to_string(), event.name());
         }
+        for event in Event::ALL {
+            assert_eq!(Event::from_neutral_name(event.name()), Some(event));
+        }
+        // The other points are no nanopi events: a nanopi config cannot name them.
+        assert!("stop".parse::<Event>().is_err());
+        assert_eq!(Event::NANOPI, Event::ALL[..11]);
+        assert!(Event::ALL.iter().all(|e| e.is_nanopi() == (e.index() < 11)));
     }
 
     #[test]
@@ -456,7 +721,7 @@ mod tests {
     #[test]
     fn camel_case_and_misspelled_names_suggest_the_snake_case_one() {
         let suggestion = |name: &str| name.parse::<Event>().unwrap_err().suggestion();
-        for event in Event::ALL {
+        for event in Event::NANOPI {
             assert_eq!(suggestion(event.camel_name()), Some(event));
         }
         assert_eq!(
@@ -481,9 +746,10 @@ mod tests {
     #[test]
     fn unknown_name_lists_all_eleven() {
         let err = "turn_startt".parse::<Event>().unwrap_err().to_string();
-        for event in Event::ALL {
+        for event in Event::NANOPI {
             assert!(err.contains(event.name()), "{err}");
         }
+        assert!(!err.contains("permission_request"), "{err}");
     }
 
     #[test]
@@ -494,7 +760,7 @@ mod tests {
 
     #[test]
     fn only_three_events_enforce_blocks() {
-        let enforced: Vec<_> = Event::ALL
+        let enforced: Vec<_> = Event::NANOPI
             .into_iter()
             .filter(|e| e.block_policy() == BlockPolicy::Enforced)
             .collect();

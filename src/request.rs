@@ -283,6 +283,110 @@ impl HookRequest {
         Self::new(Event::SessionCompact, json!({ "reason": reason.as_str() }))
     }
 
+    /// `permission_request`: a permission prompt is about to be shown for a
+    /// tool call. The arguments are the tool input (a hook may rewrite them).
+    pub fn permission_request(tool_name: impl Into<Arc<str>>, tool_input: Value) -> Self {
+        Self::new(Event::PermissionRequest, tool_input).with_tool_name(tool_name)
+    }
+
+    /// `post_tool_batch`: `{"tool_calls": […]}`, each
+    /// `{"tool_name", "tool_input", "tool_use_id", "tool_response"}`.
+    pub fn post_tool_batch(tool_calls: Value) -> Self {
+        Self::new(Event::PostToolBatch, json!({ "tool_calls": tool_calls }))
+    }
+
+    /// `stop`: `{"stop_hook_active": bool, "last_assistant_message": …}`. The
+    /// agent is about to stop; `stop_hook_active` says that it is only still
+    /// going because a stop hook sent it back.
+    pub fn stop(stop_hook_active: bool, last_assistant_message: impl Into<String>) -> Self {
+        Self::new(
+            Event::Stop,
+            json!({
+                "stop_hook_active": stop_hook_active,
+                "last_assistant_message": last_assistant_message.into(),
+            }),
+        )
+    }
+
+    /// `stop_failure`: `{"error": …, "last_assistant_message": …}`: the turn
+    /// ended with a model error.
+    pub fn stop_failure(
+        error: impl Into<String>,
+        last_assistant_message: impl Into<String>,
+    ) -> Self {
+        Self::new(
+            Event::StopFailure,
+            json!({
+                "error": error.into(),
+                "last_assistant_message": last_assistant_message.into(),
+            }),
+        )
+    }
+
+    /// `notification`: `{"message": …, "title": …, "notification_type": …}`.
+    pub fn notification(
+        message: impl Into<String>,
+        title: Option<&str>,
+        notification_type: impl Into<String>,
+    ) -> Self {
+        let mut arguments = json!({
+            "message": message.into(),
+            "notification_type": notification_type.into(),
+        });
+        if let (Some(title), Value::Object(map)) = (title, &mut arguments) {
+            map.insert("title".into(), Value::from(title));
+        }
+        Self::new(Event::Notification, arguments)
+    }
+
+    /// `subagent_start`: `{"agent_id": …, "agent_type": …}`.
+    pub fn subagent_start(agent_id: impl Into<String>, agent_type: impl Into<String>) -> Self {
+        Self::new(
+            Event::SubagentStart,
+            json!({ "agent_id": agent_id.into(), "agent_type": agent_type.into() }),
+        )
+    }
+
+    /// `subagent_stop`: `{"agent_id", "agent_type", "stop_hook_active",
+    /// "last_assistant_message"}`: a subagent is about to stop.
+    pub fn subagent_stop(
+        agent_id: impl Into<String>,
+        agent_type: impl Into<String>,
+        stop_hook_active: bool,
+        last_assistant_message: impl Into<String>,
+    ) -> Self {
+        Self::new(
+            Event::SubagentStop,
+            json!({
+                "agent_id": agent_id.into(),
+                "agent_type": agent_type.into(),
+                "stop_hook_active": stop_hook_active,
+                "last_assistant_message": last_assistant_message.into(),
+            }),
+        )
+    }
+
+    /// `instructions_loaded`: `{"file_path", "memory_type", "load_reason"}`.
+    pub fn instructions_loaded(
+        file_path: impl Into<String>,
+        memory_type: impl Into<String>,
+        load_reason: impl Into<String>,
+    ) -> Self {
+        Self::new(
+            Event::InstructionsLoaded,
+            json!({
+                "file_path": file_path.into(),
+                "memory_type": memory_type.into(),
+                "load_reason": load_reason.into(),
+            }),
+        )
+    }
+
+    /// `agent_thought`: `{"text": …}`.
+    pub fn agent_thought(text: impl Into<String>) -> Self {
+        Self::new(Event::AgentThought, json!({ "text": text.into() }))
+    }
+
     /// Sets the tool name (the two tool events).
     pub fn with_tool_name(mut self, tool_name: impl Into<Arc<str>>) -> Self {
         self.tool_name = Some(tool_name.into());

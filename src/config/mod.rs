@@ -540,7 +540,7 @@ mod tests {
             message.contains("unknown field `turn_startt`, expected one of `session_start`"),
             "{message}"
         );
-        for event in Event::ALL {
+        for event in Event::NANOPI {
             assert!(
                 message.contains(&format!("`{}`", event.name())),
                 "{message}"

@@ -76,7 +76,7 @@ struct Slot<S> {
 
 /// Runs the hooks of each event in order. See the [module docs](self).
 pub struct Chain<S> {
-    events: Arc<[Box<[Slot<S>]>; 11]>,
+    events: Arc<[Box<[Slot<S>]>; Event::COUNT]>,
 }
 
 impl<S> Clone for Chain<S> {
@@ -90,7 +90,7 @@ impl<S> Clone for Chain<S> {
 impl<S> Chain<S> {
     /// A chain of these hooks; each runs for its spec's event, in the order given.
     pub fn new(hooks: impl IntoIterator<Item = (Arc<HookSpec>, S)>) -> Self {
-        let mut per_event: [Vec<Slot<S>>; 11] = Default::default();
+        let mut per_event: [Vec<Slot<S>>; Event::COUNT] = Default::default();
         for (spec, service) in hooks {
             per_event[spec.event().index()].push(Slot { spec, service });
         }
@@ -223,7 +223,7 @@ enum Kind<S: Service<HookRequest>> {
 /// A call that runs at least one hook.
 #[pin_project]
 struct Run<S: Service<HookRequest>> {
-    events: Arc<[Box<[Slot<S>]>; 11]>,
+    events: Arc<[Box<[Slot<S>]>; Event::COUNT]>,
     event: Event,
     next: usize,
     request: Option<HookRequest>,

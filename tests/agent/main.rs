@@ -442,7 +442,7 @@ async fn advisory_and_ignored_events_cannot_stop_anything() {
 async fn session_id_and_cwd_ride_on_every_event_without_being_retyped() {
     let seen = Seen::default();
     let (stack, _) = stack(|b| {
-        Event::ALL.into_iter().fold(b, |b, event| {
+        Event::NANOPI.into_iter().fold(b, |b, event| {
             b.fn_hook(hook(event), seen.answering(|_| Verdict::Allow))
         })
     });
@@ -473,7 +473,7 @@ async fn session_id_and_cwd_ride_on_every_event_without_being_retyped() {
     let seen = seen.all();
     let mut events: Vec<Event> = seen.iter().map(HookRequest::event).collect();
     events.sort();
-    assert_eq!(events, Event::ALL, "every event fired once");
+    assert_eq!(events, Event::NANOPI, "every event fired once");
     for req in &seen {
         assert_eq!(req.session_id(), Some("019abc"), "{:?}", req.event());
         assert_eq!(req.cwd(), Some("/home/u/proj"), "{:?}", req.event());

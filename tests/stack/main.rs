@@ -334,3 +334,34 @@ async fn a_service_entry_in_a_file_never_runs_its_command() {
     assert!(lines.is_empty(), "{lines:?}");
     assert!(!marker.exists(), "the entry's command ran");
 }
+
+/// The points beyond nanopi's eleven run hooks like any other; at the agent's
+/// stop a block is honored and its reason is the agent's next instruction.
+#[tokio::test]
+async fn hooks_run_at_the_points_other_dialects_add() {
+    let stack = HookStack::builder()
+        .report(())
+        .fn_hook(HookSpec::in_process(Event::Stop, "keep-going"), |req| {
+            assert_eq!(req.arguments()["stop_hook_active"], false);
+            Verdict::block("run the tests first")
+        })
+        .fn_hook(HookSpec::in_process(Event::Notification, "quiet"), |_| {
+            Verdict::block("not now")
+        })
+        .build();
+    let stop = stack
+        .clone()
+        .oneshot(HookRequest::stop(false, "done"))
+        .await
+        .unwrap();
+    assert!(stop.is_blocked());
+    assert_eq!(stop.message().as_deref(), Some("run the tests first"));
+
+    // A notification cannot be blocked: the block is reported and dropped.
+    let note = stack
+        .oneshot(HookRequest::notification("hi", Some("t"), "idle"))
+        .await
+        .unwrap();
+    assert!(!note.is_blocked());
+    assert_eq!(note.arguments()["title"], "t");
+}

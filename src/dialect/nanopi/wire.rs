@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn env_event_is_camel_case_for_every_event() {
-        for event in Event::ALL {
+        for event in Event::NANOPI {
             let req = HookRequest::new(event, json!({}));
             assert_eq!(env_of(&req)[0].1, event.camel_name());
         }
