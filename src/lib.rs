@@ -23,12 +23,12 @@ pub use crate::config::{Config, ConfigError};
 pub use crate::event::{BlockPolicy, Event, MatcherSubject, TransformScope, UnknownEvent};
 pub use crate::host::Host;
 pub use crate::outcome::{
-    BlockCause, Decision, HookOutcome, HookRecord, NotAnObject, RecordOutcome, RunDetail, Verdict,
-    DEFAULT_BLOCK_REASON,
+    BlockCause, Decision, HookOutcome, HookRecord, NotAnObject, Notes, RecordOutcome, RunDetail,
+    Verdict, DEFAULT_BLOCK_REASON,
 };
 pub use crate::pattern::{Pattern, PatternError};
 pub use crate::request::{CompactionReason, Deadline, HookRequest, ShutdownReason, StartReason};
-pub use crate::spec::{HookSpec, DEFAULT_TIMEOUT};
+pub use crate::spec::{Dialect, HookSpec, DEFAULT_TIMEOUT};
 pub use crate::stack::{BoxHookStack, Builder, HookStack};
 
 /// The boxed error type of hook services below the fail-open layer.

@@ -44,6 +44,14 @@ pub enum Verdict {
         /// What went wrong.
         error: String,
     },
+    /// A person must approve the action (Claude Code's `ask` and `defer`,
+    /// Cursor's `ask`). Without a way to ask, the action is refused with the
+    /// reason, never silently allowed.
+    #[non_exhaustive]
+    Ask {
+        /// Why approval is needed.
+        reason: String,
+    },
 }
 
 /// What made a [`Verdict::Block`].
@@ -118,6 +126,18 @@ impl Verdict {
         }
     }
 
+    /// An answer that a person must approve the action, for `reason`.
+    ///
+    /// ```
+    /// use tower_hooks::{RecordOutcome, Verdict};
+    /// assert_eq!(Verdict::ask("touches prod").record_outcome(), RecordOutcome::Ask);
+    /// ```
+    pub fn ask(reason: impl Into<String>) -> Self {
+        Verdict::Ask {
+            reason: reason.into(),
+        }
+    }
+
     /// How this verdict is recorded: a block by its cause ([`RecordOutcome::Block`],
     /// [`Timeout`](RecordOutcome::Timeout) or [`FailedClosed`](RecordOutcome::FailedClosed)).
     ///
@@ -138,6 +158,7 @@ impl Verdict {
             Verdict::Block { cause, .. } => RecordOutcome::from(*cause),
             Verdict::Skipped => RecordOutcome::Skipped,
             Verdict::FailedOpen { .. } => RecordOutcome::Error,
+            Verdict::Ask { .. } => RecordOutcome::Ask,
         }
     }
 }
@@ -181,15 +202,18 @@ pub enum Decision {
     Transform,
     /// A hook blocked (also on events that drop blocks).
     Block,
+    /// None blocked, and at least one said a person must approve the action.
+    Ask,
 }
 
 impl Decision {
-    /// `allow`, `transform` or `block`.
+    /// `allow`, `transform`, `block` or `ask`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Decision::Allow => "allow",
             Decision::Transform => "transform",
             Decision::Block => "block",
+            Decision::Ask => "ask",
         }
     }
 }
@@ -204,6 +228,7 @@ impl Decision {
 /// | [`Allow`](Self::Allow) | `allow` |
 /// | [`Transform`](Self::Transform) | `transform` |
 /// | [`Block`](Self::Block) | `block` |
+/// | [`Ask`](Self::Ask) | `ask` |
 /// | [`Timeout`](Self::Timeout) | `timeout` |
 /// | [`FailedClosed`](Self::FailedClosed) | `failed_closed` |
 /// | [`Error`](Self::Error) | `error` |
@@ -238,6 +263,9 @@ pub enum RecordOutcome {
     Transform,
     /// It asked to block: exit 2, or `"decision":"block"`.
     Block,
+    /// It asked for a person's approval (Claude Code's `ask` or `defer`,
+    /// Cursor's `ask`).
+    Ask,
     /// It ran past its timeout and was stopped; the action is blocked.
     Timeout,
     /// It could not run, or failed, and is configured to fail closed
@@ -254,11 +282,12 @@ pub enum RecordOutcome {
 
 impl RecordOutcome {
     /// Every outcome, in the order of the table above.
-    pub const ALL: [RecordOutcome; 8] = [
+    pub const ALL: [RecordOutcome; 9] = [
         RecordOutcome::Skipped,
         RecordOutcome::Allow,
         RecordOutcome::Transform,
         RecordOutcome::Block,
+        RecordOutcome::Ask,
         RecordOutcome::Timeout,
         RecordOutcome::FailedClosed,
         RecordOutcome::Error,
@@ -272,6 +301,7 @@ impl RecordOutcome {
             RecordOutcome::Allow => "allow",
             RecordOutcome::Transform => "transform",
             RecordOutcome::Block => "block",
+            RecordOutcome::Ask => "ask",
             RecordOutcome::Timeout => "timeout",
             RecordOutcome::FailedClosed => "failed_closed",
             RecordOutcome::Error => "error",
@@ -289,8 +319,8 @@ impl RecordOutcome {
 
     /// [`Timeout`](Self::Timeout) and [`FailedClosed`](Self::FailedClosed)
     /// folded into [`Block`](Self::Block), every other outcome as it is: the
-    /// `outcome` of the `hooks test --json` report, whose contract fixes its six
-    /// values (`skipped`, `allow`, `transform`, `block`, `error`, `not_run`).
+    /// `outcome` of the `hooks test --json` report, whose contract fixes its
+    /// values (`skipped`, `allow`, `transform`, `block`, `ask`, `error`, `not_run`).
     pub const fn folded(self) -> RecordOutcome {
         if self.is_block() {
             RecordOutcome::Block
@@ -311,12 +341,13 @@ impl From<BlockCause> for RecordOutcome {
 }
 
 impl From<Decision> for RecordOutcome {
-    /// The word of a call's [`Decision`]: `allow`, `transform` or `block`.
+    /// The word of a call's [`Decision`]: `allow`, `transform`, `block` or `ask`.
     fn from(decision: Decision) -> Self {
         match decision {
             Decision::Allow => RecordOutcome::Allow,
             Decision::Transform => RecordOutcome::Transform,
             Decision::Block => RecordOutcome::Block,
+            Decision::Ask => RecordOutcome::Ask,
         }
     }
 }
@@ -555,7 +586,8 @@ impl Serialize for HookRecord {
     /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let run = self.run();
-        let mut s = serializer.serialize_struct("HookRecord", 11)?;
+        let mut s = serializer.serialize_struct("HookRecord", 12)?;
+        s.serialize_field("dialect", self.spec.dialect().as_str())?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
         s.serialize_field("name", &self.spec.name())?;
@@ -597,6 +629,61 @@ pub struct HookOutcome {
     reason: Option<Box<str>>,
     arguments: Arc<Value>,
     hooks: Records,
+    /// Boxed and absent unless a hook left a note: nanopi's hooks never do, and
+    /// an outcome stays small on the paths that run no hook.
+    notes: Option<Box<Notes>>,
+}
+
+/// What hooks handed to the agent besides their decision: text for the model's
+/// context, messages for the person, a request to stop, an instruction to keep
+/// going. Each list keeps one element per message, in config order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Notes {
+    /// Text for the model's context (Claude Code's `additionalContext`,
+    /// Cursor's `additional_context`, …).
+    pub context: Vec<String>,
+    /// Messages for the person (`systemMessage`, `user_message`, …).
+    pub user_messages: Vec<String>,
+    /// A hook asked to stop the agent (`continue: false`), with its reason
+    /// (possibly empty).
+    pub stop: Option<String>,
+    /// An instruction to keep going, set by a dialect's own field (Cursor's
+    /// `followup_message`); a block at the agent's stop is one too (see
+    /// [`HookOutcome::follow_up`]).
+    pub follow_up: Option<String>,
+}
+
+impl Notes {
+    /// Whether there is nothing in it.
+    pub fn is_empty(&self) -> bool {
+        self.context.is_empty()
+            && self.user_messages.is_empty()
+            && self.stop.is_none()
+            && self.follow_up.is_none()
+    }
+
+    /// Appends `other`'s notes after these (`other` came later in config order);
+    /// a later stop reason or follow-up joins the earlier one on a new line.
+    pub fn merge(&mut self, other: Notes) {
+        self.context.extend(other.context);
+        self.user_messages.extend(other.user_messages);
+        join_into(&mut self.stop, other.stop);
+        join_into(&mut self.follow_up, other.follow_up);
+    }
+}
+
+fn join_into(slot: &mut Option<String>, more: Option<String>) {
+    match (slot.as_mut(), more) {
+        (_, None) => {}
+        (None, Some(more)) => *slot = Some(more),
+        (Some(text), Some(more)) => {
+            if !text.is_empty() && !more.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&more);
+        }
+    }
 }
 
 impl HookOutcome {
@@ -613,6 +700,7 @@ impl HookOutcome {
             decision,
             honored,
             reason: reason.map(String::into_boxed_str),
+            notes: None,
             arguments,
             hooks,
         }
@@ -639,7 +727,15 @@ impl HookOutcome {
         self.decision == Decision::Block && self.honored
     }
 
-    /// The block's reason, when the decision is [`Decision::Block`].
+    /// Whether a person must approve the action before it goes ahead: the
+    /// decision is [`Decision::Ask`] and it takes effect here. An agent without a
+    /// way to ask refuses the action, with the [reason](Self::reason).
+    pub fn needs_approval(&self) -> bool {
+        self.decision == Decision::Ask && self.honored
+    }
+
+    /// The block's reason, when the decision is [`Decision::Block`]; the reason
+    /// approval is needed, when it is [`Decision::Ask`].
     pub fn reason(&self) -> Option<&str> {
         self.reason.as_deref()
     }
@@ -673,6 +769,41 @@ impl HookOutcome {
             .refusal_message(self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON))
     }
 
+    /// What hooks handed over besides their decision (empty for nanopi hooks).
+    pub fn notes(&self) -> Option<&Notes> {
+        self.notes.as_deref()
+    }
+
+    /// Text for the model's context, one element per message, in config order.
+    pub fn context(&self) -> &[String] {
+        self.notes.as_deref().map_or(&[], |n| &n.context)
+    }
+
+    /// Messages for the person, one element per message, in config order.
+    pub fn user_messages(&self) -> &[String] {
+        self.notes.as_deref().map_or(&[], |n| &n.user_messages)
+    }
+
+    /// The reason, possibly empty, when a hook asked to stop the agent.
+    pub fn stop(&self) -> Option<&str> {
+        self.notes.as_deref().and_then(|n| n.stop.as_deref())
+    }
+
+    /// The instruction to keep going, when there is one: the reason of an
+    /// honored block at the agent's stop ([`BlockPolicy::FollowUp`](crate::BlockPolicy::FollowUp)),
+    /// or a hook's own follow-up field.
+    ///
+    /// ```
+    /// use tower_hooks::{HookOutcome, HookRequest};
+    /// assert_eq!(HookOutcome::allow(HookRequest::stop(false, "done")).follow_up(), None);
+    /// ```
+    pub fn follow_up(&self) -> Option<&str> {
+        if self.is_blocked() && self.event.block_policy() == crate::BlockPolicy::FollowUp {
+            return Some(self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON));
+        }
+        self.notes.as_deref().and_then(|n| n.follow_up.as_deref())
+    }
+
     /// Marks the decision as not taking effect (the advisory layer does this).
     pub(crate) fn drop_decision(&mut self) {
         self.honored = false;
@@ -682,13 +813,17 @@ impl HookOutcome {
 impl Serialize for HookOutcome {
     /// The JSON report of the `hooks` CLI.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut m = serializer.serialize_map(Some(7))?;
+        let mut m = serializer.serialize_map(Some(11))?;
         m.serialize_entry("event", &self.event)?;
         m.serialize_entry("decision", self.decision.as_str())?;
         m.serialize_entry("honored", &self.honored)?;
         m.serialize_entry("reason", &self.reason)?;
         m.serialize_entry("message", &self.message())?;
         m.serialize_entry("arguments", &*self.arguments)?;
+        m.serialize_entry("context", self.context())?;
+        m.serialize_entry("user_messages", self.user_messages())?;
+        m.serialize_entry("stop", &self.stop())?;
+        m.serialize_entry("follow_up", &self.follow_up())?;
         m.serialize_entry("hooks", &self.hooks[..])?;
         m.end()
     }
@@ -698,6 +833,49 @@ impl Serialize for HookOutcome {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn notes_merge_in_order_and_join_their_texts() {
+        let mut notes = Notes {
+            context: vec!["a".into()],
+            stop: Some("first".into()),
+            ..Notes::default()
+        };
+        notes.merge(Notes {
+            context: vec!["b".into()],
+            user_messages: vec!["hi".into()],
+            stop: Some("second".into()),
+            follow_up: Some("go on".into()),
+        });
+        assert_eq!(notes.context, ["a", "b"]);
+        assert_eq!(notes.user_messages, ["hi"]);
+        assert_eq!(notes.stop.as_deref(), Some("first\nsecond"));
+        assert_eq!(notes.follow_up.as_deref(), Some("go on"));
+        assert!(!notes.is_empty());
+        assert!(Notes::default().is_empty());
+    }
+
+    #[test]
+    fn a_block_at_the_agents_stop_is_the_follow_up() {
+        let spec = Arc::new(HookSpec::in_process(Event::Stop, "keep-going"));
+        let rec = HookRecord::new(spec, &Verdict::block("run the tests"), Duration::ZERO);
+        let out = HookOutcome::from_parts(
+            Event::Stop,
+            Decision::Block,
+            true,
+            Some("run the tests".into()),
+            Arc::new(json!({})),
+            [rec].into_iter().collect(),
+        );
+        assert_eq!(out.follow_up(), Some("run the tests"));
+        assert_eq!(out.message().as_deref(), Some("run the tests"));
+        let json = serde_json::to_value(&out).unwrap();
+        assert_eq!(json["follow_up"], "run the tests");
+        assert_eq!(json["context"], json!([]));
+        assert_eq!(json["user_messages"], json!([]));
+        assert_eq!(json["stop"], Value::Null);
+        assert_eq!(json["hooks"][0]["dialect"], "nanopi");
+    }
 
     #[test]
     fn message_only_for_an_honored_block() {
@@ -740,7 +918,8 @@ mod tests {
                 "event": "tool_execution_start", "decision": "block", "honored": true,
                 "reason": "why", "message": "blocked by hook: why",
                 "arguments": {"command": "rm"},
-                "hooks": [{"source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
+                "context": [], "user_messages": [], "stop": null, "follow_up": null,
+                "hooks": [{"dialect": "nanopi", "source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
                            "outcome": "block", "outcome_detail": "block", "reason": "why",
                            "duration_ms": 4, "exit": null, "signal": null, "stderr": null}]
             })
@@ -824,6 +1003,7 @@ mod tests {
                 "allow",
                 "transform",
                 "block",
+                "ask",
                 "timeout",
                 "failed_closed",
                 "error",
@@ -841,6 +1021,7 @@ mod tests {
                 "allow",
                 "transform",
                 "block",
+                "ask",
                 "block",
                 "block",
                 "error",

@@ -9,6 +9,41 @@ use crate::pattern::{Pattern, PatternError};
 /// The timeout a hook gets when its entry names none: 5000 ms.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
+/// The hook ecosystem whose rules a hook follows: its config file, the event
+/// names and stdin envelope it sees, how its answer is read, and how several of
+/// its hooks at one point combine (see [`dialect`](crate::dialect)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// nanopi v0.12 (`[[hooks.<event>]]` in TOML); also every in-process hook.
+    #[default]
+    Nanopi,
+    /// Claude Code and Peri (`settings.json`, a plugin's `hooks/hooks.json`).
+    Claude,
+    /// Cursor and OpenHuman (`hooks.json` with `"version": 1`).
+    Cursor,
+    /// react-agent-mini (`.agents/hooks.json`).
+    Agents,
+}
+
+impl Dialect {
+    /// `nanopi`, `claude`, `cursor` or `agents`: the word reports use.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Nanopi => "nanopi",
+            Dialect::Claude => "claude",
+            Dialect::Cursor => "cursor",
+            Dialect::Agents => "agents",
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One hook: where it came from, when it fires, what it runs.
 ///
 /// The config loader yields these; a program can also make them itself and hand
@@ -28,6 +63,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 #[derive(Clone)]
 pub struct HookSpec {
     pub(crate) event: Event,
+    pub(crate) dialect: Dialect,
     pub(crate) source: String,
     pub(crate) source_label: Option<String>,
     pub(crate) index: usize,
@@ -47,6 +83,7 @@ impl HookSpec {
     pub fn command(event: Event, command: impl Into<String>) -> Self {
         HookSpec {
             event,
+            dialect: Dialect::Nanopi,
             source: String::from("<program>"),
             source_label: None,
             index: 0,
@@ -129,6 +166,12 @@ impl HookSpec {
     /// The event it fires on.
     pub fn event(&self) -> Event {
         self.event
+    }
+
+    /// The dialect whose rules it follows ([`Dialect::Nanopi`] unless a
+    /// dialect's loader made it).
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// The file it was configured in, or the name given to an in-process hook.
@@ -220,6 +263,7 @@ impl fmt::Debug for HookSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HookSpec")
             .field("event", &self.event)
+            .field("dialect", &self.dialect)
             .field("source", &self.source)
             .field("index", &self.index)
             .field("name", &self.name)

@@ -320,7 +320,8 @@ where
         let fire = self.fire(tool::start_request(&self.carried, call));
         async move {
             let outcome = fire.await?;
-            if outcome.is_blocked() {
+            // An ask with nobody to ask is a refusal, never an allow.
+            if outcome.is_blocked() || outcome.needs_approval() {
                 return Ok(ToolDecision::Refused(tool::refusal(&outcome)));
             }
             Ok(ToolDecision::Run(ToolCall {

@@ -495,7 +495,8 @@ where
                         }
                     };
                     this.carried.observe(seen.take(), &outcome);
-                    if outcome.is_blocked() {
+                    // An ask with nobody to ask is a refusal, never an allow.
+                    if outcome.is_blocked() || outcome.needs_approval() {
                         this.state.set(State::Done);
                         return Poll::Ready(Ok(refusal(&outcome)));
                     }

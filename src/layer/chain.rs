@@ -375,11 +375,22 @@ where
                             *this.next = hooks.len();
                         }
                         Verdict::Transform(updated) => {
-                            *this.decision = Decision::Transform;
+                            // An ask stays an ask; the rewrite still applies.
+                            if *this.decision != Decision::Ask {
+                                *this.decision = Decision::Transform;
+                            }
                             if let Some(next) =
                                 apply_transform(*this.event, request.arguments(), updated)
                             {
                                 request.set_shared_arguments(Arc::new(next));
+                            }
+                        }
+                        Verdict::Ask { reason } => {
+                            // Approval is needed; later hooks still run, and a
+                            // block from one of them wins.
+                            if *this.decision != Decision::Ask {
+                                *this.decision = Decision::Ask;
+                                *this.reason = Some(reason);
                             }
                         }
                         Verdict::Allow | Verdict::Skipped | Verdict::FailedOpen { .. } => {}

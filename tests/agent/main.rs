@@ -1023,3 +1023,44 @@ async fn example_config_rewrites_the_first_prompt_refuses_rm_rf_and_redacts() {
         ]
     );
 }
+
+/// `ask` with no approver is a refusal with its reason: the tool never runs.
+#[tokio::test]
+async fn an_ask_without_an_approver_refuses_the_tool_call() {
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = ran.clone();
+    let tools = tower::service_fn(move |_call: ToolCall| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async { Ok::<_, std::convert::Infallible>(ToolResult::ok("ran")) }
+    });
+    let stack = HookStack::builder()
+        .report(())
+        .fn_hook(
+            HookSpec::in_process(Event::ToolExecutionStart, "reviewer"),
+            |_| Verdict::ask("a person must review deploys"),
+        )
+        .build();
+    let mut layered = tower::ServiceBuilder::new()
+        .layer(ToolHooksLayer::new(stack.clone()))
+        .service(tools);
+    let result = layered
+        .ready()
+        .await
+        .unwrap()
+        .call(ToolCall::new("deploy", "call_1", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        ToolResult::error("blocked by hook: a person must review deploys")
+    );
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+    let outcome = stack
+        .oneshot(HookRequest::tool_execution_start("deploy", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(outcome.decision(), Decision::Ask);
+    assert!(outcome.needs_approval() && !outcome.is_blocked());
+    assert_eq!(outcome.reason(), Some("a person must review deploys"));
+}

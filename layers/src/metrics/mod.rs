@@ -145,10 +145,11 @@ pub fn describe() {
 
 /// The values of the `outcome` label, in the order the [`Snapshot`] table shows
 /// them: every [`RecordOutcome`] but `not_run`, which is not counted.
-pub const OUTCOMES: [RecordOutcome; 7] = [
+pub const OUTCOMES: [RecordOutcome; 8] = [
     RecordOutcome::Allow,
     RecordOutcome::Transform,
     RecordOutcome::Block,
+    RecordOutcome::Ask,
     RecordOutcome::Skipped,
     RecordOutcome::Timeout,
     RecordOutcome::FailedClosed,

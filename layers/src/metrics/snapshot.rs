@@ -19,6 +19,8 @@ pub struct Counts {
     pub transform: u64,
     /// Blocked.
     pub block: u64,
+    /// Asked for a person's approval.
+    pub ask: u64,
     /// Skipped: the matcher did not match (hooks only).
     pub skipped: u64,
     /// Timed out (hooks only).
@@ -36,6 +38,7 @@ impl Counts {
             RecordOutcome::Allow => self.allow,
             RecordOutcome::Transform => self.transform,
             RecordOutcome::Block => self.block,
+            RecordOutcome::Ask => self.ask,
             RecordOutcome::Skipped => self.skipped,
             RecordOutcome::Timeout => self.timeout,
             RecordOutcome::FailedClosed => self.failed_closed,
@@ -54,6 +57,7 @@ impl Counts {
             RecordOutcome::Allow => &mut self.allow,
             RecordOutcome::Transform => &mut self.transform,
             RecordOutcome::Block => &mut self.block,
+            RecordOutcome::Ask => &mut self.ask,
             RecordOutcome::Skipped => &mut self.skipped,
             RecordOutcome::Timeout => &mut self.timeout,
             RecordOutcome::FailedClosed => &mut self.failed_closed,
