@@ -294,9 +294,9 @@ async fn snapshot_prints_one_line_per_event_and_hook() {
     assert_eq!(
         handle.snapshot().to_string(),
         "\
-event                 hook     allow  transform  block  skipped  timeout  failed_closed  error       mean        max
-tool_execution_start  *            0          0      1        0        0              0      0      2.0ms      2.0ms
-tool_execution_start  guard:0      0          0      1        0        0              0      0      2.0ms      2.0ms
+event                 hook     allow  transform  block  ask  skipped  timeout  failed_closed  error       mean        max
+tool_execution_start  *            0          0      1    0        0        0              0      0      2.0ms      2.0ms
+tool_execution_start  guard:0      0          0      1    0        0        0              0      0      2.0ms      2.0ms
 "
     );
 }
@@ -310,6 +310,7 @@ fn the_outcome_labels_are_the_record_outcomes_but_not_run() {
             "allow",
             "transform",
             "block",
+            "ask",
             "skipped",
             "timeout",
             "failed_closed",
