@@ -655,6 +655,37 @@ pub struct Notes {
 }
 
 impl Notes {
+    /// Adds text for the model's context.
+    ///
+    /// ```
+    /// use tower_hooks::Notes;
+    /// let notes = Notes::default().with_context("lint passed").with_user_message("ok");
+    /// assert_eq!(notes.context, ["lint passed"]);
+    /// assert_eq!(notes.user_messages, ["ok"]);
+    /// ```
+    pub fn with_context(mut self, text: impl Into<String>) -> Self {
+        self.context.push(text.into());
+        self
+    }
+
+    /// Adds a message for the person.
+    pub fn with_user_message(mut self, text: impl Into<String>) -> Self {
+        self.user_messages.push(text.into());
+        self
+    }
+
+    /// Asks to stop the agent, with a reason (possibly empty).
+    pub fn with_stop(mut self, reason: impl Into<String>) -> Self {
+        join_into(&mut self.stop, Some(reason.into()));
+        self
+    }
+
+    /// Asks the agent to keep going with this instruction.
+    pub fn with_follow_up(mut self, instruction: impl Into<String>) -> Self {
+        join_into(&mut self.follow_up, Some(instruction.into()));
+        self
+    }
+
     /// Whether there is nothing in it.
     pub fn is_empty(&self) -> bool {
         self.context.is_empty()

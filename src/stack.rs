@@ -51,6 +51,7 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use pin_project::pin_project;
 use tower::util::BoxCloneSyncService;
@@ -65,6 +66,7 @@ use crate::layer::fail_open::FailOpen;
 use crate::layer::gate::{Gate, GateHandle};
 use crate::layer::timeout::HookTimeout;
 use crate::outcome::{HookOutcome, Verdict};
+use crate::process::background::{Background, BackgroundLimits};
 use crate::process::{BoxFuture, ProcessRunner, Runner};
 use crate::report::{Report, SharedReport, StderrReport};
 use crate::request::{Deadline, HookRequest};
@@ -263,6 +265,7 @@ pub struct HookStack<S = StackService<Identity, Identity>> {
     inner: S,
     gate: GateHandle,
     specs: Arc<[Arc<HookSpec>]>,
+    background: Background,
 }
 
 impl HookStack {
@@ -281,6 +284,30 @@ impl<S> HookStack<S> {
     /// Every hook in the stack, in the order they were added.
     pub fn specs(&self) -> &[Arc<HookSpec>] {
         &self.specs
+    }
+
+    /// The executor of this stack's background hooks (Claude Code's `async`
+    /// handlers, Cursor's observing events).
+    pub fn background(&self) -> &Background {
+        &self.background
+    }
+
+    /// Stops the stack's background hooks: no new run starts, the ones in
+    /// flight get up to `grace` to finish, and the rest are cancelled (their
+    /// processes killed). Answers how many were cancelled. Calls made after it
+    /// still run their foreground hooks.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower_hooks::HookStack;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let stack = HookStack::builder().build();
+    /// assert_eq!(stack.shutdown(Duration::from_secs(1)).await, 0);
+    /// # }
+    /// ```
+    pub async fn shutdown(&self, grace: Duration) -> usize {
+        self.background.shutdown(grace).await
     }
 
     /// The service inside.
@@ -304,6 +331,7 @@ impl<S> HookStack<S> {
             inner: BoxCloneSyncService::new(self.inner),
             gate: self.gate,
             specs: self.specs,
+            background: self.background,
         }
     }
 }
@@ -361,6 +389,7 @@ pub struct Builder<C = Identity, H = Identity> {
     gate: GateHandle,
     env: Vec<(String, String)>,
     current_dir: Option<PathBuf>,
+    background: BackgroundLimits,
     around_call: C,
     around_hook: H,
 }
@@ -382,6 +411,7 @@ impl Builder {
             gate: GateHandle::new(false),
             env: Vec::new(),
             current_dir: None,
+            background: BackgroundLimits::default(),
             around_call: Identity::new(),
             around_hook: Identity::new(),
         }
@@ -449,6 +479,13 @@ impl<C, H> Builder<C, H> {
     /// Who runs command hooks (default: [`ProcessRunner`]).
     pub fn runner(mut self, runner: impl Runner) -> Self {
         self.runner = Some(Arc::new(runner));
+        self
+    }
+
+    /// How many background hooks may run at once and wait (default: 8 and 64);
+    /// a run beyond that is dropped and reported, never waited for.
+    pub fn background_limits(mut self, limits: BackgroundLimits) -> Self {
+        self.background = limits;
         self
     }
 
@@ -573,6 +610,7 @@ impl<C, H> Builder<C, H> {
             gate: self.gate,
             env: self.env,
             current_dir: self.current_dir,
+            background: self.background,
             around_call: Stack::new(layer, self.around_call),
             around_hook: self.around_hook,
         }
@@ -611,6 +649,7 @@ impl<C, H> Builder<C, H> {
             gate: self.gate,
             env: self.env,
             current_dir: self.current_dir,
+            background: self.background,
             around_call: self.around_call,
             around_hook: Stack::new(layer, self.around_hook),
         }
@@ -664,6 +703,7 @@ impl<C, H> Builder<C, H> {
             inner: Gate::new(Advisory::new(chain, report), self.gate.clone()),
             gate: self.gate,
             specs: specs.into(),
+            background: Background::new(self.background),
         }
     }
 }

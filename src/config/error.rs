@@ -171,6 +171,116 @@ pub enum ConfigErrorKind {
         /// The entry's position in that file's list for the event, from 0.
         index: usize,
     },
+
+    /// A value in a react-agent-mini `.agents/hooks.json` has the wrong JSON
+    /// type, or one no hook can use (a `timeoutMs` of 0, a NUL in a command).
+    #[error("{at} must be {expected}, not {found}")]
+    AgentsInvalidValue {
+        /// Where the value is: `the file`, `"PreToolUse"`, or an entry's field
+        /// with its JSON path: `"timeoutMs" of PreToolUse entry 2 (PreToolUse[2])`.
+        at: String,
+        /// What it must be: `a positive number of milliseconds`.
+        expected: &'static str,
+        /// What it is: `the string "5s"`.
+        found: String,
+    },
+
+    /// A react-agent-mini entry has no `command`, or a blank one.
+    #[error(
+        "{at} has no \"command\": a react-agent-mini hook needs the shell command to run \
+         (with sh -c)"
+    )]
+    AgentsMissingCommand {
+        /// The entry and its JSON path: `PreToolUse entry 0 (hooks.PreToolUse[0])`.
+        at: String,
+    },
+
+    /// A JSON configuration (a Claude Code settings file, a plugin's
+    /// `hooks/hooks.json`) does not parse. The message is serde_json's, which
+    /// ends with the line and column.
+    #[error("not valid JSON: {0}")]
+    InvalidJson(#[source] serde_json::Error),
+
+    /// A value in a Claude Code hooks file has the wrong JSON type, or a value
+    /// no hook can use (a timeout of 0 seconds).
+    #[error("{at} must be {expected}, not {found}")]
+    ClaudeInvalidValue {
+        /// Where the value is: `"hooks"`, `hooks.PreToolUse`, or a handler's
+        /// field with the event, the handler's index and its JSON path:
+        /// `"timeout" of PreToolUse handler 2 (hooks.PreToolUse[1].hooks[0])`.
+        at: String,
+        /// What it must be: `a number of seconds`.
+        expected: &'static str,
+        /// What it is: `the string "30"`.
+        found: String,
+    },
+
+    /// A Claude Code handler of type `command` has no `command`, or an empty one.
+    #[error(
+        "{at} has no \"command\": a handler of type \"command\" needs the shell command \
+         to run (with \"args\": the program to start)"
+    )]
+    ClaudeMissingCommand {
+        /// The handler: its event, its index through the event's matcher groups
+        /// and its JSON path, `PreToolUse handler 2 (hooks.PreToolUse[1].hooks[0])`.
+        at: String,
+    },
+
+    /// A Claude Code matcher that is not a list of names and not a regex the
+    /// `regex` crate compiles (it has no look-around and no backreferences). The
+    /// message quotes at most the first 200 characters of the pattern.
+    #[error(
+        "invalid matcher \"{}\" in {event} matcher group {group} (hooks.{event}[{group}]): {}{}",
+        crate::pattern::display_pattern(.error.pattern()),
+        .error.explanation(),
+        regex_hint(.error)
+    )]
+    ClaudeInvalidMatcher {
+        /// The event, as written.
+        event: String,
+        /// The matcher group's position in the event's list, from 0.
+        group: usize,
+        /// Why it does not compile; [`PatternError::pattern`] is the matcher as
+        /// written.
+        #[source]
+        error: PatternError,
+    },
+
+    /// A Claude Code handler's `if` is not one permission rule `Tool(pattern)`.
+    #[error(
+        "invalid \"if\" rule \"{}\" of {at}: {reason}",
+        crate::pattern::display_pattern(.rule)
+    )]
+    ClaudeInvalidIf {
+        /// The handler, as in [`ClaudeMissingCommand`](Self::ClaudeMissingCommand).
+        at: String,
+        /// The rule as written.
+        rule: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+
+    /// A Claude Code `command` or `args` item holds a NUL character.
+    #[error(
+        "{at} contains a NUL character (\\u0000), which no process argument can carry; \
+         remove it"
+    )]
+    ClaudeNulCharacter {
+        /// The field and its handler: `"command" of PreToolUse handler 0 (…)`.
+        at: String,
+    },
+}
+
+/// A pointer for the regex features JavaScript has and the `regex` crate does
+/// not, which Claude Code matchers written for JavaScript sometimes use.
+fn regex_hint(error: &PatternError) -> &'static str {
+    let message = error.regex_error().to_string();
+    if message.contains("look-around") || message.contains("backreferences") {
+        " (Claude Code matchers are JavaScript regexes; this host compiles them with \
+         Rust's regex crate, which has neither look-around nor backreferences)"
+    } else {
+        ""
+    }
 }
 
 /// toml ends its rendering with a newline; the path prefix and the caller's own
@@ -270,11 +380,89 @@ pub enum ConfigWarningKind {
         /// `"command"`, when the type is a close misspelling of it.
         suggestion: Option<&'static str>,
     },
+    /// A key of a react-agent-mini `.agents/hooks.json` that is not one of its
+    /// two events, `PreToolUse` and `PostToolUse`: its entries never run.
+    AgentsUnsupportedEvent {
+        /// The key, as written.
+        event: String,
+        /// `PreToolUse` or `PostToolUse`, when the key differs from it only in
+        /// case, `_` or `-`.
+        suggestion: Option<&'static str>,
+    },
+    /// A Claude Code event this host never fires (`TaskCreated`,
+    /// `ConfigChange`, …): its hooks load, and never run.
+    ClaudeUnfiredEvent {
+        /// The event, as written.
+        event: String,
+    },
+    /// A key under a Claude Code file's `hooks` that is no Claude Code event.
+    ClaudeUnknownEvent {
+        /// The key, as written.
+        event: String,
+        /// The event it is a close misspelling of.
+        suggestion: Option<&'static str>,
+    },
+    /// A Claude Code handler type this host cannot run yet (`http`, `prompt`,
+    /// `agent`, `mcp_tool`): the handler loads and never runs.
+    ClaudeUnsupportedType {
+        /// The handler: `PreToolUse handler 2 (hooks.PreToolUse[1].hooks[0])`.
+        at: String,
+        /// The type as written.
+        kind: String,
+    },
+    /// A Claude Code handler `type` that Claude Code does not have.
+    ClaudeUnknownType {
+        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        at: String,
+        /// The type as written.
+        kind: String,
+        /// `"command"`, when the type is a close misspelling of it.
+        suggestion: Option<&'static str>,
+    },
+    /// A Claude Code handler with `if` on an event that is not a tool event:
+    /// Claude Code tests `if` on tool events only, so the handler never runs.
+    ClaudeIfOnNonToolEvent {
+        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        at: String,
+    },
+    /// A matcher on a Claude Code event that has no matcher (`Stop`,
+    /// `UserPromptSubmit`, …): ignored, as Claude Code ignores it, so the
+    /// group's hooks run every time.
+    ClaudeIgnoredMatcher {
+        /// The event, as written.
+        event: String,
+        /// The matcher group's position in the event's list, from 0.
+        group: usize,
+        /// The matcher as written.
+        matcher: String,
+    },
+    /// A Claude Code `timeout` of a whole number of thousands of seconds: most
+    /// likely milliseconds written where seconds are meant.
+    ClaudeLongTimeout {
+        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        at: String,
+        /// The timeout as written, in seconds.
+        seconds: u64,
+    },
 }
 
 impl fmt::Display for ConfigWarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
+            ConfigWarningKind::AgentsUnsupportedEvent {
+                ref event,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "{event:?}: react-agent-mini hooks run on PreToolUse and PostToolUse only, \
+                     so the hooks listed under it never run"
+                )?;
+                match suggestion {
+                    Some(known) => write!(f, "; did you mean {known:?}?"),
+                    None => Ok(()),
+                }
+            }
             ConfigWarningKind::UnknownType {
                 ref kind,
                 suggestion,
@@ -289,6 +477,67 @@ impl fmt::Display for ConfigWarningKind {
                     None => Ok(()),
                 }
             }
+            ConfigWarningKind::ClaudeUnfiredEvent { ref event } => write!(
+                f,
+                "hooks.{event}: {event} is a Claude Code event this host does not fire, \
+                 so its hooks never run"
+            ),
+            ConfigWarningKind::ClaudeUnknownEvent {
+                ref event,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "hooks.{event}: {event:?} is not a Claude Code event, so its hooks never run"
+                )?;
+                match suggestion {
+                    Some(known) => write!(f, "; did you mean {known:?}?"),
+                    None => Ok(()),
+                }
+            }
+            ConfigWarningKind::ClaudeUnsupportedType { ref at, ref kind } => write!(
+                f,
+                "{at}: handlers of type {kind:?} are not runnable by this host (only \
+                 \"command\" runs), so this one never runs"
+            ),
+            ConfigWarningKind::ClaudeUnknownType {
+                ref at,
+                ref kind,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "{at}: type {kind:?} is not a Claude Code handler type, so this handler \
+                     never runs"
+                )?;
+                match suggestion {
+                    Some(known) => write!(f, "; did you mean {known:?}?"),
+                    None => Ok(()),
+                }
+            }
+            ConfigWarningKind::ClaudeIfOnNonToolEvent { ref at } => write!(
+                f,
+                "{at}: \"if\" is only tested on tool events (PreToolUse, PostToolUse, \
+                 PostToolUseFailure, PermissionRequest, PermissionDenied), so this handler \
+                 never runs"
+            ),
+            ConfigWarningKind::ClaudeIgnoredMatcher {
+                ref event,
+                group,
+                ref matcher,
+            } => write!(
+                f,
+                "hooks.{event}[{group}]: matcher \"{}\" is ignored: {event} has no matcher, \
+                 so the group's hooks run every time",
+                crate::pattern::display_pattern(matcher)
+            ),
+            ConfigWarningKind::ClaudeLongTimeout { ref at, seconds } => write!(
+                f,
+                "{at}: \"timeout\": {seconds} is {seconds} seconds; Claude Code timeouts are \
+                 in seconds, not milliseconds (write {} for {} seconds)",
+                seconds / 1000,
+                seconds / 1000
+            ),
             ConfigWarningKind::ShortTimeout { ms } => {
                 let unit = if ms == 1 {
                     "millisecond"

@@ -7,4 +7,6 @@
 //! code, stdout and stderr → [`Verdict`](crate::Verdict)). The layers stay
 //! dialect-blind.
 
+pub mod agents;
+pub mod claude;
 pub mod nanopi;

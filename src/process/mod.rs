@@ -15,6 +15,7 @@
 //! `SIGKILL`; dropping the call kills the group too, and the hook is reaped off
 //! the async threads (on a thread of its own if the runtime is shutting down).
 
+pub mod background;
 mod oneshot;
 
 use std::future::Future;

@@ -662,3 +662,282 @@ proptest! {
         }
     }
 }
+
+// --- the Claude Code and react-agent-mini decoders ----------------------------
+
+mod dialects {
+    use super::{bytes, json_object, json_value};
+    use proptest::prelude::*;
+    use serde_json::{json, Map, Value};
+    use tower_hooks::dialect::agents::{self, AgentsDecision, AgentsEvent};
+    use tower_hooks::dialect::claude::{
+        self, block_meaning, exit2_reason, ClaudeAnswer, ClaudeDecision, Envelope,
+    };
+    use tower_hooks::{Event, HookRequest};
+
+    const CLAUDE_EVENTS: [&str; 13] = [
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "UserPromptSubmit",
+        "SessionStart",
+        "SessionEnd",
+        "Stop",
+        "SubagentStop",
+        "PermissionRequest",
+        "PreCompact",
+        "Notification",
+        "TaskCreated",
+        "NoSuchEvent",
+    ];
+
+    fn claude_event() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(CLAUDE_EVENTS.to_vec())
+    }
+
+    /// A text field: usually a string, sometimes any JSON value.
+    fn text() -> BoxedStrategy<Value> {
+        prop_oneof![
+            4 => "[ -~]{0,12}".prop_map(Value::String),
+            1 => json_value(),
+        ]
+        .boxed()
+    }
+
+    fn one_of(words: &'static [&'static str]) -> BoxedStrategy<Value> {
+        prop_oneof![
+            4 => prop::sample::select(words.to_vec()).prop_map(|w| json!(w)),
+            1 => json_value(),
+        ]
+        .boxed()
+    }
+
+    /// Inserts each present field.
+    fn object(fields: Vec<(&'static str, Option<Value>)>) -> Value {
+        let map: Map<String, Value> = fields
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+            .collect();
+        Value::Object(map)
+    }
+
+    /// A Claude Code answer: Claude Code's fields with values of the right
+    /// shape and of any shape, and unknown fields.
+    fn claude_json(event: &'static str) -> BoxedStrategy<Value> {
+        let decision_object = (
+            prop::option::of(one_of(&["allow", "deny", "ask"])),
+            prop::option::of(text()),
+            prop::option::of(prop_oneof![Just(json!(true)), json_value()]),
+            prop::option::of(json_object().prop_map(Value::Object)),
+        )
+            .prop_map(|(behavior, message, interrupt, input)| {
+                object(vec![
+                    ("behavior", behavior),
+                    ("message", message),
+                    ("interrupt", interrupt),
+                    ("updatedInput", input),
+                ])
+            })
+            .boxed();
+        let specific = (
+            prop::option::of(prop_oneof![4 => Just(json!(event)), 1 => text()]),
+            prop::option::of(one_of(&["allow", "deny", "ask", "defer"])),
+            prop::option::of(text()),
+            prop::option::of(prop_oneof![
+                json_object().prop_map(Value::Object),
+                json_value()
+            ]),
+            prop::option::of(text()),
+            prop::option::of(json_value()),
+            prop::option::of(prop_oneof![decision_object, json_value()]),
+        )
+            .prop_map(
+                |(name, decision, reason, input, context, output, behavior)| {
+                    object(vec![
+                        ("hookEventName", name),
+                        ("permissionDecision", decision),
+                        ("permissionDecisionReason", reason),
+                        ("updatedInput", input),
+                        ("additionalContext", context),
+                        ("updatedToolOutput", output),
+                        ("decision", behavior),
+                    ])
+                },
+            )
+            .boxed();
+        (
+            prop::option::of(prop_oneof![
+                Just(json!(false)),
+                Just(json!(true)),
+                json_value()
+            ]),
+            prop::option::of(text()),
+            prop::option::of(text()),
+            prop::option::of(one_of(&["block", "approve"])),
+            prop::option::of(text()),
+            prop::option::of(prop_oneof![4 => specific, 1 => json_value()]),
+            json_object(),
+        )
+            .prop_map(
+                |(go_on, stop_reason, message, decision, reason, specific, mut extra)| {
+                    let known = object(vec![
+                        ("continue", go_on),
+                        ("stopReason", stop_reason),
+                        ("systemMessage", message),
+                        ("decision", decision),
+                        ("reason", reason),
+                        ("hookSpecificOutput", specific),
+                    ]);
+                    if let Value::Object(known) = known {
+                        extra.extend(known);
+                    }
+                    Value::Object(extra)
+                },
+            )
+            .boxed()
+    }
+
+    fn event_and_answer() -> BoxedStrategy<(&'static str, Value)> {
+        claude_event()
+            .prop_flat_map(|event| (Just(event), claude_json(event)))
+            .boxed()
+    }
+
+    fn whitespace() -> impl Strategy<Value = Vec<u8>> {
+        "[ \t\r\n]{0,4}".prop_map(String::into_bytes)
+    }
+
+    /// What must hold of any answer at `event`.
+    fn check_answer(answer: &ClaudeAnswer, event: &str) -> Result<(), TestCaseError> {
+        if answer.is_error() {
+            prop_assert_eq!(answer.decision, ClaudeDecision::Allow);
+            prop_assert!(answer.honored && answer.context.is_empty());
+            prop_assert!(answer.user_messages.is_empty() && answer.stop.is_none());
+            prop_assert!(answer.updated_input.is_none() && answer.follow_up.is_none());
+        }
+        match answer.decision {
+            ClaudeDecision::Block => {
+                let reason = answer.reason.as_deref().unwrap_or("");
+                prop_assert!(!reason.is_empty());
+                if event != "PermissionRequest" {
+                    prop_assert_eq!(answer.honored, block_meaning(event).is_honored());
+                }
+                prop_assert!(answer.updated_input.is_none());
+            }
+            _ => prop_assert!(answer.honored),
+        }
+        if answer.follow_up.is_some() {
+            prop_assert!(event == "Stop" || event == "SubagentStop");
+            prop_assert_eq!(&answer.follow_up, &answer.reason);
+        }
+        if matches!(answer.decision, ClaudeDecision::Ask | ClaudeDecision::Defer) {
+            prop_assert_eq!(event, "PreToolUse");
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn the_claude_decoder_never_panics_on_any_bytes(
+            exit in prop_oneof![Just(Some(0)), Just(Some(2)), any::<Option<i32>>()],
+            stdout in prop_oneof![bytes(256), event_and_answer().prop_map(|(_, a)| a.to_string().into_bytes())],
+            stderr in bytes(128),
+            event in claude_event(),
+        ) {
+            let answer = claude::decode(exit, &stdout, &stderr, event);
+            check_answer(&answer, event)?;
+            match exit {
+                Some(2) => {
+                    prop_assert_eq!(answer.decision, ClaudeDecision::Block);
+                    prop_assert_eq!(answer.reason, Some(exit2_reason(&stderr)));
+                }
+                Some(0) => {}
+                _ => {
+                    prop_assert_eq!(answer.decision, ClaudeDecision::Allow);
+                    let error = answer.error.unwrap_or_default();
+                    prop_assert!(
+                        error.starts_with("exited with status ") || error.starts_with("killed by a signal"),
+                        "{}", error
+                    );
+                }
+            }
+        }
+
+        #[test]
+        fn pretty_and_compact_json_decode_alike(
+            (event, answer) in event_and_answer(),
+            before in whitespace(),
+            after in whitespace(),
+        ) {
+            let compact = serde_json::to_vec(&answer).unwrap();
+            let mut pretty = before;
+            pretty.extend(serde_json::to_vec_pretty(&answer).unwrap());
+            pretty.extend(after);
+            let decoded = claude::decode(Some(0), &compact, b"", event);
+            prop_assert_eq!(&decoded, &claude::decode(Some(0), &pretty, b"", event));
+            check_answer(&decoded, event)?;
+        }
+
+        #[test]
+        fn the_claude_envelope_is_one_json_line_for_any_arguments(
+            event in prop::sample::select(Event::ALL.to_vec()),
+            arguments in json_value(),
+            fields in json_object(),
+            tool in "[ -~]{0,8}",
+        ) {
+            let req = HookRequest::new(event, arguments).with_tool_name(tool);
+            let raw = claude::stdin_bytes(&req, &Envelope::new("/w").with_fields(&fields));
+            prop_assert_eq!(raw.iter().filter(|&&b| b == b'\n').count(), 1);
+            prop_assert_eq!(raw.last(), Some(&b'\n'));
+            let v: Value = serde_json::from_slice(&raw).unwrap();
+            for (key, value) in &fields {
+                prop_assert_eq!(&v[key.as_str()], value);
+            }
+        }
+
+        #[test]
+        fn the_agents_decoder_never_panics_and_denies_only_as_told(
+            exit in prop_oneof![Just(Some(0)), Just(Some(2)), any::<Option<i32>>()],
+            stdout in prop_oneof![
+                bytes(128),
+                json_object().prop_map(|o| Value::Object(o).to_string().into_bytes()),
+                (prop::sample::select(vec!["decision", "permissionDecision", "behavior"]), json_value())
+                    .prop_map(|(k, reason)| json!({k: "deny", "reason": reason}).to_string().into_bytes()),
+            ],
+            stderr in bytes(64),
+            pre in any::<bool>(),
+            deny_on_failure in any::<bool>(),
+        ) {
+            let event = if pre { AgentsEvent::PreToolUse } else { AgentsEvent::PostToolUse };
+            let answer = agents::decode(event, exit, &stdout, &stderr, deny_on_failure);
+            if answer.decision == AgentsDecision::Deny {
+                prop_assert!(!answer.reason.unwrap_or_default().is_empty());
+                prop_assert_eq!(answer.honored, pre);
+            }
+            match exit {
+                Some(2) => prop_assert_eq!(answer.decision, AgentsDecision::Deny),
+                Some(0) => prop_assert!(answer.error.is_none()),
+                _ => {
+                    prop_assert!(answer.error.is_some());
+                    prop_assert_eq!(answer.decision == AgentsDecision::Deny, pre && deny_on_failure);
+                }
+            }
+        }
+
+        #[test]
+        fn the_agents_loader_never_panics_on_any_text(text in prop_oneof![
+            "\\PC{0,64}",
+            json_value().prop_map(|v| v.to_string()),
+            json_object().prop_map(|o| json!({"PreToolUse": [Value::Object(o)]}).to_string()),
+        ]) {
+            if let Ok(file) = agents::parse(&text) {
+                for hook in &file.hooks {
+                    prop_assert!(!hook.command.trim().is_empty());
+                    prop_assert!(!hook.timeout.is_zero());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Fuzzes the Claude Code settings parser: any text, as a settings file and as
+//! a plugin's `hooks/hooks.json`.
+//!
+//! Run with: `RUSTC_BOOTSTRAP=1 cargo fuzz run claude_settings -- -dict=fuzz/claude.dict -max_total_time=600`
+//!
+//! Besides "no panic", it checks that a failure is a `ConfigError` naming the
+//! file, and that what loads is usable: a positive timeout, a command on every
+//! command handler (without a NUL), indexes counted 0, 1, 2, … through each
+//! event's groups, the point the event table gives the event, a match-all
+//! pattern where a Claude Code event has no matcher, the file as each
+//! handler's source, warnings that start with the file, and a dedup that
+//! never takes a plugin's handler as a copy or an original.
+
+#![no_main]
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use tower_hooks::dialect::claude::config::{duplicates, parse, Context};
+use tower_hooks::dialect::claude::matcher;
+use tower_hooks::Pattern;
+
+const SETTINGS: &str = "/fuzz/proj/.claude/settings.json";
+const PLUGIN: &str = "/fuzz/plug/hooks/hooks.json";
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    for source in [SETTINGS, PLUGIN] {
+        let path = Path::new(source);
+        let ctx = Context::for_file("/fuzz/proj", path);
+        match parse(text, path, &ctx) {
+            Ok(file) => {
+                assert_eq!(file.path, path);
+                assert_eq!(file.plugin_root.is_some(), source == PLUGIN);
+                if file.disabled {
+                    assert!(file.handlers.is_empty());
+                }
+                let mut next: HashMap<&str, usize> = HashMap::new();
+                for handler in &file.handlers {
+                    assert_eq!(handler.source, path);
+                    assert_eq!(handler.is_plugin(), source == PLUGIN);
+                    assert!(!handler.timeout.is_zero());
+                    assert_eq!(handler.point, matcher::point(&handler.event));
+                    let expected = next.entry(handler.event.as_str()).or_default();
+                    assert_eq!(handler.index, *expected, "{}", handler.describe());
+                    *expected += 1;
+                    if matcher::is_claude_event(&handler.event)
+                        && !matcher::has_subject(&handler.event)
+                    {
+                        assert!(matches!(handler.pattern, Pattern::Any));
+                    }
+                    if handler.kind == "command" {
+                        let command = handler.command.as_deref().expect("a command");
+                        assert!(!command.trim().is_empty());
+                        assert!(!command.contains('\0'));
+                    }
+                    for arg in handler.args.iter().flatten() {
+                        assert!(!arg.contains('\0'));
+                    }
+                }
+                for warning in &file.warnings {
+                    assert!(warning.to_string().starts_with(&format!("{source}: ")));
+                }
+                for (handler, original) in file.handlers.iter().zip(duplicates(&file.handlers)) {
+                    if let Some(original) = original {
+                        assert!(!handler.is_plugin() && !original.is_plugin());
+                        assert_eq!(original.event, handler.event);
+                        assert!(original.index < handler.index);
+                    }
+                }
+            }
+            Err(err) => {
+                let shown = err.to_string();
+                assert!(shown.starts_with(&format!("{source}: ")), "{shown}");
+                assert_eq!(err.path(), path);
+            }
+        }
+    }
+});

@@ -1,0 +1,25 @@
+//! Claude Code (and Peri, which copies it).
+//!
+//! The configuration side:
+//!
+//! * [`config`]: the settings files and plugins' `hooks/hooks.json`, where they
+//!   are, how a file becomes [`Handler`](config::Handler)s, the `${CLAUDE_*}`
+//!   placeholders, and which handlers are copies of others;
+//! * [`matcher`]: how a group's `matcher` is read, and what it is tested
+//!   against at each event;
+//! * [`rule`]: the `if` permission rules (`Bash(git commit:*)`, `Edit(*.rs)`).
+//!
+//! These are pure: no process runs, and only [`config::load`] and
+//! [`config::load_all`] read files.
+
+pub mod config;
+pub mod matcher;
+pub mod rule;
+
+mod wire;
+
+pub use self::wire::{
+    block_meaning, combine, decode, env_vars, event_name, exit2_reason, follow_up_allowed,
+    stdin_bytes, tool_output_transform, BlockMeaning, ClaudeAnswer, ClaudeDecision, Combined,
+    Envelope, Failure, DEFAULT_FOLLOW_UP_CAP, PLUGIN_ROOT_VAR, PROJECT_DIR_VAR,
+};
