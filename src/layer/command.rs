@@ -35,7 +35,7 @@ use tower_service::Service;
 use crate::dialect::nanopi::{decode, env_vars, last_nonempty_line, stdin_line};
 use crate::host::Host;
 use crate::outcome::{RunDetail, Verdict};
-use crate::process::{BoxFuture, Finished, Job, ProcessRunner, Runner, Termination};
+use crate::process::{BoxFuture, Finished, Job, ProcessRunner, Program, Runner, Termination};
 use crate::request::HookRequest;
 use crate::BoxError;
 
@@ -238,6 +238,7 @@ impl Command {
             .map(str::to_owned)
             .collect();
         Job {
+            program: Program::Bash,
             command: self.command.clone(),
             stdin: stdin_line(req, cwd),
             env,

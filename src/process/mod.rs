@@ -35,7 +35,11 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Job {
-    /// The shell command, run as `bash -c <command>`.
+    /// What runs: a shell with [`command`](Self::command), or a program with
+    /// its arguments.
+    pub program: Program,
+    /// The shell command (`bash -c <command>` for nanopi), or the program of
+    /// [`Program::Exec`].
     pub command: Arc<str>,
     /// The bytes written to stdin: one JSON line.
     pub stdin: Vec<u8>,
@@ -53,6 +57,20 @@ pub struct Job {
     pub current_dir: Option<Arc<Path>>,
     /// When the hook is overdue, if ever.
     pub deadline: Option<Deadline>,
+}
+
+/// What a [`Job`] starts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Program {
+    /// `bash -c <command>`: nanopi's hooks.
+    #[default]
+    Bash,
+    /// `sh -c <command>`: the hooks of Claude Code, Cursor and react-agent-mini.
+    Sh,
+    /// The command is a program, started with these arguments and no shell
+    /// (Claude Code's exec form, `args`): nothing in them is expanded.
+    Exec(Arc<[String]>),
 }
 
 /// What a finished hook left behind.

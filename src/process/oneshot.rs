@@ -1,6 +1,5 @@
 //! [`ProcessRunner`]: the one place that spawns, feeds, drains, kills and reaps.
 
-use std::borrow::Cow;
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -19,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::unix::pipe;
 use tokio::sync::oneshot;
 
-use super::{BoxFuture, Finished, Job, Runner, Termination};
+use super::{BoxFuture, Finished, Job, Program, Runner, Termination};
 use crate::layer::timeout::KILL_GRACE;
 
 /// Bounds on what one hook run may hold or take.
@@ -73,13 +72,16 @@ impl Limits {
     }
 }
 
-/// Runs jobs as `bash -c <command>` processes. See the [module docs](super).
+/// Runs jobs as processes: `bash -c <command>`, `sh -c <command>`, or a program
+/// with its arguments ([`Program`]). See the [module docs](super).
 ///
-/// `bash` is looked up on `PATH` at the first run and then spawned by its
-/// absolute path through `posix_spawn`.
+/// `bash` and `sh` are looked up on `PATH` at their first run and then spawned
+/// by their absolute paths through `posix_spawn`; an exec-form program is looked
+/// up on each run (unless its name holds a `/`).
 #[derive(Debug, Default)]
 pub struct ProcessRunner {
     bash: OnceLock<CString>,
+    sh: OnceLock<CString>,
     limits: Limits,
     exit_watch: WatchKind,
 }
@@ -122,23 +124,89 @@ impl ProcessRunner {
         self.limits
     }
 
-    fn bash(&self) -> io::Result<CString> {
-        if let Some(path) = self.bash.get() {
+    /// A shell found on `PATH` once, then spawned by its absolute path.
+    fn shell(cell: &OnceLock<CString>, name: &str) -> io::Result<CString> {
+        if let Some(path) = cell.get() {
             return Ok(path.clone());
         }
-        let path = find_on_path("bash")?;
-        let path = CString::new(path.into_os_string().into_vec())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "bash's path holds NUL"))?;
-        Ok(self.bash.get_or_init(|| path).clone())
+        let path = c_path(find_on_path(name)?)?;
+        Ok(cell.get_or_init(|| path).clone())
     }
+
+    /// What to spawn for `job`: the executable, `argv[0]`, and the arguments
+    /// after it.
+    fn argv(&self, job: &Job) -> io::Result<Argv> {
+        let dir = job.current_dir.as_deref();
+        let shell = |cell, name: &'static str| -> io::Result<Argv> {
+            let command = match dir {
+                None => job.command.as_bytes().to_vec(),
+                Some(dir) => in_dir(dir, &job.command)?,
+            };
+            Ok(Argv {
+                path: Self::shell(cell, name)?,
+                arg0: c_string(name.as_bytes().to_vec())?,
+                args: vec![c_string(b"-c".to_vec())?, c_string(command)?],
+            })
+        };
+        match &job.program {
+            Program::Bash => shell(&self.bash, "bash"),
+            Program::Sh => shell(&self.sh, "sh"),
+            Program::Exec(args) => {
+                let program = &*job.command;
+                let mut rest = Vec::with_capacity(args.len() + 3);
+                let path = match dir {
+                    // `sh` changes directory, then becomes the program:
+                    // `sh -c 'cd -- DIR || exit 126; exec "$0" "$@"' PROGRAM ARGS…`.
+                    Some(dir) => {
+                        rest.push(c_string(b"-c".to_vec())?);
+                        rest.push(c_string(in_dir(dir, r#"exec "$0" "$@""#)?)?);
+                        rest.push(c_string(program.as_bytes().to_vec())?);
+                        Self::shell(&self.sh, "sh")?
+                    }
+                    None if program.contains('/') => c_path(PathBuf::from(program))?,
+                    None => c_path(find_on_path(program)?)?,
+                };
+                for arg in args.iter() {
+                    rest.push(c_string(arg.as_bytes().to_vec())?);
+                }
+                let arg0 = if dir.is_some() { "sh" } else { program };
+                Ok(Argv {
+                    path,
+                    arg0: c_string(arg0.as_bytes().to_vec())?,
+                    args: rest,
+                })
+            }
+        }
+    }
+}
+
+/// The executable of a spawn, the name it runs under (`bash`, `sh`, or the
+/// program as written), and its arguments.
+struct Argv {
+    path: CString,
+    arg0: CString,
+    args: Vec<CString>,
+}
+
+fn c_string(bytes: Vec<u8>) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the hook's command or an argument holds a NUL byte",
+        )
+    })
+}
+
+fn c_path(path: PathBuf) -> io::Result<CString> {
+    c_string(path.into_os_string().into_vec())
 }
 
 impl Runner for ProcessRunner {
     fn run(&self, job: Job) -> BoxFuture<'static, io::Result<Finished>> {
-        let bash = self.bash();
+        let argv = self.argv(&job);
         let limits = self.limits;
         let watch = self.exit_watch;
-        Box::pin(async move { run(&bash?, limits, watch, job).await })
+        Box::pin(async move { run(argv?, limits, watch, job).await })
     }
 }
 
@@ -160,20 +228,16 @@ fn find_on_path(name: &str) -> io::Result<PathBuf> {
         .ok_or_else(not_found)
 }
 
-async fn run(bash: &CStr, limits: Limits, watch: WatchKind, job: Job) -> io::Result<Finished> {
+async fn run(argv: Argv, limits: Limits, watch: WatchKind, job: Job) -> io::Result<Finished> {
     let tail = limits.stdout_tail_for(job.stdin.len());
     // Spawned right here, on the calling thread: a spawn is a millisecond or
     // so, and a pool would put a busy pool between the host and its hooks.
     // Under a burst of many hundred hooks on two cores that millisecond
     // queues up (the README's Guarantees say at which load the bound holds).
-    let command = match &job.current_dir {
-        None => Cow::Borrowed(job.command.as_bytes()),
-        Some(dir) => Cow::Owned(in_dir(dir, &job.command)?),
-    };
-    let child = spawn(bash, &command, &job.env, &job.env_remove).map_err(|err| {
+    let child = spawn(&argv, &job.env, &job.env_remove).map_err(|err| {
         io::Error::new(
             err.kind(),
-            format!("could not spawn {}: {err}", bash.to_string_lossy()),
+            format!("could not spawn {}: {err}", argv.path.to_string_lossy()),
         )
     })?;
     let Child {
@@ -338,22 +402,12 @@ fn in_dir(dir: &Path, command: &str) -> io::Result<Vec<u8>> {
     Ok(line)
 }
 
-/// Starts `bash -c <command>` through `posix_spawn` (never a `fork` of a large
-/// host), leading a new process group, with an empty signal mask and every
-/// signal at its default action: a host that blocks or ignores `SIGTERM` does
-/// not hand that to its hooks, so the graceful `SIGTERM` of a timeout works.
-fn spawn(
-    bash: &CStr,
-    command: &[u8],
-    env: &[(String, String)],
-    env_remove: &[String],
-) -> io::Result<Child> {
-    let command = CString::new(command).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "the hook's command holds a NUL byte",
-        )
-    })?;
+/// Starts `argv` (`bash -c <command>` for nanopi) through `posix_spawn`
+/// (never a `fork` of a large host), leading a new process group, with an
+/// empty signal mask and every signal at its default action: a host that
+/// blocks or ignores `SIGTERM` does not hand that to its hooks, so the graceful
+/// `SIGTERM` of a timeout works.
+fn spawn(argv: &Argv, env: &[(String, String)], env_remove: &[String]) -> io::Result<Child> {
     let env = environment(env, env_remove)?;
     let (stdin_theirs, stdin) = pipe()?;
     let (stdout, stdout_theirs) = pipe()?;
@@ -377,10 +431,12 @@ fn spawn(
     attr.set_pgroup(nix::unistd::Pid::from_raw(0))?;
     attr.set_sigmask(&SigSet::empty())?;
     attr.set_sigdefault(&SigSet::all())?;
-    // Named `bash` as nanopi's `bash -c` names it: the hook's `$0` and bash's
-    // own messages say `bash`.
-    let argv: [&CStr; 3] = [c"bash", c"-c", &command];
-    let pid = posix_spawn(bash, &actions, &attr, &argv, &env)?;
+    // A shell is named as `bash -c` and `sh -c` name it: the hook's `$0` and
+    // the shell's own messages say `bash` or `sh`.
+    let args: Vec<&CStr> = std::iter::once(argv.arg0.as_c_str())
+        .chain(argv.args.iter().map(CString::as_c_str))
+        .collect();
+    let pid = posix_spawn(argv.path.as_c_str(), &actions, &attr, &args, &env)?;
     let pid = Pid::from_raw(pid.as_raw())
         .ok_or_else(|| io::Error::other("posix_spawn answered an invalid pid"))?;
     let group = Group { pid, reaped: false };
@@ -751,6 +807,7 @@ mod tests {
 
     fn job(command: &str, deadline: Duration) -> Job {
         Job {
+            program: Program::Bash,
             command: command.into(),
             stdin: b"{}\n".to_vec(),
             env: Vec::new(),
@@ -761,6 +818,64 @@ mod tests {
                 timeout: deadline,
             }),
         }
+    }
+
+    fn stdout_of(job: Job) -> String {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let finished = runtime.block_on(ProcessRunner::new().run(job)).unwrap();
+        assert_eq!(finished.termination, Termination::Exited(0), "{finished:?}");
+        String::from_utf8(finished.stdout).unwrap()
+    }
+
+    #[test]
+    fn bash_and_sh_run_the_command_under_their_own_names() {
+        let mut bash = job(
+            r#"printf '%s|' "$0" "$BASH_VERSION""#,
+            Duration::from_secs(10),
+        );
+        let out = stdout_of(bash.clone());
+        assert!(
+            out.starts_with("bash|") && out.len() > "bash||".len(),
+            "{out}"
+        );
+        bash.program = Program::Sh;
+        bash.command = r#"printf '%s|' "$0""#.into();
+        assert_eq!(stdout_of(bash), "sh|");
+    }
+
+    #[test]
+    fn the_exec_form_passes_its_arguments_untouched() {
+        let mut exec = job("printf", Duration::from_secs(10));
+        exec.program = Program::Exec(["%s|", "a b", "$HOME", "'q'", "*"].map(String::from).into());
+        assert_eq!(stdout_of(exec.clone()), "a b|$HOME|'q'|*|");
+        // In a working directory too, through `sh`'s `exec "$0" "$@"`.
+        let dir = tempfile::tempdir().unwrap();
+        exec.current_dir = Some(dir.path().into());
+        assert_eq!(stdout_of(exec.clone()), "a b|$HOME|'q'|*|");
+        exec.command = "pwd".into();
+        exec.program = Program::Exec(Arc::from([]));
+        let pwd = stdout_of(exec);
+        assert_eq!(
+            std::fs::canonicalize(pwd.trim_end()).unwrap(),
+            std::fs::canonicalize(dir.path()).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_program_that_is_not_on_the_path_is_an_error() {
+        let mut exec = job("no-such-program-here", Duration::from_secs(10));
+        exec.program = Program::Exec(Arc::from([]));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let err = runtime
+            .block_on(ProcessRunner::new().run(exec))
+            .unwrap_err();
+        assert_eq!(err.to_string(), "no-such-program-here not found on PATH");
     }
 
     #[test]
