@@ -481,15 +481,40 @@ fn head(bytes: &[u8]) -> String {
 /// Where the command leaf leaves its [`RunDetail`] for the chain's record: made
 /// by the chain for each command hook it calls, carried by the request.
 #[derive(Clone, Default)]
-pub(crate) struct RunSlot(Arc<Mutex<Option<Box<RunDetail>>>>);
+pub(crate) struct RunSlot(Arc<Mutex<SlotContent>>);
+
+#[derive(Default)]
+struct SlotContent {
+    detail: Option<Box<RunDetail>>,
+    notes: Option<Notes>,
+}
 
 impl RunSlot {
     pub(crate) fn put(&self, detail: RunDetail) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(Box::new(detail));
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).detail = Some(Box::new(detail));
     }
 
     pub(crate) fn take(&self) -> Option<Box<RunDetail>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .detail
+            .take()
+    }
+
+    /// Leaves a hook's notes for the chain (a dialect hook's context, …).
+    pub(crate) fn put_notes(&self, notes: Notes) {
+        if !notes.is_empty() {
+            self.0.lock().unwrap_or_else(PoisonError::into_inner).notes = Some(notes);
+        }
+    }
+
+    pub(crate) fn take_notes(&self) -> Option<Notes> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .notes
+            .take()
     }
 }
 
@@ -833,6 +858,17 @@ impl HookOutcome {
             return Some(self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON));
         }
         self.notes.as_deref().and_then(|n| n.follow_up.as_deref())
+    }
+
+    /// Adds notes after the ones already there.
+    pub(crate) fn add_notes(&mut self, notes: Notes) {
+        if notes.is_empty() {
+            return;
+        }
+        match &mut self.notes {
+            Some(mine) => mine.merge(notes),
+            None => self.notes = Some(Box::new(notes)),
+        }
     }
 
     /// Marks the decision as not taking effect (the advisory layer does this).

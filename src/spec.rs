@@ -1,6 +1,8 @@
 //! [`HookSpec`]: one configured hook, as plain data.
 
+use std::any::Any;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::event::Event;
@@ -44,6 +46,20 @@ impl fmt::Display for Dialect {
     }
 }
 
+/// What a hook's process runs (see [`Job`](crate::process::Job)).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Program {
+    /// `bash -c <command>`: nanopi's hooks.
+    #[default]
+    Bash,
+    /// `sh -c <command>`: the hooks of Claude Code, Cursor and react-agent-mini.
+    Sh,
+    /// The command is a program, started with these arguments and no shell
+    /// (Claude Code's exec form, `args`): nothing in them is expanded.
+    Exec(Arc<[String]>),
+}
+
 /// One hook: where it came from, when it fires, what it runs.
 ///
 /// The config loader yields these; a program can also make them itself and hand
@@ -76,6 +92,11 @@ pub struct HookSpec {
     pub(crate) fail_closed: bool,
     /// A service answers for it (set by the builder's in-process hooks).
     pub(crate) attached: bool,
+    /// What its process runs.
+    pub(crate) program: Program,
+    /// What its dialect needs besides (a Claude Code handler's event name as
+    /// written, its `if` rule, …), read back by that dialect only.
+    pub(crate) extra: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl HookSpec {
@@ -95,6 +116,8 @@ impl HookSpec {
             timeout: DEFAULT_TIMEOUT,
             fail_closed: false,
             attached: false,
+            program: Program::Bash,
+            extra: None,
         }
     }
 
@@ -166,6 +189,34 @@ impl HookSpec {
     /// The event it fires on.
     pub fn event(&self) -> Event {
         self.event
+    }
+
+    /// What its process runs: `bash -c` for nanopi's hooks, `sh -c` for the
+    /// other dialects', or a program with arguments.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Sets what its process runs.
+    pub fn with_program(mut self, program: Program) -> Self {
+        self.program = program;
+        self
+    }
+
+    /// Marks the dialect whose rules it follows, and what that dialect keeps on it.
+    pub(crate) fn with_dialect(
+        mut self,
+        dialect: Dialect,
+        extra: Option<Arc<dyn Any + Send + Sync>>,
+    ) -> Self {
+        self.dialect = dialect;
+        self.extra = extra;
+        self
+    }
+
+    /// What its dialect keeps on it, if it is a `T`.
+    pub(crate) fn extra<T: Any>(&self) -> Option<&T> {
+        self.extra.as_deref().and_then(|extra| extra.downcast_ref())
     }
 
     /// The dialect whose rules it follows ([`Dialect::Nanopi`] unless a

@@ -2,11 +2,67 @@
 //! combination rule of each hook ecosystem.
 //!
 //! Each dialect is data plus pure functions: its names for the neutral points
-//! ([`Event`](crate::Event)), its loader (file → [`HookSpec`](crate::HookSpec)s),
+//! ([`Event`](crate::event::Event)), its loader (file → [`HookSpec`]s),
 //! its encoder (request → stdin bytes and environment) and its decoder (exit
-//! code, stdout and stderr → [`Verdict`](crate::Verdict)). The layers stay
+//! code, stdout and stderr → [`Verdict`]). The layers stay
 //! dialect-blind.
 
 pub mod agents;
 pub mod claude;
 pub mod nanopi;
+
+use crate::outcome::{Notes, Termination, Verdict};
+use crate::request::HookRequest;
+use crate::spec::{Dialect, HookSpec};
+
+/// Whether `spec`'s hook runs for `req`, by its dialect's rule: nanopi tests its
+/// matcher against the point's subject; Claude Code also checks that the
+/// request is its event (`PostToolUse` or `PostToolUseFailure`) and its `if`.
+#[inline]
+pub(crate) fn runs_for(spec: &HookSpec, req: &HookRequest) -> bool {
+    match spec.dialect() {
+        Dialect::Nanopi => spec.pattern().matches(req.matcher_subject().as_str()),
+        Dialect::Claude => spec
+            .extra::<claude::hook::ClaudeHook>()
+            .is_some_and(|hook| claude::hook::runs_for(spec, hook, req)),
+        _ => false,
+    }
+}
+
+/// What a hook of another dialect than nanopi's is given: the stdin bytes and
+/// the variables added to the environment.
+pub(crate) type Encoded = (Vec<u8>, Vec<(String, String)>);
+
+/// The stdin bytes and variables of a hook of a dialect other than nanopi's;
+/// `None` for nanopi's hooks (the command leaf encodes those itself).
+pub(crate) fn encode(spec: &HookSpec, req: &HookRequest, cwd: &str) -> Option<Encoded> {
+    match spec.dialect() {
+        Dialect::Claude => spec
+            .extra::<claude::hook::ClaudeHook>()
+            .map(|hook| claude::hook::encode(hook, req, cwd)),
+        _ => None,
+    }
+}
+
+/// How a run of a hook of another dialect than nanopi's ended, as a neutral
+/// verdict and notes; `None` for nanopi's hooks. A run that could not start
+/// has no termination.
+pub(crate) fn answer(
+    spec: &HookSpec,
+    ended: Option<(Termination, &[u8], &[u8])>,
+    start_error: &dyn std::fmt::Display,
+) -> Option<(Verdict, Notes)> {
+    match spec.dialect() {
+        Dialect::Claude => {
+            let hook = spec.extra::<claude::hook::ClaudeHook>()?;
+            let answer = match ended {
+                Some((termination, stdout, stderr)) => {
+                    claude::hook::answer(hook, termination, stdout, stderr, spec.timeout())
+                }
+                None => claude::ClaudeAnswer::could_not_start(start_error),
+            };
+            Some(claude::hook::neutral(hook, answer))
+        }
+        _ => None,
+    }
+}

@@ -65,7 +65,7 @@ use tower_service::Service;
 use tracing::Span;
 
 use crate::event::{Event, TransformScope};
-use crate::outcome::{Decision, HookOutcome, HookRecord, Records, RunSlot, Verdict};
+use crate::outcome::{Decision, HookOutcome, HookRecord, Notes, Records, RunSlot, Verdict};
 use crate::request::{apply_transform, HookRequest};
 use crate::spec::HookSpec;
 
@@ -123,7 +123,7 @@ impl<S> fmt::Debug for Chain<S> {
 impl<S> Slot<S> {
     /// Whether this hook runs for `req`: a runnable type whose pattern matches.
     fn runs_for(&self, req: &HookRequest) -> bool {
-        self.spec.is_runnable() && self.spec.pattern().matches(req.matcher_subject().as_str())
+        self.spec.is_runnable() && crate::dialect::runs_for(&self.spec, req)
     }
 
     fn skipped(&self) -> HookRecord {
@@ -196,6 +196,7 @@ where
                     decision: Decision::Allow,
                     reason: None,
                     records,
+                    notes: None,
                     mark: None,
                     state,
                 }),
@@ -230,6 +231,8 @@ struct Run<S: Service<HookRequest>> {
     decision: Decision,
     reason: Option<String>,
     records: Records,
+    /// What hooks left besides their verdicts (only hooks of other dialects do).
+    notes: Option<Box<Notes>>,
     /// When the last hook finished: the next one's start, saving a clock read.
     mark: Option<Instant>,
     #[pin]
@@ -301,13 +304,17 @@ where
                 StateProj::Idle => {
                     let Some(slot) = hooks.get(*this.next) else {
                         let request = this.request.take().expect("checked above");
-                        return Poll::Ready(Ok(finish(
+                        let mut outcome = finish(
                             *this.event,
                             *this.decision,
                             this.reason.take(),
                             request,
                             std::mem::take(this.records),
-                        )));
+                        );
+                        if let Some(notes) = this.notes.take() {
+                            outcome.add_notes(*notes);
+                        }
+                        return Poll::Ready(Ok(outcome));
                     };
                     if !slot.runs_for(request) {
                         this.records.push(slot.skipped());
@@ -359,7 +366,14 @@ where
                     *this.mark = Some(now);
                     span.record("outcome", verdict.record_outcome().as_str());
                     span.record("duration_ms", crate::outcome::millis(duration));
-                    let run = run.take().and_then(|run| run.take());
+                    let slot = run.take();
+                    if let Some(notes) = slot.as_ref().and_then(RunSlot::take_notes) {
+                        match this.notes {
+                            Some(mine) => mine.merge(notes),
+                            None => *this.notes = Some(Box::new(notes)),
+                        }
+                    }
+                    let run = slot.and_then(|run| run.take());
                     this.records.push(
                         HookRecord::new(hooks[*this.next].spec.clone(), &verdict, duration)
                             .with_run(run),

@@ -220,6 +220,27 @@ impl Command {
                 &process_cwd
             }
         };
+        if let Some(spec) = req.hook() {
+            // A hook of another dialect: its own envelope, variables and program.
+            if let Some((stdin, dialect_env)) = crate::dialect::encode(spec, req, cwd) {
+                let mut env: Vec<(String, String)> = self
+                    .env
+                    .iter()
+                    .filter(|(k, _)| !dialect_env.iter().any(|(name, _)| name == k))
+                    .map(|(k, v)| (k.clone(), env_value(v)))
+                    .collect();
+                env.extend(dialect_env.into_iter().map(|(k, v)| (k, env_value(&v))));
+                return Job {
+                    program: spec.program().clone(),
+                    command: self.command.clone(),
+                    stdin,
+                    env,
+                    env_remove: Vec::new(),
+                    current_dir: self.current_dir.clone(),
+                    deadline: req.deadline(),
+                };
+            }
+        }
         let names = self.host.env_names();
         // The caller's variables first, less any protocol name: those are exact.
         // One allocation: the caller's variables plus the five of the protocol.
@@ -249,6 +270,45 @@ impl Command {
     }
 }
 
+/// Runs a hook of another dialect than nanopi's and reads its answer by that
+/// dialect's rules: every failure (a timeout, a crash, a run that could not
+/// start) is that dialect's own answer, never nanopi's report line.
+async fn answer_in_dialect(
+    req: HookRequest,
+    run: BoxFuture<'static, io::Result<crate::process::Finished>>,
+) -> Result<Verdict, BoxError> {
+    let spec = req.hook().expect("checked by the caller").clone();
+    let slot = req.run_slot();
+    let (verdict, notes) = match run.await {
+        Ok(finished) => {
+            if let Some(slot) = slot {
+                slot.put(RunDetail::ended(
+                    finished.termination,
+                    &finished.stdout,
+                    &finished.stderr,
+                ));
+            }
+            let ended = (
+                finished.termination,
+                finished.stdout.as_slice(),
+                finished.stderr.as_slice(),
+            );
+            crate::dialect::answer(&spec, Some(ended), &"")
+        }
+        Err(err) => {
+            if let Some(slot) = slot {
+                slot.put(RunDetail::not_started());
+            }
+            crate::dialect::answer(&spec, None, &err)
+        }
+    }
+    .unwrap_or((Verdict::Allow, crate::outcome::Notes::default()));
+    if let Some(slot) = slot {
+        slot.put_notes(notes);
+    }
+    Ok(verdict)
+}
+
 impl fmt::Debug for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Command")
@@ -272,6 +332,12 @@ impl Service<HookRequest> for Command {
         let job = self.job(&req);
         let fail_closed = req.hook().is_some_and(|h| h.fail_closed());
         let run = self.runner.run(job);
+        if req
+            .hook()
+            .is_some_and(|spec| spec.dialect() != crate::spec::Dialect::Nanopi)
+        {
+            return Box::pin(answer_in_dialect(req, run));
+        }
         Box::pin(async move {
             // What the process did goes to the chain's record, when it asked.
             let slot = req.run_slot();

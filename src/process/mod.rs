@@ -27,6 +27,7 @@ use std::sync::Arc;
 pub use self::oneshot::{Limits, ProcessRunner};
 pub use crate::outcome::Termination;
 use crate::request::Deadline;
+pub use crate::spec::Program;
 
 /// A boxed, sendable future: what runners and the leaf return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -57,20 +58,6 @@ pub struct Job {
     pub current_dir: Option<Arc<Path>>,
     /// When the hook is overdue, if ever.
     pub deadline: Option<Deadline>,
-}
-
-/// What a [`Job`] starts.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Program {
-    /// `bash -c <command>`: nanopi's hooks.
-    #[default]
-    Bash,
-    /// `sh -c <command>`: the hooks of Claude Code, Cursor and react-agent-mini.
-    Sh,
-    /// The command is a program, started with these arguments and no shell
-    /// (Claude Code's exec form, `args`): nothing in them is expanded.
-    Exec(Arc<[String]>),
 }
 
 /// What a finished hook left behind.

@@ -13,6 +13,7 @@
 //! [`config::load_all`] read files.
 
 pub mod config;
+pub mod hook;
 pub mod matcher;
 pub mod rule;
 

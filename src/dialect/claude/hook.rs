@@ -1,0 +1,153 @@
+//! A Claude Code handler as a hook of the stack: the [`HookSpec`] made from a
+//! loaded [`Handler`], whether it runs for a request, the job it starts and how
+//! its answer becomes a neutral [`Verdict`] and [`Notes`].
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::config::Handler;
+use super::rule::{if_allows, PermissionRule};
+use super::wire::{
+    decode, env_vars, event_name, stdin_bytes, tool_output_transform, ClaudeAnswer, ClaudeDecision,
+    Envelope,
+};
+use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
+use crate::request::HookRequest;
+use crate::spec::{Dialect, HookSpec, Program};
+
+/// What a Claude Code hook keeps on its spec.
+#[derive(Debug)]
+pub(crate) struct ClaudeHook {
+    /// The event, as written (`PostToolUse`, not the neutral point).
+    pub(crate) event: Box<str>,
+    /// `CLAUDE_PROJECT_DIR`.
+    pub(crate) project_dir: Box<str>,
+    /// `CLAUDE_PLUGIN_ROOT`, for a plugin's hook.
+    pub(crate) plugin_root: Option<Box<str>>,
+    /// `if`: the hook runs only for tool calls it matches.
+    pub(crate) if_rule: Option<PermissionRule>,
+    /// `async`: the call does not wait for it.
+    pub(crate) is_async: bool,
+}
+
+/// The hook specs of loaded Claude Code handlers, in order; handlers of events
+/// this host does not fire are left out (their load warning says so). A
+/// handler of a type this host cannot run is kept: it is listed, and skipped.
+pub fn specs<'a>(
+    handlers: impl IntoIterator<Item = &'a Handler>,
+    project_dir: &Path,
+) -> Vec<HookSpec> {
+    let project_dir: Box<str> = project_dir.display().to_string().into();
+    handlers
+        .into_iter()
+        .filter_map(|handler| spec(handler, &project_dir))
+        .collect()
+}
+
+fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
+    let point = handler.point?;
+    let program = match (&handler.args, handler.shell.as_deref()) {
+        (Some(args), _) => Program::Exec(args.clone().into()),
+        (None, Some("bash")) => Program::Bash,
+        (None, _) => Program::Sh,
+    };
+    let extra = ClaudeHook {
+        event: handler.event.as_str().into(),
+        project_dir: project_dir.into(),
+        plugin_root: handler
+            .plugin_root
+            .as_ref()
+            .map(|root| root.display().to_string().into()),
+        if_rule: handler.if_rule.clone(),
+        is_async: handler.is_async,
+    };
+    let mut spec = HookSpec::command(point, handler.command.clone().unwrap_or_default())
+        .with_source(handler.source.display().to_string(), handler.index)
+        .with_timeout(handler.timeout)
+        .with_program(program)
+        .with_dialect(Dialect::Claude, Some(Arc::new(extra)));
+    if handler.command.is_none() {
+        spec.command = None;
+    }
+    if handler.kind != "command" {
+        spec = spec.with_kind(handler.kind.as_str());
+    }
+    spec.matcher = handler.matcher.clone();
+    spec.pattern = handler.pattern.clone();
+    Some(spec)
+}
+
+/// Whether a Claude Code hook runs for `req`: its event is the one the request
+/// is under Claude Code's names (`PostToolUseFailure` for a tool that failed),
+/// its matcher matches that event's subject, and its `if` rule allows it.
+pub(crate) fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) -> bool {
+    event_name(req) == Some(&*hook.event)
+        && spec
+            .pattern()
+            .matches(&super::matcher::subject(&hook.event, req))
+        && if_allows(hook.if_rule.as_ref(), &hook.event, req)
+}
+
+/// The stdin bytes and the variables of a Claude Code hook's run.
+pub(crate) fn encode(
+    hook: &ClaudeHook,
+    req: &HookRequest,
+    cwd: &str,
+) -> (Vec<u8>, Vec<(String, String)>) {
+    let envelope = Envelope::new(cwd).with_event_name(&hook.event);
+    let stdin = stdin_bytes(req, &envelope);
+    let env = env_vars(&hook.project_dir, hook.plugin_root.as_deref())
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .collect();
+    (stdin, env)
+}
+
+/// How a Claude Code hook's run ended, as its answer.
+pub(crate) fn answer(
+    hook: &ClaudeHook,
+    termination: Termination,
+    stdout: &[u8],
+    stderr: &[u8],
+    timeout: std::time::Duration,
+) -> ClaudeAnswer {
+    match termination {
+        Termination::Exited(code) => decode(Some(code), stdout, stderr, &hook.event),
+        Termination::Signaled(_) => decode(None, stdout, stderr, &hook.event),
+        Termination::TimedOut => ClaudeAnswer::timed_out(timeout),
+    }
+}
+
+/// A Claude Code answer in neutral terms: a failure is an `error` record that
+/// lets the action proceed (never nanopi's report line); `ask` and `defer` ask.
+/// An `async` hook's decision changes nothing: only its notes count.
+pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Notes) {
+    if let Some(error) = answer.error {
+        return (Verdict::failed_open(error), Notes::default());
+    }
+    let mut notes = Notes {
+        context: answer.context,
+        user_messages: answer.user_messages,
+        stop: answer.stop,
+        follow_up: answer.follow_up,
+    };
+    let reason = || {
+        answer
+            .reason
+            .clone()
+            .unwrap_or_else(|| DEFAULT_BLOCK_REASON.into())
+    };
+    if hook.is_async {
+        notes.stop = None;
+        return (Verdict::Allow, notes);
+    }
+    let verdict = match answer.decision {
+        ClaudeDecision::Block => Verdict::block(reason()),
+        ClaudeDecision::Ask | ClaudeDecision::Defer => Verdict::ask(reason()),
+        _ => match (answer.updated_input, answer.updated_tool_output) {
+            (Some(input), _) => Verdict::Transform(input),
+            (None, Some(output)) => Verdict::Transform(tool_output_transform(&output)),
+            (None, None) => Verdict::Allow,
+        },
+    };
+    (verdict, notes)
+}

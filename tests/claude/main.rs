@@ -1,0 +1,126 @@
+//! Claude Code hooks, unchanged, through the stack: a plugin's guard script that
+//! answers with pretty-printed JSON or with exit 2, found through
+//! `${CLAUDE_PLUGIN_ROOT}`, blocks a tool call through `ToolHooksLayer`.
+
+use std::convert::Infallible;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tower::{Service, ServiceBuilder, ServiceExt};
+use tower_hooks::dialect::claude;
+use tower_hooks::{
+    Dialect, HookRequest, HookStack, RecordOutcome, ToolCall, ToolHooksLayer, ToolResult,
+};
+
+/// A guard written for Claude Code: it reads the envelope on stdin, denies
+/// `rm -rf` with a pretty-printed `hookSpecificOutput` (as `jq -n` prints it),
+/// and refuses a forced push with exit 2 and a reason on stderr.
+const GUARD: &str = r#"#!/bin/sh
+input=$(cat)
+printf '%s' "$input" > "$CLAUDE_PLUGIN_ROOT/seen.json"
+case "$input" in
+  *'rm -rf'*)
+    cat <<'JSON'
+{
+  "hookSpecificOutput": {
+    "hookEventName": "PreToolUse",
+    "permissionDecision": "deny",
+    "permissionDecisionReason": "rm -rf is not allowed here"
+  }
+}
+JSON
+    ;;
+  *'push --force'*)
+    echo "no forced pushes" >&2
+    exit 2
+    ;;
+esac
+exit 0
+"#;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn plugin_stack(root: &Path) -> HookStack {
+    let plugin = root.join("plugin");
+    let guard = plugin.join("scripts/guard.sh");
+    write(&guard, GUARD);
+    let status = std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&guard)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    write(
+        &plugin.join("hooks/hooks.json"),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh", "timeout": 10}
+        ]}]}})
+        .to_string(),
+    );
+    let project = root.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let files = claude::config::load_all([plugin.join("hooks/hooks.json")], &project).unwrap();
+    let specs = claude::hook::specs(files.iter().flat_map(|f| &f.handlers), &project);
+    assert_eq!(specs.len(), 1);
+    assert_eq!(specs[0].dialect(), Dialect::Claude);
+    HookStack::builder().report(()).command_hooks(specs).build()
+}
+
+#[tokio::test]
+async fn a_claude_guard_blocks_through_the_tool_layer_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let stack = plugin_stack(dir.path());
+    let ran = Arc::new(AtomicUsize::new(0));
+    let counter = ran.clone();
+    let tools = tower::service_fn(move |_call: ToolCall| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async { Ok::<_, Infallible>(ToolResult::ok("ran")) }
+    });
+    let mut tools = ServiceBuilder::new()
+        .layer(ToolHooksLayer::new(stack.clone()))
+        .service(tools);
+
+    for (id, command, want) in [
+        (
+            "toolu_1",
+            "rm -rf build",
+            ToolResult::error("blocked by hook: rm -rf is not allowed here"),
+        ),
+        (
+            "toolu_2",
+            "git push --force",
+            ToolResult::error("blocked by hook: no forced pushes"),
+        ),
+        ("toolu_3", "ls", ToolResult::ok("ran")),
+    ] {
+        let call = ToolCall::new("Bash", id, json!({ "command": command }));
+        let result = tools.ready().await.unwrap().call(call).await.unwrap();
+        assert_eq!(result, want, "{command}");
+    }
+    assert_eq!(ran.load(Ordering::SeqCst), 1, "only `ls` ran");
+
+    // The script saw Claude Code's envelope, not nanopi's line.
+    let seen = std::fs::read_to_string(dir.path().join("plugin/seen.json")).unwrap();
+    let seen: Value = serde_json::from_str(&seen).unwrap();
+    assert_eq!(seen["hook_event_name"], "PreToolUse");
+    assert_eq!(seen["tool_name"], "Bash");
+    assert_eq!(seen["tool_input"], json!({"command": "ls"}));
+    assert_eq!(seen["tool_use_id"], "toolu_3");
+    assert!(seen.get("event").is_none() && seen.get("arguments").is_none());
+
+    // Another tool: the matcher `Bash` is exact and case-sensitive.
+    let outcome = stack
+        .oneshot(HookRequest::tool_execution_start(
+            "bash",
+            json!({"command": "rm -rf /"}),
+        ))
+        .await
+        .unwrap();
+    assert!(!outcome.is_blocked());
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
+}
