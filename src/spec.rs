@@ -29,6 +29,13 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// Whether the hooks of this dialect that stand next to each other at a
+    /// point run all at once, to completion, and are then merged (Claude
+    /// Code's rule), rather than one after another.
+    pub const fn runs_hooks_at_once(self) -> bool {
+        matches!(self, Dialect::Claude)
+    }
+
     /// `nanopi`, `claude`, `cursor` or `agents`: the word reports use.
     pub const fn as_str(self) -> &'static str {
         match self {

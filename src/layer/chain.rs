@@ -135,6 +135,15 @@ impl<S> Slot<S> {
     where
         S: Service<HookRequest> + Clone,
     {
+        let (service, span) = self.parts(event);
+        State::Waiting { service, span }
+    }
+
+    /// A clone of the hook's service, and the span of its run.
+    fn parts(&self, event: Event) -> (S, Span)
+    where
+        S: Clone,
+    {
         let span = tracing::debug_span!(
             "hook",
             event = event.name(),
@@ -146,10 +155,7 @@ impl<S> Slot<S> {
             outcome = tracing::field::Empty,
             duration_ms = tracing::field::Empty,
         );
-        State::Waiting {
-            service: self.service.clone(),
-            span,
-        }
+        (self.service.clone(), span)
     }
 }
 
@@ -184,8 +190,13 @@ where
             };
         };
         let event = req.event();
-        // Its matcher was just tested: it is the one to run first.
-        let state = hooks[first].waiting(event);
+        // Its matcher was just tested: it is the one to run first, unless its
+        // dialect runs a group at once (the loop starts the group from it).
+        let state = if hooks[first].spec.dialect().runs_hooks_at_once() {
+            State::Idle
+        } else {
+            hooks[first].waiting(event)
+        };
         ResponseFuture {
             kind: Kind::Running {
                 run: Box::pin(Run {
@@ -254,6 +265,35 @@ enum State<S: Service<HookRequest>> {
         /// Where a command hook's leaf leaves what its process did.
         run: Option<RunSlot>,
     },
+    /// A group of hooks of a dialect that runs them all at once (Claude
+    /// Code's), from `next` up to `end`: each to completion, then merged.
+    Group { members: Vec<Member<S>>, end: usize },
+}
+
+/// One hook of a group running at once.
+struct Member<S: Service<HookRequest>> {
+    index: usize,
+    state: MemberState<S>,
+}
+
+enum MemberState<S: Service<HookRequest>> {
+    /// Its matcher did not match: recorded as skipped, never called.
+    Skipped,
+    Waiting {
+        service: S,
+        span: Span,
+    },
+    Running {
+        future: Pin<Box<S::Future>>,
+        started: Instant,
+        span: Span,
+        run: Option<RunSlot>,
+    },
+    Done {
+        verdict: Verdict,
+        duration: std::time::Duration,
+        run: Option<RunSlot>,
+    },
 }
 
 impl<S: Service<HookRequest>> fmt::Debug for ResponseFuture<S> {
@@ -316,12 +356,94 @@ where
                         }
                         return Poll::Ready(Ok(outcome));
                     };
+                    let dialect = slot.spec.dialect();
+                    if dialect.runs_hooks_at_once() {
+                        // The whole run of consecutive hooks of this dialect.
+                        let end = *this.next
+                            + hooks[*this.next..]
+                                .iter()
+                                .take_while(|slot| slot.spec.dialect() == dialect)
+                                .count();
+                        let members = (*this.next..end)
+                            .map(|index| {
+                                let slot = &hooks[index];
+                                let state = if slot.runs_for(request) {
+                                    let (service, span) = slot.parts(*this.event);
+                                    MemberState::Waiting { service, span }
+                                } else {
+                                    MemberState::Skipped
+                                };
+                                Member { index, state }
+                            })
+                            .collect();
+                        this.state.set(State::Group { members, end });
+                        continue;
+                    }
                     if !slot.runs_for(request) {
                         this.records.push(slot.skipped());
                         *this.next += 1;
                         continue;
                     }
                     this.state.set(slot.waiting(*this.event));
+                }
+                StateProj::Group { members, end } => {
+                    if poll_members(members, hooks, request, cx).is_pending() {
+                        return Poll::Pending;
+                    }
+                    let end = *end;
+                    let members = std::mem::take(members);
+                    let mut merged = Merged::default();
+                    for member in members {
+                        let slot = &hooks[member.index];
+                        let MemberState::Done {
+                            verdict,
+                            duration,
+                            run,
+                        } = member.state
+                        else {
+                            this.records.push(slot.skipped());
+                            continue;
+                        };
+                        if let Some(notes) = run.as_ref().and_then(RunSlot::take_notes) {
+                            match this.notes {
+                                Some(mine) => mine.merge(notes),
+                                None => *this.notes = Some(Box::new(notes)),
+                            }
+                        }
+                        let detail = run.and_then(|run| run.take());
+                        this.records.push(
+                            HookRecord::new(slot.spec.clone(), &verdict, duration).with_run(detail),
+                        );
+                        merged.add(verdict);
+                    }
+                    *this.next = end;
+                    if let Some(reason) = merged.block {
+                        *this.decision = Decision::Block;
+                        *this.reason = Some(reason);
+                        for slot in &hooks[end..] {
+                            this.records.push(HookRecord::not_run(slot.spec.clone()));
+                        }
+                        *this.next = hooks.len();
+                    } else {
+                        if let Some(reason) = merged.ask {
+                            if *this.decision != Decision::Ask {
+                                *this.decision = Decision::Ask;
+                                *this.reason = Some(reason);
+                            }
+                        }
+                        if let Some(updated) = merged.transform {
+                            if *this.decision != Decision::Ask {
+                                *this.decision = Decision::Transform;
+                            }
+                            if let Some(next) =
+                                apply_transform(*this.event, request.arguments(), updated)
+                            {
+                                request.set_shared_arguments(Arc::new(next));
+                            }
+                        }
+                    }
+                    *this.mark = None;
+                    this.state.set(State::Idle);
                 }
                 StateProj::Waiting { service, span } => {
                     let (future, run) = {
@@ -412,6 +534,109 @@ where
                     this.state.set(State::Idle);
                 }
             }
+        }
+    }
+}
+
+/// Drives every hook of a group: each is polled ready, called, and run to its
+/// end. Ready once all are done.
+fn poll_members<S>(
+    members: &mut [Member<S>],
+    hooks: &[Slot<S>],
+    request: &HookRequest,
+    cx: &mut Context<'_>,
+) -> Poll<()>
+where
+    S: Service<HookRequest, Response = Verdict, Error = Infallible> + Clone,
+{
+    let mut pending = false;
+    for member in members.iter_mut() {
+        loop {
+            match &mut member.state {
+                MemberState::Skipped | MemberState::Done { .. } => break,
+                MemberState::Waiting { service, span } => {
+                    let _entered = span.enter();
+                    if service.poll_ready(cx).is_pending() {
+                        pending = true;
+                        break;
+                    }
+                    let spec = hooks[member.index].spec.clone();
+                    let run = spec.command_line().is_some().then(RunSlot::default);
+                    let mut req = request.clone().with_hook(spec);
+                    if let Some(run) = &run {
+                        req = req.with_run_slot(run.clone());
+                    }
+                    let future = Box::pin(service.call(req));
+                    drop(_entered);
+                    let span = std::mem::replace(span, Span::none());
+                    member.state = MemberState::Running {
+                        future,
+                        started: Instant::now(),
+                        span,
+                        run,
+                    };
+                }
+                MemberState::Running {
+                    future,
+                    started,
+                    span,
+                    run,
+                } => {
+                    let verdict = {
+                        let _entered = span.enter();
+                        match future.as_mut().poll(cx) {
+                            Poll::Pending => {
+                                pending = true;
+                                break;
+                            }
+                            Poll::Ready(Ok(verdict)) => verdict,
+                        }
+                    };
+                    let duration = started.elapsed();
+                    span.record("outcome", verdict.record_outcome().as_str());
+                    span.record("duration_ms", crate::outcome::millis(duration));
+                    let run = run.take();
+                    member.state = MemberState::Done {
+                        verdict,
+                        duration,
+                        run,
+                    };
+                }
+            }
+        }
+    }
+    if pending {
+        Poll::Pending
+    } else {
+        Poll::Ready(())
+    }
+}
+
+/// The answers of a group that ran at once, merged: a block beats an ask,
+/// which beats an allow; block reasons are joined on new lines in config order;
+/// the last rewrite in config order wins.
+#[derive(Default)]
+struct Merged {
+    block: Option<String>,
+    ask: Option<String>,
+    transform: Option<serde_json::Map<String, Value>>,
+}
+
+impl Merged {
+    fn add(&mut self, verdict: Verdict) {
+        match verdict {
+            Verdict::Block { reason, .. } => match &mut self.block {
+                Some(all) => {
+                    all.push('\n');
+                    all.push_str(&reason);
+                }
+                None => self.block = Some(reason),
+            },
+            Verdict::Ask { reason } => {
+                self.ask.get_or_insert(reason);
+            }
+            Verdict::Transform(updated) => self.transform = Some(updated),
+            Verdict::Allow | Verdict::Skipped | Verdict::FailedOpen { .. } => {}
         }
     }
 }

@@ -124,3 +124,85 @@ async fn a_claude_guard_blocks_through_the_tool_layer_unchanged() {
     assert!(!outcome.is_blocked());
     assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
 }
+
+/// Loads `settings` as a project's `.claude/settings.json` and builds a stack.
+fn settings_stack(root: &Path, settings: Value) -> HookStack {
+    let path = root.join(".claude/settings.json");
+    write(&path, &settings.to_string());
+    let files = claude::config::load_all([&path], root).unwrap();
+    let specs = claude::hook::specs(files.iter().flat_map(|f| &f.handlers), root);
+    HookStack::builder().report(()).command_hooks(specs).build()
+}
+
+fn handler(command: &str) -> Value {
+    json!({"type": "command", "command": command, "timeout": 30})
+}
+
+/// The hooks of one Claude group run at once: each waits until all eight have
+/// started, which only works if none waits for another to finish.
+#[tokio::test]
+async fn the_hooks_of_a_group_run_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let marks = dir.path().join("marks");
+    std::fs::create_dir_all(&marks).unwrap();
+    let hook = |i: usize| {
+        handler(&format!(
+            "touch '{m}/{i}'; n=0; while [ $(ls '{m}' | wc -l) -lt 8 ] && [ $n -lt 500 ]; do sleep 0.01; n=$((n+1)); done; [ $n -lt 500 ] || exit 1",
+            m = marks.display()
+        ))
+    };
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": (0..8).map(hook).collect::<Vec<_>>()}]}}),
+    );
+    let outcome = stack
+        .oneshot(HookRequest::tool_execution_start(
+            "Bash",
+            json!({"command": "ls"}),
+        ))
+        .await
+        .unwrap();
+    let outcomes: Vec<_> = outcome.hooks().iter().map(|h| h.outcome()).collect();
+    assert_eq!(outcomes, [RecordOutcome::Allow; 8], "{outcome:?}");
+}
+
+/// A deny does not stop the other hooks of its group: every hook runs, their
+/// reasons join in config order, and their context is kept in config order.
+#[tokio::test]
+async fn a_deny_does_not_stop_its_siblings_and_reasons_join_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = dir.path().join("ran");
+    let say = |obj: Value| format!("printf '%s\\n' '{obj}'");
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            handler(&say(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecision": "deny", "permissionDecisionReason": "first"}}))),
+            handler(&format!("sleep 0.2; touch '{}'; {}", ran.display(),
+                say(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                    "additionalContext": "checked"}})))),
+            handler("echo second >&2; exit 2"),
+        ]}]}}),
+    );
+    let outcome = stack
+        .clone()
+        .oneshot(HookRequest::tool_execution_start(
+            "Bash",
+            json!({"command": "ls"}),
+        ))
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.reason(), Some("first\nsecond"));
+    assert!(ran.exists(), "the sibling ran to its end");
+    assert_eq!(outcome.context(), ["checked"]);
+    let outcomes: Vec<_> = outcome.hooks().iter().map(|h| h.outcome()).collect();
+    assert_eq!(
+        outcomes,
+        [
+            RecordOutcome::Block,
+            RecordOutcome::Allow,
+            RecordOutcome::Block
+        ]
+    );
+}
