@@ -9,7 +9,8 @@
 //!   `scaling/transforming_hooks/N` runs the same rewriting hook N times, to
 //!   show that a chain's cost grows linearly with its length.
 //! * `spawn/*`: a command hook against the floor of spawning `bash -c true` with
-//!   tokio and no library code at all, alone and 64 at a time. Each of a pair is
+//!   tokio and no library code at all, alone and 64 at a time; eight Claude Code
+//!   hooks of one call (they run at once) against eight floors in flight. Each of a pair is
 //!   timed with the other run between its iterations, so both see the same
 //!   machine.
 
@@ -26,6 +27,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::runtime::Runtime;
 use tower::{service_fn, Service, ServiceExt};
+use tower_hooks::dialect::claude;
 use tower_hooks::dialect::nanopi::stdin_line;
 use tower_hooks::{Event, HookOutcome, HookRequest, HookSpec, HookStack, Verdict};
 
@@ -241,9 +243,9 @@ fn bench_interleaved<T, O, TF, OF>(
     });
 }
 
-/// 64 floors in flight, one batch.
-async fn floor_batch(line: &[u8]) {
-    let batch: Vec<_> = (0..64)
+/// `n` floors in flight, one batch.
+async fn floor_batch(line: &[u8], n: usize) {
+    let batch: Vec<_> = (0..n)
         .map(|_| {
             let line = line.to_vec();
             tokio::spawn(async move { spawn_floor(&line).await })
@@ -252,6 +254,29 @@ async fn floor_batch(line: &[u8]) {
     for task in batch {
         task.await.unwrap();
     }
+}
+
+/// A stack of `n` Claude Code hooks (`true` under bash) on `PreToolUse` for `Bash`.
+fn claude_stack(n: usize) -> HookStack {
+    let handlers: Vec<_> = (0..n)
+        .map(|_| json!({"type": "command", "command": "true", "shell": "bash"}))
+        .collect();
+    let text = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]}});
+    let path = std::path::Path::new("/work/project/.claude/settings.json");
+    let ctx = claude::config::Context::new("/work/project");
+    let file = claude::config::parse(&text.to_string(), path, &ctx).unwrap();
+    let specs = claude::hook::specs(&file.handlers, std::path::Path::new("/work/project"));
+    HookStack::builder().command_hooks(specs).build()
+}
+
+/// One call through a stack of Claude Code hooks: all of them run.
+async fn claude_call(stack: &HookStack, req: &HookRequest) {
+    let outcome = stack.clone().oneshot(req.clone()).await.unwrap();
+    assert!(outcome
+        .hooks()
+        .iter()
+        .all(|h| h.outcome() == tower_hooks::RecordOutcome::Allow));
+    black_box(outcome);
 }
 
 /// 64 command hooks in flight, one batch.
@@ -283,7 +308,7 @@ fn spawn(c: &mut Criterion) {
     group
         .sample_size(20)
         .measurement_time(Duration::from_secs(15));
-    let floors = || floor_batch(&line);
+    let floors = || floor_batch(&line, 64);
     let hooks = || command_hook_batch(&stack, &req);
     bench_interleaved(&mut group, "floor_concurrent_64", &multi, floors, hooks);
     bench_interleaved(
@@ -293,6 +318,18 @@ fn spawn(c: &mut Criterion) {
         hooks,
         floors,
     );
+
+    // Eight Claude Code hooks on one point run at once: one call against eight
+    // floors in flight (the hooks ask for bash, as the floor runs it).
+    let claude = claude_stack(8);
+    let bash_call = HookRequest::tool_execution_start("Bash", json!({"command": "ls -la"}))
+        .with_tool_call_id("toolu_0123456789")
+        .with_session_id("019a2b3c-7000-8000")
+        .with_cwd("/work/project");
+    let floors_8 = || floor_batch(&line, 8);
+    let claude_8 = || claude_call(&claude, &bash_call);
+    bench_interleaved(&mut group, "floor_concurrent_8", &multi, floors_8, claude_8);
+    bench_interleaved(&mut group, "claude_parallel_8", &multi, claude_8, floors_8);
 
     // The agent holds 2 GiB of touched memory: a fork would copy its page
     // tables on every spawn; posix_spawn does not care.

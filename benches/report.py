@@ -32,6 +32,8 @@ IDS = [
     "spawn/floor_concurrent_64",
     "spawn/command_hook_concurrent_64",
     "spawn/command_hook_big_parent",
+    "spawn/floor_concurrent_8",
+    "spawn/claude_parallel_8",
 ]
 
 SCALING = [1, 2, 5, 10]  # scaling/transforming_hooks/N
@@ -46,6 +48,7 @@ TARGETS = [
     ("command_hook_concurrent_64 / floor_concurrent_64", "spawn/command_hook_concurrent_64",
      "spawn/floor_concurrent_64", 1.10),
     ("command_hook_big_parent / command_hook", "spawn/command_hook_big_parent", "spawn/command_hook", 1.10),
+    ("claude_parallel_8 / floor_concurrent_8", "spawn/claude_parallel_8", "spawn/floor_concurrent_8", 1.10),
 ]
 
 
@@ -229,7 +232,9 @@ def main() -> int:
         r = load(a.criterion, f"scaling/transforming_hooks/{n}")
         md.append(f"| `scaling/transforming_hooks/{n}` | {human(r['median'])} | {human(r['lo'])} – {human(r['hi'])} | {human(r['mad'])} |")
     md += ["", "The `*_concurrent_64` ids time one batch of 64 calls in flight on a multi-thread runtime; "
-           "`command_hook_big_parent` runs while the bench holds 2 GiB of touched memory.", ""]
+           "`command_hook_big_parent` runs while the bench holds 2 GiB of touched memory; "
+           "`claude_parallel_8` is one call through eight Claude Code hooks on one point (they run at "
+           "once), against eight floors in flight (`floor_concurrent_8`).", ""]
 
     md += burst_section(a.burst)
 

@@ -279,6 +279,21 @@ async fn answer_in_dialect(
 ) -> Result<Verdict, BoxError> {
     let spec = req.hook().expect("checked by the caller").clone();
     let slot = req.run_slot();
+    // A task of its own, so that the hooks of a group that runs at once are
+    // started on every worker thread, not one after another on the caller's;
+    // dropping the call aborts the task, whose run then kills its process.
+    let run = match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            let task = AbortOnDrop(runtime.spawn(run));
+            Box::pin(async move {
+                let mut task = task;
+                (&mut task.0)
+                    .await
+                    .unwrap_or_else(|err| Err(io::Error::other(err)))
+            })
+        }
+        Err(_) => run,
+    };
     let (verdict, notes) = match run.await {
         Ok(finished) => {
             if let Some(slot) = slot {
@@ -307,6 +322,15 @@ async fn answer_in_dialect(
         slot.put_notes(notes);
     }
     Ok(verdict)
+}
+
+/// A task that is aborted when its handle is dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl fmt::Debug for Command {
