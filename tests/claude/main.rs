@@ -2,6 +2,9 @@
 //! answers with pretty-printed JSON or with exit 2, found through
 //! `${CLAUDE_PLUGIN_ROOT}`, blocks a tool call through `ToolHooksLayer`.
 
+#[path = "../support/mod.rs"]
+mod support;
+
 use std::convert::Infallible;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -205,4 +208,52 @@ async fn a_deny_does_not_stop_its_siblings_and_reasons_join_in_order() {
             RecordOutcome::Block
         ]
     );
+}
+
+/// Dropping a call while its Claude hooks run, or letting them time out,
+/// leaves no process behind: each run is a task aborted with its call (the
+/// runtime's workers drop it at once; a current-thread runtime at its next turn).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_hooks_leave_nothing_behind_when_dropped_or_timed_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = support::PidFile::new();
+    let slow = format!("echo $$ >> {f}; sleep 30 & sleep 30", f = pids.quoted());
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": slow, "timeout": 30},
+            {"type": "command", "command": slow, "timeout": 1},
+        ]}]}}),
+    );
+    let call = stack
+        .clone()
+        .oneshot(HookRequest::tool_execution_start("Bash", json!({})));
+    let dropped = tokio::time::timeout(std::time::Duration::from_millis(500), call).await;
+    assert!(dropped.is_err(), "the call was still running");
+    for pgid in pids.wait_for(2, std::time::Duration::from_secs(10)) {
+        support::assert_no_process_left(pgid, &[pgid]);
+    }
+
+    // The second one alone: its 1 s timeout is a non-blocking error.
+    let pids = support::PidFile::new();
+    let slow = format!("echo $$ >> {f}; sleep 30 & sleep 30", f = pids.quoted());
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": slow, "timeout": 1},
+        ]}]}}),
+    );
+    let outcome = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        stack.oneshot(HookRequest::tool_execution_start("Bash", json!({}))),
+    )
+    .await
+    .expect("the timeout bounds the call")
+    .unwrap();
+    assert!(!outcome.is_blocked());
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Error);
+    assert_eq!(outcome.hooks()[0].reason(), Some("timed out after 1 s"));
+    for pgid in pids.pids() {
+        support::assert_no_process_left(pgid, &[pgid]);
+    }
 }
