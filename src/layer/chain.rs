@@ -404,15 +404,13 @@ where
                             this.records.push(slot.skipped());
                             continue;
                         };
-                        if let Some(notes) = run.as_ref().and_then(RunSlot::take_notes) {
-                            match this.notes {
-                                Some(mine) => mine.merge(notes),
-                                None => *this.notes = Some(Box::new(notes)),
-                            }
-                        }
-                        let detail = run.and_then(|run| run.take());
-                        this.records.push(
-                            HookRecord::new(slot.spec.clone(), &verdict, duration).with_run(detail),
+                        record_run(
+                            this.records,
+                            this.notes,
+                            &slot.spec,
+                            &verdict,
+                            duration,
+                            run,
                         );
                         merged.add(verdict);
                     }
@@ -488,17 +486,13 @@ where
                     *this.mark = Some(now);
                     span.record("outcome", verdict.record_outcome().as_str());
                     span.record("duration_ms", crate::outcome::millis(duration));
-                    let slot = run.take();
-                    if let Some(notes) = slot.as_ref().and_then(RunSlot::take_notes) {
-                        match this.notes {
-                            Some(mine) => mine.merge(notes),
-                            None => *this.notes = Some(Box::new(notes)),
-                        }
-                    }
-                    let run = slot.and_then(|run| run.take());
-                    this.records.push(
-                        HookRecord::new(hooks[*this.next].spec.clone(), &verdict, duration)
-                            .with_run(run),
+                    record_run(
+                        this.records,
+                        this.notes,
+                        &hooks[*this.next].spec,
+                        &verdict,
+                        duration,
+                        run.take(),
                     );
                     *this.next += 1;
                     match verdict {
@@ -536,6 +530,26 @@ where
             }
         }
     }
+}
+
+/// Records a hook's run, with what its process did, and keeps the notes its
+/// leaf left.
+fn record_run(
+    records: &mut Records,
+    notes: &mut Option<Box<Notes>>,
+    spec: &Arc<HookSpec>,
+    verdict: &Verdict,
+    duration: std::time::Duration,
+    slot: Option<RunSlot>,
+) {
+    if let Some(more) = slot.as_ref().and_then(RunSlot::take_notes) {
+        match notes {
+            Some(mine) => mine.merge(more),
+            None => *notes = Some(Box::new(more)),
+        }
+    }
+    let detail = slot.and_then(|slot| slot.take());
+    records.push(HookRecord::new(spec.clone(), verdict, duration).with_run(detail));
 }
 
 /// Drives every hook of a group: each is polled ready, called, and run to its
