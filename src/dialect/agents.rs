@@ -538,6 +538,89 @@ pub fn failed(event: AgentsEvent, failure: &Failure, deny_on_failure: bool) -> A
     answer
 }
 
+// --- as a hook of the stack ---------------------------------------------------
+
+/// What a react-agent-mini hook keeps on its spec.
+#[derive(Debug)]
+pub(crate) struct AgentsExtra {
+    event: AgentsEvent,
+    hook: AgentsHook,
+}
+
+/// The hook specs of a loaded `.agents/hooks.json` at `source`, in order; they
+/// run under `sh -c`.
+pub fn specs(file: &AgentsFile, source: &Path) -> Vec<crate::HookSpec> {
+    file.hooks
+        .iter()
+        .map(|hook| {
+            let mut spec = crate::HookSpec::command(hook.event.point(), hook.command.clone())
+                .with_source(source.display().to_string(), hook.index)
+                .with_timeout(hook.timeout)
+                .with_program(crate::spec::Program::Sh)
+                .with_dialect(
+                    crate::Dialect::Agents,
+                    Some(std::sync::Arc::new(AgentsExtra {
+                        event: hook.event,
+                        hook: hook.clone(),
+                    })),
+                );
+            spec.matcher = hook.matcher.clone();
+            spec
+        })
+        .collect()
+}
+
+/// Whether a react-agent-mini hook runs for `req`: its event is the request's
+/// point and its matcher names the tool (or is `*`).
+pub(crate) fn runs_for(extra: &AgentsExtra, req: &HookRequest) -> bool {
+    AgentsEvent::at(req.event()) == Some(extra.event)
+        && extra.hook.matches(req.tool_name().unwrap_or(""))
+}
+
+/// The stdin line of a run (none: nothing is added to the environment).
+pub(crate) fn encode(req: &HookRequest) -> crate::dialect::Encoded {
+    (stdin_line(req).unwrap_or_default(), Vec::new())
+}
+
+/// How a run ended, in neutral terms: a deny blocks; a failure is an `error`
+/// record that lets the tool run, or a block with `denyOnFailure`.
+pub(crate) fn neutral(
+    extra: &AgentsExtra,
+    ended: Option<(crate::outcome::Termination, &[u8], &[u8])>,
+    start_error: &dyn std::fmt::Display,
+    timeout: Duration,
+) -> (crate::Verdict, crate::Notes) {
+    use crate::outcome::Termination;
+    let deny = extra.hook.deny_on_failure;
+    let answer = match ended {
+        Some((Termination::Exited(code), stdout, stderr)) => {
+            decode(extra.event, Some(code), stdout, stderr, deny)
+        }
+        Some((Termination::Signaled(_), stdout, stderr)) => {
+            decode(extra.event, None, stdout, stderr, deny)
+        }
+        Some((Termination::TimedOut, _, _)) => {
+            failed(extra.event, &Failure::TimedOut(timeout), deny)
+        }
+        None => failed(
+            extra.event,
+            &Failure::CouldNotStart(start_error.to_string()),
+            deny,
+        ),
+    };
+    let verdict = match (answer.decision, answer.error) {
+        (AgentsDecision::Deny, error) => crate::Verdict::block(
+            answer
+                .reason
+                .or(error)
+                .unwrap_or_else(|| crate::DEFAULT_BLOCK_REASON.into()),
+        ),
+        (AgentsDecision::Allow, Some(error)) => crate::Verdict::failed_open(error),
+        (AgentsDecision::Allow, None) => crate::Verdict::Allow,
+    };
+    (verdict, crate::Notes::default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

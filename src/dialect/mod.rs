@@ -25,6 +25,9 @@ pub(crate) fn runs_for(spec: &HookSpec, req: &HookRequest) -> bool {
         Dialect::Claude => spec
             .extra::<claude::hook::ClaudeHook>()
             .is_some_and(|hook| claude::hook::runs_for(spec, hook, req)),
+        Dialect::Agents => spec
+            .extra::<agents::AgentsExtra>()
+            .is_some_and(|extra| agents::runs_for(extra, req)),
         _ => false,
     }
 }
@@ -40,6 +43,9 @@ pub(crate) fn encode(spec: &HookSpec, req: &HookRequest, cwd: &str) -> Option<En
         Dialect::Claude => spec
             .extra::<claude::hook::ClaudeHook>()
             .map(|hook| claude::hook::encode(hook, req, cwd)),
+        Dialect::Agents => spec
+            .extra::<agents::AgentsExtra>()
+            .map(|_| agents::encode(req)),
         _ => None,
     }
 }
@@ -62,6 +68,10 @@ pub(crate) fn answer(
                 None => claude::ClaudeAnswer::could_not_start(start_error),
             };
             Some(claude::hook::neutral(hook, answer))
+        }
+        Dialect::Agents => {
+            let extra = spec.extra::<agents::AgentsExtra>()?;
+            Some(agents::neutral(extra, ended, start_error, spec.timeout()))
         }
         _ => None,
     }
