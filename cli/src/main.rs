@@ -16,9 +16,8 @@
 //! report lines) has its control and bidi characters escaped (`render::escape`),
 //! so a configuration or a hook's output cannot steer the terminal; `--json` is
 //! left to serde_json. `--payload-file` and `--audit` take regular files only,
-//! as the loader does for configurations (`files`).
+//! as the loader does for configurations (`tower_hooks::config::read`).
 
-mod files;
 mod render;
 
 use std::io::{IsTerminal, Write};
@@ -29,14 +28,16 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 use tower::util::option_layer;
 use tower::ServiceExt;
+use tower_hooks::config::read::{open_append, read_capped, read_regular, FileError};
 use tower_hooks::config::{default_paths, home_dir, Config, ConfigError};
 use tower_hooks::report::Notice;
-use tower_hooks::Host;
-use tower_hooks::{Event, HookRequest, HookStack, MatcherSubject, UnknownEvent};
+use tower_hooks::{Event, HookRequest, HookStack, Host, MatcherSubject, UnknownEvent};
 use tower_hooks_layers::audit::AuditLayer;
 
-use crate::files::{FileError, MAX_PAYLOAD_SIZE};
 use crate::render::{escape, escape_lines};
+
+/// The largest payload `--payload-file` reads, from a file or stdin (64 MiB).
+const MAX_PAYLOAD_SIZE: u64 = 64 << 20;
 
 const TEST_EXAMPLES: &str = "\
 Examples:
@@ -274,7 +275,7 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
             let cannot_open = |e: &dyn std::fmt::Display| {
                 Failure::Usage(format!("cannot open the audit log {}: {e}", path.display()))
             };
-            let file = files::open_append(path).map_err(|e| match e {
+            let file = open_append(path).map_err(|e| match e {
                 FileError::NotAFile(_) => cannot_open(&format_args!(
                     "{e}; --audit appends to a regular file (name a new file, or an existing \
                      regular one)"
@@ -376,12 +377,12 @@ fn payload(args: &TestArgs) -> Result<Value, Failure> {
     let (bytes, from) = match (&args.payload, &args.payload_file) {
         (Some(text), _) => (text.clone().into_bytes(), "--payload".to_owned()),
         (None, Some(path)) if path == Path::new("-") => {
-            let bytes = files::read_capped(std::io::stdin().lock(), MAX_PAYLOAD_SIZE)
+            let bytes = read_capped(std::io::stdin().lock(), MAX_PAYLOAD_SIZE)
                 .map_err(|e| Failure::Usage(format!("cannot read the payload from stdin: {e}")))?;
             (bytes, "stdin".to_owned())
         }
         (None, Some(path)) => {
-            let bytes = files::read_regular(path, MAX_PAYLOAD_SIZE).map_err(|e| {
+            let bytes = read_regular(path, MAX_PAYLOAD_SIZE).map_err(|e| {
                 let hint = match e {
                     FileError::NotAFile(_) => {
                         " (to send a payload through a pipe, use --payload-file - and pipe it \

@@ -49,11 +49,12 @@ impl std::error::Error for FileError {
     }
 }
 
-/// The text of the configuration file at `path`, at most `cap` bytes of UTF-8.
+/// The text of the configuration file at `path`, at most `cap` bytes of UTF-8:
+/// what every dialect's loader reads its files with.
 ///
 /// A missing file is [`ConfigErrorKind::Io`] with [`io::ErrorKind::NotFound`],
 /// which discovery skips.
-pub(super) fn read_config(path: &Path, cap: u64) -> Result<String, ConfigErrorKind> {
+pub(crate) fn read_config(path: &Path, cap: u64) -> Result<String, ConfigErrorKind> {
     let bytes = read_regular(path, cap).map_err(|err| match err {
         FileError::Io(err) => ConfigErrorKind::Io(err),
         FileError::NotAFile(what) => ConfigErrorKind::NotAFile { what },

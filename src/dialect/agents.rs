@@ -74,7 +74,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::config::read::{read_regular, FileError, MAX_CONFIG_SIZE};
+use crate::config::read::{read_config, MAX_CONFIG_SIZE};
 use crate::config::{ConfigError, ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::Failure;
 use crate::event::Event;
@@ -176,22 +176,7 @@ pub struct AgentsFile {
 /// Reads the `.agents/hooks.json` at `path` (a regular file of at most
 /// [`MAX_CONFIG_SIZE`] bytes of UTF-8). Errors name the file.
 pub fn load(path: &Path) -> Result<AgentsFile, ConfigError> {
-    let bytes = read_regular(path, MAX_CONFIG_SIZE).map_err(|err| {
-        let kind = match err {
-            FileError::NotAFile(what) => ConfigErrorKind::NotAFile { what },
-            FileError::TooLarge(limit) => ConfigErrorKind::TooLarge { limit },
-            FileError::Io(err) => ConfigErrorKind::Io(err),
-        };
-        ConfigError::new(path, kind)
-    })?;
-    let text = String::from_utf8(bytes).map_err(|err| {
-        let offset = err.utf8_error().valid_up_to();
-        let line = 1 + err.as_bytes()[..offset]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        ConfigError::new(path, ConfigErrorKind::InvalidUtf8 { offset, line })
-    })?;
+    let text = read_config(path, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(path, kind))?;
     parse(&text).map_err(|kind| ConfigError::new(path, kind))
 }
 
@@ -543,7 +528,6 @@ pub fn failed(event: AgentsEvent, failure: &Failure, deny_on_failure: bool) -> A
 /// What a react-agent-mini hook keeps on its spec.
 #[derive(Debug)]
 pub(crate) struct AgentsExtra {
-    event: AgentsEvent,
     hook: AgentsHook,
 }
 
@@ -559,10 +543,7 @@ pub fn specs(file: &AgentsFile, source: &Path) -> Vec<crate::HookSpec> {
                 .with_program(crate::spec::Program::Sh)
                 .with_dialect(
                     crate::Dialect::Agents,
-                    Some(std::sync::Arc::new(AgentsExtra {
-                        event: hook.event,
-                        hook: hook.clone(),
-                    })),
+                    Some(std::sync::Arc::new(AgentsExtra { hook: hook.clone() })),
                 );
             spec.matcher = hook.matcher.clone();
             spec
@@ -573,7 +554,7 @@ pub fn specs(file: &AgentsFile, source: &Path) -> Vec<crate::HookSpec> {
 /// Whether a react-agent-mini hook runs for `req`: its event is the request's
 /// point and its matcher names the tool (or is `*`).
 pub(crate) fn runs_for(extra: &AgentsExtra, req: &HookRequest) -> bool {
-    AgentsEvent::at(req.event()) == Some(extra.event)
+    AgentsEvent::at(req.event()) == Some(extra.hook.event)
         && extra.hook.matches(req.tool_name().unwrap_or(""))
 }
 
@@ -586,27 +567,18 @@ pub(crate) fn encode(req: &HookRequest) -> crate::dialect::Encoded {
 /// record that lets the tool run, or a block with `denyOnFailure`.
 pub(crate) fn neutral(
     extra: &AgentsExtra,
-    ended: Option<(crate::outcome::Termination, &[u8], &[u8])>,
-    start_error: &dyn std::fmt::Display,
+    ended: crate::dialect::Ended<'_>,
     timeout: Duration,
 ) -> (crate::Verdict, crate::Notes) {
     use crate::outcome::Termination;
-    let deny = extra.hook.deny_on_failure;
+    let (event, deny) = (extra.hook.event, extra.hook.deny_on_failure);
     let answer = match ended {
-        Some((Termination::Exited(code), stdout, stderr)) => {
-            decode(extra.event, Some(code), stdout, stderr, deny)
+        Ok((Termination::Exited(code), stdout, stderr)) => {
+            decode(event, Some(code), stdout, stderr, deny)
         }
-        Some((Termination::Signaled(_), stdout, stderr)) => {
-            decode(extra.event, None, stdout, stderr, deny)
-        }
-        Some((Termination::TimedOut, _, _)) => {
-            failed(extra.event, &Failure::TimedOut(timeout), deny)
-        }
-        None => failed(
-            extra.event,
-            &Failure::CouldNotStart(start_error.to_string()),
-            deny,
-        ),
+        Ok((Termination::Signaled(_), stdout, stderr)) => decode(event, None, stdout, stderr, deny),
+        Ok((Termination::TimedOut, _, _)) => failed(event, &Failure::TimedOut(timeout), deny),
+        Err(error) => failed(event, &Failure::CouldNotStart(error.to_string()), deny),
     };
     let verdict = match (answer.decision, answer.error) {
         (AgentsDecision::Deny, error) => crate::Verdict::block(

@@ -50,28 +50,27 @@ pub(crate) fn encode(spec: &HookSpec, req: &HookRequest, cwd: &str) -> Option<En
     }
 }
 
+/// How a hook's run ended: its termination, stdout and stderr, or why it
+/// could not start.
+pub(crate) type Ended<'a> = Result<(Termination, &'a [u8], &'a [u8]), &'a dyn std::fmt::Display>;
+
 /// How a run of a hook of another dialect than nanopi's ended, as a neutral
-/// verdict and notes; `None` for nanopi's hooks. A run that could not start
-/// has no termination.
-pub(crate) fn answer(
-    spec: &HookSpec,
-    ended: Option<(Termination, &[u8], &[u8])>,
-    start_error: &dyn std::fmt::Display,
-) -> Option<(Verdict, Notes)> {
+/// verdict and notes; `None` for nanopi's hooks.
+pub(crate) fn answer(spec: &HookSpec, ended: Ended<'_>) -> Option<(Verdict, Notes)> {
     match spec.dialect() {
         Dialect::Claude => {
             let hook = spec.extra::<claude::hook::ClaudeHook>()?;
             let answer = match ended {
-                Some((termination, stdout, stderr)) => {
+                Ok((termination, stdout, stderr)) => {
                     claude::hook::answer(hook, termination, stdout, stderr, spec.timeout())
                 }
-                None => claude::ClaudeAnswer::could_not_start(start_error),
+                Err(error) => claude::ClaudeAnswer::could_not_start(error),
             };
             Some(claude::hook::neutral(hook, answer))
         }
         Dialect::Agents => {
             let extra = spec.extra::<agents::AgentsExtra>()?;
-            Some(agents::neutral(extra, ended, start_error, spec.timeout()))
+            Some(agents::neutral(extra, ended, spec.timeout()))
         }
         _ => None,
     }

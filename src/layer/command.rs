@@ -308,13 +308,13 @@ async fn answer_in_dialect(
                 finished.stdout.as_slice(),
                 finished.stderr.as_slice(),
             );
-            crate::dialect::answer(&spec, Some(ended), &"")
+            crate::dialect::answer(&spec, Ok(ended))
         }
         Err(err) => {
             if let Some(slot) = slot {
                 slot.put(RunDetail::not_started());
             }
-            crate::dialect::answer(&spec, None, &err)
+            crate::dialect::answer(&spec, Err(&err))
         }
     }
     .unwrap_or((Verdict::Allow, crate::outcome::Notes::default()));

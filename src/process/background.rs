@@ -89,6 +89,8 @@ pub struct Background {
     inner: Arc<Inner>,
 }
 
+/// Dropped with the last handle: dropping its `JoinSet` aborts every run
+/// still in it.
 struct Inner {
     limits: BackgroundLimits,
     permits: Arc<Semaphore>,
@@ -231,13 +233,6 @@ impl Inner {
         let mut all = lock(&self.notes);
         all.entry(session).or_default().merge(notes);
         self.has_notes.store(true, Ordering::Release);
-    }
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        // Dropping the set aborts every run still in it.
-        lock(&self.tasks).abort_all();
     }
 }
 

@@ -119,7 +119,7 @@ use serde_json::{Map, Value};
 
 use super::matcher;
 use super::rule::{self, PermissionRule};
-use crate::config::read::{read_regular, FileError};
+use crate::config::read::read_config;
 use crate::config::{ConfigError, ConfigErrorKind, ConfigWarningKind, MAX_CONFIG_SIZE};
 use crate::event::Event;
 use crate::pattern::Pattern;
@@ -411,7 +411,7 @@ pub struct HooksFile {
 /// A missing file is an error too, [`ConfigErrorKind::Io`] with
 /// [`std::io::ErrorKind::NotFound`]; [`load_all`] skips those.
 pub fn load(path: &Path, ctx: &Context) -> Result<HooksFile, ConfigError> {
-    let text = read_text(path).map_err(|kind| ConfigError::new(path, kind))?;
+    let text = read_config(path, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(path, kind))?;
     parse(&text, path, ctx)
 }
 
@@ -433,22 +433,6 @@ where
         }
     }
     Ok(files)
-}
-
-fn read_text(path: &Path) -> Result<String, ConfigErrorKind> {
-    let bytes = read_regular(path, MAX_CONFIG_SIZE).map_err(|err| match err {
-        FileError::Io(err) => ConfigErrorKind::Io(err),
-        FileError::NotAFile(what) => ConfigErrorKind::NotAFile { what },
-        FileError::TooLarge(limit) => ConfigErrorKind::TooLarge { limit },
-    })?;
-    String::from_utf8(bytes).map_err(|err| {
-        let offset = err.utf8_error().valid_up_to();
-        let line = 1 + err.as_bytes()[..offset]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        ConfigErrorKind::InvalidUtf8 { offset, line }
-    })
 }
 
 /// Parses the text of a Claude Code hooks file found at `path` (named in

@@ -33,6 +33,7 @@
 //! Claude Code fields), [`decode`] (how an answer is read), [`block_meaning`]
 //! (what a block does at each event) and [`combine`] (how parallel hooks merge).
 
+use super::matcher::{compaction_trigger, session_end_reason, session_start_source};
 use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
@@ -303,11 +304,11 @@ fn event_fields<'r>(req: &'r HookRequest, name: &str, out: &mut Vec<(&'r str, Co
             ));
         }
         Event::SessionStart => {
-            out.push(("source", mapped(arg("reason"), start_source)));
+            out.push(("source", mapped(arg("reason"), session_start_source)));
             copy_others(args, &["reason"], out);
         }
         Event::SessionShutdown => {
-            out.push(("reason", mapped(arg("reason"), end_reason)));
+            out.push(("reason", mapped(arg("reason"), session_end_reason)));
             copy_others(args, &["reason"], out);
         }
         Event::SessionBeforeCompact | Event::SessionCompact => {
@@ -341,45 +342,19 @@ fn copy_others<'r>(args: &'r Value, skip: &[&str], out: &mut Vec<(&'r str, Cow<'
     }
 }
 
-fn mapped<'r>(value: Option<&'r Value>, map: fn(&str) -> Option<&'static str>) -> Cow<'r, Value> {
+/// A neutral reason in the envelope under Claude Code's value for it (one
+/// mapping, shared with the matcher's subjects: [`session_start_source`] and
+/// its siblings); an absent one is the empty string.
+fn mapped<'r>(value: Option<&'r Value>, map: fn(&str) -> &str) -> Cow<'r, Value> {
     match value {
         None => Cow::Owned(Value::String(String::new())),
-        Some(value) => match value.as_str().and_then(map) {
-            Some(claude) => Cow::Owned(Value::String(claude.to_owned())),
-            None => Cow::Borrowed(value),
+        Some(value) => match value.as_str() {
+            Some(neutral) if map(neutral) != neutral => {
+                Cow::Owned(Value::String(map(neutral).to_owned()))
+            }
+            _ => Cow::Borrowed(value),
         },
     }
-}
-
-/// A neutral session start reason as Claude Code's `SessionStart` `source`.
-fn start_source(reason: &str) -> Option<&'static str> {
-    Some(match reason {
-        "startup" => "startup",
-        "new" => "clear",
-        "resume" | "import" => "resume",
-        "fork" => "fork",
-        _ => return None,
-    })
-}
-
-/// A neutral shutdown reason as Claude Code's `SessionEnd` `reason`.
-fn end_reason(reason: &str) -> Option<&'static str> {
-    Some(match reason {
-        "quit" => "prompt_input_exit",
-        "new" => "clear",
-        "resume" | "import" => "resume",
-        "fork" => "other",
-        _ => return None,
-    })
-}
-
-/// A neutral compaction reason as Claude Code's `trigger`.
-fn compaction_trigger(reason: &str) -> Option<&'static str> {
-    Some(match reason {
-        "threshold" => "auto",
-        "manual" => "manual",
-        _ => return None,
-    })
 }
 
 // --- the environment --------------------------------------------------------
