@@ -561,6 +561,16 @@ impl HookRecord {
         self
     }
 
+    /// A hook that did not run for this call: its matcher did not match, its
+    /// type is not runnable, or it is turned off (whose reason is recorded).
+    pub(crate) fn skipped(spec: Arc<HookSpec>) -> Self {
+        let reason = spec.disabled().map(Into::into);
+        HookRecord {
+            reason,
+            ..HookRecord::new(spec, &Verdict::Skipped, Duration::ZERO)
+        }
+    }
+
     pub(crate) fn not_run(spec: Arc<HookSpec>) -> Self {
         HookRecord {
             spec,

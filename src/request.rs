@@ -41,6 +41,8 @@ pub struct HookRequest {
     hook: Option<Arc<HookSpec>>,
     /// Where a command leaf leaves what its process did (set by the chain).
     run: Option<RunSlot>,
+    /// Fields other dialects' envelopes write as given (see `with_wire_fields`).
+    wire: Option<Arc<Map<String, Value>>>,
 }
 
 /// When a hook run must be over, set by the [`HookTimeout`](crate::layer::timeout::HookTimeout) layer.
@@ -192,6 +194,7 @@ impl HookRequest {
             deadline: None,
             hook: None,
             run: None,
+            wire: None,
         }
     }
 
@@ -423,6 +426,37 @@ impl HookRequest {
     pub fn with_deadline(mut self, deadline: Deadline) -> Self {
         self.deadline = Some(deadline);
         self
+    }
+
+    /// Fields that a Claude Code hook's stdin object takes as given: each one
+    /// replaces the engine's value of that name (`transcript_path`,
+    /// `permission_mode`, `cwd`, …) or is added after the event's own fields.
+    /// nanopi's hooks never see them.
+    ///
+    /// This is how a host fires a Claude Code event with raw fields (see
+    /// [`claude::request`](crate::dialect::claude::request)), and how the `hooks`
+    /// CLI passes on what a payload gives.
+    ///
+    /// ```
+    /// use serde_json::{json, Map, Value};
+    /// use tower_hooks::dialect::claude::{stdin_bytes, Envelope};
+    /// use tower_hooks::HookRequest;
+    ///
+    /// let mut fields = Map::new();
+    /// fields.insert("transcript_path".into(), json!("/t/s1.jsonl"));
+    /// let req = HookRequest::input("hi").with_wire_fields(fields);
+    /// let stdin: Value = serde_json::from_slice(&stdin_bytes(&req, &Envelope::new("/p"))).unwrap();
+    /// assert_eq!(stdin["transcript_path"], "/t/s1.jsonl");
+    /// assert_eq!(stdin["prompt"], "hi");
+    /// ```
+    pub fn with_wire_fields(mut self, fields: Map<String, Value>) -> Self {
+        self.wire = (!fields.is_empty()).then(|| Arc::new(fields));
+        self
+    }
+
+    /// The fields given with [`with_wire_fields`](Self::with_wire_fields).
+    pub fn wire_fields(&self) -> Option<&Map<String, Value>> {
+        self.wire.as_deref()
     }
 
     /// Tags the request with the hook it is about to run (the chain does this).

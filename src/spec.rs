@@ -104,6 +104,8 @@ pub struct HookSpec {
     /// What its dialect needs besides (a Claude Code handler's event name as
     /// written, its `if` rule, …), read back by that dialect only.
     pub(crate) extra: Option<Arc<dyn Any + Send + Sync>>,
+    /// Why it never runs, when its loader says so (a copy of another hook).
+    pub(crate) disabled: Option<Arc<str>>,
 }
 
 impl HookSpec {
@@ -125,6 +127,7 @@ impl HookSpec {
             attached: false,
             program: Program::Bash,
             extra: None,
+            disabled: None,
         }
     }
 
@@ -297,8 +300,31 @@ impl HookSpec {
     /// attached a service to ([`service_hook`](crate::Builder::service_hook),
     /// [`fn_hook`](crate::Builder::fn_hook)). A `type = "service"` entry in a
     /// file has no service behind it and never runs, like any unknown `type`.
+    /// A hook that is never run because it is disabled, or a copy of another
+    /// hook, is not runnable either ([`disabled`](Self::disabled)).
     pub fn is_runnable(&self) -> bool {
-        self.kind == "command" || self.attached
+        (self.kind == "command" || self.attached) && self.disabled.is_none()
+    }
+
+    /// Turns the hook off: it stays configured and listed, and each call
+    /// records it as skipped with `reason` (a Claude Code handler that copies
+    /// one loaded before it is `duplicate of <source>:<index>`).
+    ///
+    /// ```
+    /// use tower_hooks::{Event, HookSpec};
+    ///
+    /// let spec = HookSpec::command(Event::Input, "true").with_disabled("duplicate of a.json:0");
+    /// assert!(!spec.is_runnable());
+    /// assert_eq!(spec.disabled(), Some("duplicate of a.json:0"));
+    /// ```
+    pub fn with_disabled(mut self, reason: impl Into<Arc<str>>) -> Self {
+        self.disabled = Some(reason.into());
+        self
+    }
+
+    /// Why the hook is turned off ([`with_disabled`](Self::with_disabled)).
+    pub fn disabled(&self) -> Option<&str> {
+        self.disabled.as_deref()
     }
 
     /// The shell command (after `~`/`$HOME` expansion), for command hooks.
@@ -330,6 +356,7 @@ impl fmt::Debug for HookSpec {
             .field("command", &self.command)
             .field("timeout", &self.timeout)
             .field("fail_closed", &self.fail_closed)
+            .field("disabled", &self.disabled)
             .finish()
     }
 }

@@ -25,13 +25,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tower::util::option_layer;
 use tower::ServiceExt;
 use tower_hooks::config::read::{open_append, read_capped, read_regular, FileError};
-use tower_hooks::config::{default_paths, home_dir, Config, ConfigError};
+use tower_hooks::config::{Config, ConfigError, ConfigFile, Discovery, Format};
+use tower_hooks::dialect::claude;
 use tower_hooks::report::Notice;
-use tower_hooks::{Event, HookRequest, HookStack, Host, MatcherSubject, UnknownEvent};
+use tower_hooks::{Event, HookOutcome, HookRequest, HookStack, Host, MatcherSubject};
 use tower_hooks_layers::audit::AuditLayer;
 
 use crate::render::{escape, escape_lines};
@@ -112,9 +113,29 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct ConfigArgs {
-    /// Read hooks from FILE only (repeatable, in order) instead of the four default files.
-    #[arg(long = "config", value_name = "FILE")]
-    configs: Vec<PathBuf>,
+    /// Read hooks from FILE only (repeatable, in order) instead of discovering
+    /// files. Its dialect is detected (*.toml: nanopi; JSON with "version":
+    /// cursor; .agents/hooks.json: agents; other JSON: claude) unless a
+    /// prefix names it: nanopi:, claude:, cursor:, openhuman:, agents:.
+    #[arg(long = "config", value_name = "[DIALECT:]FILE")]
+    configs: Vec<String>,
+    /// Discover this dialect's standard files (repeatable, read in the order
+    /// given): nanopi, claude, cursor, openhuman, agents [default: nanopi].
+    #[arg(long = "discover", value_name = "DIALECT", value_parser = parse_format,
+          conflicts_with = "configs")]
+    discover: Vec<Format>,
+    /// The project root: where discovery looks, and CLAUDE_PROJECT_DIR
+    /// [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+}
+
+/// A `--discover` value.
+fn parse_format(name: &str) -> Result<Format, String> {
+    Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        format!("expected one of: {}", names.join(", "))
+    })
 }
 
 #[derive(Debug, Args)]
@@ -210,64 +231,184 @@ fn main() -> ExitCode {
     }
 }
 
-/// Loads the configuration the flags name, and prints its warnings.
-fn load(args: &ConfigArgs, host: &Host) -> Result<(Config, Vec<PathBuf>), Failure> {
-    let paths = if args.configs.is_empty() {
+/// Where the configuration flags say hooks come from.
+enum Files {
+    /// Named with `--config`: each must exist.
+    Named {
+        files: Vec<ConfigFile>,
+        project: PathBuf,
+    },
+    /// Discovered (`--discover`, or nanopi's files by default): missing
+    /// files are skipped.
+    Discovered(Discovery),
+}
+
+impl Files {
+    /// Every file, in load order (for `check`, found or not).
+    fn list(&self) -> Vec<ConfigFile> {
+        match self {
+            Files::Named { files, .. } => files.clone(),
+            Files::Discovered(discovery) => discovery.files(),
+        }
+    }
+
+    fn is_named(&self) -> bool {
+        matches!(self, Files::Named { .. })
+    }
+
+    fn load(&self) -> Result<Config, ConfigError> {
+        match self {
+            Files::Named { files, project } => Config::load_files(files, project),
+            Files::Discovered(discovery) => discovery.load(),
+        }
+    }
+}
+
+impl ConfigArgs {
+    fn files(&self, host: &Host) -> Result<Files, Failure> {
         let cwd = std::env::current_dir()
             .map_err(|e| Failure::Other(format!("cannot read the current directory: {e}")))?;
-        default_paths(host, home_dir().as_deref(), &cwd)
-    } else {
-        args.configs.clone()
-    };
-    let config = if args.configs.is_empty() {
-        Config::load(&paths)
-    } else {
-        // Files named on the command line must exist.
-        paths.iter().try_fold(Config::default(), |mut acc, path| {
-            acc.merge(Config::load_file(path)?);
-            Ok(acc)
-        })
+        let project = match &self.project {
+            Some(dir) => cwd.join(dir),
+            None => cwd,
+        };
+        if !self.configs.is_empty() {
+            let files = self
+                .configs
+                .iter()
+                .map(|arg| ConfigFile::parse(arg))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Failure::Config)?;
+            return Ok(Files::Named { files, project });
+        }
+        let formats = if self.discover.is_empty() {
+            vec![Format::Nanopi]
+        } else {
+            self.discover.clone()
+        };
+        let discovery = Discovery::new(project).with_host(host.clone());
+        Ok(Files::Discovered(
+            formats.into_iter().fold(discovery, Discovery::format),
+        ))
     }
-    .map_err(Failure::Config)?;
+}
+
+/// Loads the configuration the flags name, and prints its warnings.
+fn load(args: &ConfigArgs, host: &Host) -> Result<(Config, Files), Failure> {
+    let files = args.files(host)?;
+    let config = files.load().map_err(Failure::Config)?;
     for warning in config.warnings() {
         eprintln!("hooks: warning: {}", escape(&warning.to_string()));
     }
-    Ok((config, paths))
+    Ok((config, files))
+}
+
+/// The event `hooks test --event` names, in the dialect of its spelling.
+#[derive(Debug, Clone, Copy)]
+enum Named {
+    /// A nanopi name: the payload is the event's `arguments`.
+    Nanopi(Event),
+    /// A Claude Code name (also react-agent-mini's two): the payload is the
+    /// event's stdin fields.
+    Claude(&'static str, Event),
+}
+
+impl Named {
+    fn parse(name: &str) -> Result<Named, Failure> {
+        if let Some(event) = Event::from_name(name) {
+            return Ok(Named::Nanopi(event));
+        }
+        for event in Event::ALL {
+            if let Some(claude) = event.claude_names().iter().find(|n| **n == name) {
+                return Ok(Named::Claude(claude, event));
+            }
+        }
+        // nanopi's message (with its hint for a CamelCase or retired
+        // name), then the names of the other dialects.
+        let nanopi = name.parse::<Event>().unwrap_err();
+        let claude: Vec<&str> = Event::ALL
+            .iter()
+            .flat_map(|e| e.claude_names().iter().copied())
+            .collect();
+        Err(Failure::Usage(format!(
+            "{nanopi}; or a Claude Code (and react-agent-mini) event: {}",
+            claude.join(", ")
+        )))
+    }
+
+    fn event(self) -> Event {
+        match self {
+            Named::Nanopi(event) | Named::Claude(_, event) => event,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Named::Nanopi(event) => event.name(),
+            Named::Claude(name, _) => name,
+        }
+    }
 }
 
 fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     let host = Host::default();
-    let event: Event = args
-        .event
-        .parse()
-        .map_err(|e: UnknownEvent| Failure::Usage(e.to_string()))?;
-    tool_flags_fit_the_event(&args, event)?;
-    let arguments = payload(&args)?;
+    let named = Named::parse(&args.event)?;
+    let event = named.event();
+    tool_flags_fit_the_event(&args, named)?;
+    let payload = payload(&args)?;
     let (config, _) = load(&args.config, &host)?;
-    if event.matcher_subject() == MatcherSubject::ToolName && args.tool.is_none() && !args.no_hooks
-    {
-        eprintln!(
-            "hooks: warning: no --tool given: the matchers of {} hooks see an empty tool \
-             name (try --tool bash)",
-            event.name()
-        );
-    }
-    let cwd = match args.cwd {
-        Some(cwd) => cwd,
+    let cwd = match &args.cwd {
+        Some(cwd) => cwd.clone(),
         None => std::env::current_dir()
             .map(|p| p.to_string_lossy().into_owned())
             .map_err(|e| Failure::Other(format!("cannot read the current directory: {e}")))?,
     };
-
-    let mut req = HookRequest::new(event, arguments).with_cwd(cwd);
-    if let Some(tool) = args.tool {
-        req = req.with_tool_name(tool);
+    let mut req = match named {
+        Named::Nanopi(_) => {
+            let mut req = HookRequest::new(event, Value::Object(payload));
+            if let Some(tool) = &args.tool {
+                req = req.with_tool_name(tool.as_str());
+            }
+            if let Some(id) = &args.tool_call_id {
+                req = req.with_tool_call_id(id.as_str());
+            }
+            req
+        }
+        Named::Claude(name, _) => {
+            // The flags fill what the payload leaves out; the payload wins.
+            let mut fields = payload;
+            for (key, flag) in [
+                ("tool_name", &args.tool),
+                ("tool_use_id", &args.tool_call_id),
+                ("session_id", &args.session_id),
+            ] {
+                if let Some(value) = flag {
+                    fields
+                        .entry(key)
+                        .or_insert_with(|| Value::String(value.clone()));
+                }
+            }
+            claude::request(name, fields)
+                .map_err(|e| Failure::Usage(format!("the payload of {name}: {e}")))?
+        }
+    };
+    req = req.with_cwd(cwd);
+    if let (Some(id), None) = (&args.session_id, req.session_id()) {
+        req = req.with_session_id(id.as_str());
     }
-    if let Some(id) = args.tool_call_id {
-        req = req.with_tool_call_id(id);
-    }
-    if let Some(id) = args.session_id {
-        req = req.with_session_id(id);
+    if event.matcher_subject() == MatcherSubject::ToolName
+        && req.tool_name().is_none_or(str::is_empty)
+        && !args.no_hooks
+    {
+        let (missing, hint) = match named {
+            Named::Nanopi(_) => ("--tool", "try --tool bash"),
+            Named::Claude(..) => ("tool name", "give \"tool_name\" in --payload, or --tool"),
+        };
+        eprintln!(
+            "hooks: warning: no {missing} given: the matchers of {} hooks see an empty tool \
+             name ({hint})",
+            named.name()
+        );
     }
 
     let (audit, audit_log) = match &args.audit {
@@ -343,9 +484,17 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     }
 
     let text = if args.json {
-        serde_json::to_string(&outcome).expect("an outcome always serializes") + "\n"
+        let json = json_report(&outcome, named);
+        serde_json::to_string(&json).expect("JSON values always serialize") + "\n"
     } else {
-        render::outcome(&outcome, &subject, std::io::stdout().is_terminal())
+        let message = message(&outcome, named);
+        render::outcome(
+            &outcome,
+            named.name(),
+            message.as_deref(),
+            &subject,
+            std::io::stdout().is_terminal(),
+        )
     };
     print(&text)?;
     Ok(if args.exit_code && outcome.is_blocked() {
@@ -355,10 +504,43 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     })
 }
 
-/// `--tool` and `--tool-call-id` only where the spec has a tool: elsewhere they
-/// would put a `tool_name` and `NANOPI_TOOL_CALL_ID` where nanopi never does.
-fn tool_flags_fit_the_event(args: &TestArgs, event: Event) -> Result<(), Failure> {
-    if event.matcher_subject() == MatcherSubject::ToolName {
+/// The JSON report: the outcome's, with the event as named and, for a
+/// Claude Code name, the `message` and `arguments` of that dialect.
+fn json_report(outcome: &HookOutcome, named: Named) -> Value {
+    let mut report = serde_json::to_value(outcome).expect("an outcome always serializes");
+    if let (Named::Claude(name, event), Value::Object(map)) = (named, &mut report) {
+        map.insert("event".into(), Value::from(name));
+        map.insert("message".into(), Value::from(message(outcome, named)));
+        if event == Event::ToolExecutionEnd {
+            let input = outcome.arguments().get("tool_input").cloned();
+            map.insert("arguments".into(), input.unwrap_or(Value::Null));
+        }
+    }
+    report
+}
+
+/// The text the agent shows for an honored block: nanopi's own for a nanopi
+/// name; for another dialect's, `blocked by hook: <reason>` before a tool
+/// runs and the reason itself elsewhere.
+fn message(outcome: &HookOutcome, named: Named) -> Option<String> {
+    match named {
+        Named::Nanopi(_) => outcome.message(),
+        Named::Claude(..) if !outcome.is_blocked() => None,
+        Named::Claude(_, event) => {
+            let reason = outcome.reason().unwrap_or_default();
+            Some(if event == Event::ToolExecutionStart {
+                format!("blocked by hook: {reason}")
+            } else {
+                reason.to_owned()
+            })
+        }
+    }
+}
+
+/// `--tool` and `--tool-call-id` only where the event has a tool: elsewhere
+/// they would put a `tool_name` and `NANOPI_TOOL_CALL_ID` where nanopi never does.
+fn tool_flags_fit_the_event(args: &TestArgs, named: Named) -> Result<(), Failure> {
+    if named.event().matcher_subject() == MatcherSubject::ToolName {
         return Ok(());
     }
     let flag = match (&args.tool, &args.tool_call_id) {
@@ -366,14 +548,17 @@ fn tool_flags_fit_the_event(args: &TestArgs, event: Event) -> Result<(), Failure
         (None, Some(_)) => "--tool-call-id",
         (None, None) => return Ok(()),
     };
+    let events = match named {
+        Named::Nanopi(_) => "tool_execution_start, tool_execution_end",
+        Named::Claude(..) => "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest",
+    };
     Err(Failure::Usage(format!(
-        "{flag} is only for the tool events (tool_execution_start, tool_execution_end): \
-         {} has no tool",
-        event.name()
+        "{flag} is only for the tool events ({events}): {} has no tool",
+        named.name()
     )))
 }
 
-fn payload(args: &TestArgs) -> Result<Value, Failure> {
+fn payload(args: &TestArgs) -> Result<Map<String, Value>, Failure> {
     let (bytes, from) = match (&args.payload, &args.payload_file) {
         (Some(text), _) => (text.clone().into_bytes(), "--payload".to_owned()),
         (None, Some(path)) if path == Path::new("-") => {
@@ -397,12 +582,13 @@ fn payload(args: &TestArgs) -> Result<Value, Failure> {
             })?;
             (bytes, path.display().to_string())
         }
-        (None, None) => return Ok(Value::Object(Default::default())),
+        (None, None) => return Ok(Map::new()),
     };
     match serde_json::from_slice::<Value>(&bytes) {
-        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(Failure::Usage(format!(
-            "the payload from {from} must be a JSON object (the event's `arguments`)"
+            "the payload from {from} must be a JSON object (the event's `arguments`, or \
+             for a Claude Code event name its stdin fields)"
         ))),
         Err(e) => Err(Failure::Usage(format!(
             "the payload from {from} is not valid JSON: {e}"
@@ -422,7 +608,13 @@ fn list(args: ListArgs) -> Result<(), Failure> {
 }
 
 fn check(args: ConfigArgs) -> Result<(), Failure> {
-    let (config, paths) = load(&args, &Host::default())?;
+    let (config, files) = load(&args, &Host::default())?;
+    let named = files.is_named();
+    let paths: Vec<PathBuf> = files
+        .list()
+        .iter()
+        .map(|file| file.path().to_path_buf())
+        .collect();
     // Every file searched, and whether it was found. Named files all were (or
     // the load failed); a discovered file reached through two paths (a
     // symlinked home) is read once, through the first.
@@ -430,7 +622,7 @@ fn check(args: ConfigArgs) -> Result<(), Failure> {
     let searched: Vec<(&PathBuf, Found<'_>)> = paths
         .iter()
         .map(|p| {
-            if !args.configs.is_empty() {
+            if named {
                 return (p, Found::Read);
             }
             let found = match std::fs::canonicalize(p) {

@@ -10,13 +10,15 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{json, Value};
+use tower_hooks::dialect;
 use tower_hooks::process::Termination;
 use tower_hooks::{HookOutcome, HookRecord, HookSpec, MatcherSubject, RecordOutcome, RunDetail};
 
 /// One `list --json` entry.
 pub(crate) fn spec_json(spec: &HookSpec) -> Value {
     json!({
-        "event": spec.event().name(),
+        "dialect": spec.dialect().as_str(),
+        "event": dialect::event_as_written(spec),
         "source": spec.source(),
         "index": spec.index(),
         "matcher": spec.matcher(),
@@ -25,6 +27,7 @@ pub(crate) fn spec_json(spec: &HookSpec) -> Value {
         "timeout_ms": millis(spec.timeout()),
         "fail_closed": spec.fail_closed(),
         "name": spec.name(),
+        "disabled": spec.disabled(),
     })
 }
 
@@ -117,7 +120,8 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
         .iter()
         .map(|s| {
             vec![
-                s.event().name().to_owned(),
+                one_line(dialect::event_as_written(s)),
+                s.dialect().as_str().to_owned(),
                 hook_cell(s),
                 one_line(s.matcher().unwrap_or("*")),
                 one_line(s.kind()),
@@ -129,7 +133,7 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
         .collect();
     table(
         &[
-            "EVENT", "SOURCE", "MATCHER", "TYPE", "TIMEOUT", "FAILS", "COMMAND",
+            "EVENT", "DIALECT", "SOURCE", "MATCHER", "TYPE", "TIMEOUT", "FAILS", "COMMAND",
         ],
         &rows,
     )
@@ -173,6 +177,9 @@ fn reason_cell(record: &HookRecord, event_subject: MatcherSubject, subject: &str
         _ => return one_line(record.reason().unwrap_or("")),
     }
     let spec = record.spec();
+    if let Some(reason) = spec.disabled() {
+        return one_line(reason);
+    }
     if !spec.is_runnable() {
         return format!("type \"{}\" does not run", one_line(spec.kind()));
     }
@@ -255,8 +262,16 @@ fn run_details(out: &mut String, record: &HookRecord, run: &RunDetail) {
     }
 }
 
-/// The `hooks test` report; `subject` is what the matchers were tested against.
-pub(crate) fn outcome(outcome: &HookOutcome, subject: &str, color: bool) -> String {
+/// The `hooks test` report for the event named `event`; `message` is the
+/// text the agent shows for an honored block, and `subject` what the matchers
+/// were tested against.
+pub(crate) fn outcome(
+    outcome: &HookOutcome,
+    event: &str,
+    message: Option<&str>,
+    subject: &str,
+    color: bool,
+) -> String {
     let paint = |code: &str, text: &str| {
         if color {
             format!("\x1b[{code}m{text}\x1b[0m")
@@ -268,24 +283,33 @@ pub(crate) fn outcome(outcome: &HookOutcome, subject: &str, color: bool) -> Stri
     let decision = match (decision, outcome.is_honored()) {
         ("block", true) => paint("1;31", "block"),
         ("block", false) => format!(
-            "{} (dropped: {} does not enforce blocks)",
+            "{} (dropped: {event} does not enforce blocks)",
             paint("33", "block"),
-            outcome.event().name()
         ),
-        ("transform", false) => format!(
-            "transform (ignored: {} takes no transforms)",
-            outcome.event().name()
-        ),
+        ("transform", false) => format!("transform (ignored: {event} takes no transforms)"),
         (d, _) => paint("32", d),
     };
     let mut out = String::new();
-    out.push_str(&format!("event      {}\n", outcome.event().name()));
+    out.push_str(&format!("event      {}\n", one_line(event)));
     out.push_str(&format!("decision   {decision}\n"));
     if let Some(reason) = outcome.reason() {
         out.push_str(&format!("reason     {}\n", one_line(reason)));
     }
-    if let Some(message) = outcome.message() {
-        out.push_str(&format!("message    {}\n", one_line(&message)));
+    if let Some(message) = message {
+        out.push_str(&format!("message    {}\n", one_line(message)));
+    }
+    for (label, texts) in [
+        ("context", outcome.context()),
+        ("to user", outcome.user_messages()),
+    ] {
+        for text in texts {
+            out.push_str(&format!("{label:<10} {}\n", one_line(text)));
+        }
+    }
+    for (label, text) in [("stop", outcome.stop()), ("follow-up", outcome.follow_up())] {
+        if let Some(text) = text {
+            out.push_str(&format!("{label:<10} {}\n", one_line(text)));
+        }
     }
     out.push_str(&format!(
         "arguments  {}\n",

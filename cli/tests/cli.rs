@@ -452,13 +452,13 @@ fn list_json_shows_every_hook_in_execution_order() {
     assert_eq!(
         r.json(),
         json!([
-            {"event": "tool_execution_start", "source": path_str(&home_cfg), "index": 0,
-             "matcher": "^bash$", "type": "command",
+            {"dialect": "nanopi", "event": "tool_execution_start", "source": path_str(&home_cfg),
+             "index": 0, "matcher": "^bash$", "type": "command",
              "command": format!("{}/hooks/guard.sh", s.home.display()),
-             "timeout_ms": 3000, "fail_closed": true, "name": null},
-            {"event": "turn_end", "source": path_str(&legacy), "index": 0, "matcher": null,
-             "type": "http", "command": null, "timeout_ms": 5000, "fail_closed": false,
-             "name": null},
+             "timeout_ms": 3000, "fail_closed": true, "name": null, "disabled": null},
+            {"dialect": "nanopi", "event": "turn_end", "source": path_str(&legacy), "index": 0,
+             "matcher": null, "type": "http", "command": null, "timeout_ms": 5000,
+             "fail_closed": false, "name": null, "disabled": null},
         ])
     );
 }

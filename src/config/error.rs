@@ -304,12 +304,13 @@ fn size(limit: u64) -> String {
 /// Something in a configuration file that loads but is probably not what was
 /// meant. The library never prints it; the caller decides.
 ///
-/// Its `Display` is `<path>: [[hooks.<event>]] entry <index>: <kind>`.
+/// Its `Display` is `<path>: [[hooks.<event>]] entry <index>: <kind>` for an
+/// entry of a nanopi file, and `<path>: <kind>` for the other dialects, whose
+/// warnings say where in the file they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigWarning {
     path: PathBuf,
-    event: Event,
-    index: usize,
+    entry: Option<(Event, usize)>,
     kind: ConfigWarningKind,
 }
 
@@ -322,8 +323,17 @@ impl ConfigWarning {
     ) -> Self {
         ConfigWarning {
             path: path.into(),
-            event,
-            index,
+            entry: Some((event, index)),
+            kind,
+        }
+    }
+
+    /// A warning about a file as a whole, or about a place in it that `kind`
+    /// names itself (the Claude Code, react-agent-mini and Cursor loaders).
+    pub(crate) fn in_file(path: impl Into<PathBuf>, kind: ConfigWarningKind) -> Self {
+        ConfigWarning {
+            path: path.into(),
+            entry: None,
             kind,
         }
     }
@@ -333,14 +343,16 @@ impl ConfigWarning {
         &self.path
     }
 
-    /// The event whose list holds the entry.
-    pub fn event(&self) -> Event {
-        self.event
+    /// The nanopi event whose list holds the entry; `None` for a warning of
+    /// another dialect's file.
+    pub fn event(&self) -> Option<Event> {
+        self.entry.map(|(event, _)| event)
     }
 
-    /// The entry's position in that file's list for the event, from 0.
-    pub fn index(&self) -> usize {
-        self.index
+    /// The entry's position in that file's list for the event, from 0; `None`
+    /// for a warning of another dialect's file.
+    pub fn index(&self) -> Option<usize> {
+        self.entry.map(|(_, index)| index)
     }
 
     /// What looks wrong.
@@ -351,14 +363,15 @@ impl ConfigWarning {
 
 impl fmt::Display for ConfigWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: [[hooks.{}]] entry {}: {}",
-            self.path.display(),
-            self.event,
-            self.index,
-            self.kind
-        )
+        match self.entry {
+            Some((event, index)) => write!(
+                f,
+                "{}: [[hooks.{event}]] entry {index}: {}",
+                self.path.display(),
+                self.kind
+            ),
+            None => write!(f, "{}: {}", self.path.display(), self.kind),
+        }
     }
 }
 
@@ -443,6 +456,12 @@ pub enum ConfigWarningKind {
         at: String,
         /// The timeout as written, in seconds.
         seconds: u64,
+    },
+    /// A file in a format this version reads but does not run yet (Cursor's
+    /// and OpenHuman's `hooks.json`): it is read, and its hooks never run.
+    UnsupportedFormat {
+        /// The format's name (`cursor`, `openhuman`).
+        format: &'static str,
     },
 }
 
@@ -537,6 +556,11 @@ impl fmt::Display for ConfigWarningKind {
                  in seconds, not milliseconds (write {} for {} seconds)",
                 seconds / 1000,
                 seconds / 1000
+            ),
+            ConfigWarningKind::UnsupportedFormat { format } => write!(
+                f,
+                "this version of tower-hooks does not run {format} hooks yet, so the hooks \
+                 of this file never run"
             ),
             ConfigWarningKind::ShortTimeout { ms } => {
                 let unit = if ms == 1 {

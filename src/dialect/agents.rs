@@ -531,6 +531,13 @@ pub(crate) struct AgentsExtra {
     hook: AgentsHook,
 }
 
+impl AgentsExtra {
+    /// The event, as the file names it.
+    pub(crate) fn event_name(&self) -> &'static str {
+        self.hook.event.name()
+    }
+}
+
 /// The hook specs of a loaded `.agents/hooks.json` at `source`, in order; they
 /// run under `sh -c`.
 pub fn specs(file: &AgentsFile, source: &Path) -> Vec<crate::HookSpec> {

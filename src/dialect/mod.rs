@@ -75,3 +75,25 @@ pub(crate) fn answer(spec: &HookSpec, ended: Ended<'_>) -> Option<(Verdict, Note
         _ => None,
     }
 }
+
+/// The event a hook is configured for, as its file names it: `PreToolUse` for
+/// a Claude Code or react-agent-mini hook, `tool_execution_start` for a nanopi
+/// one (and for a hook a program made itself).
+///
+/// ```
+/// use tower_hooks::{dialect, Event, HookSpec};
+///
+/// let spec = HookSpec::command(Event::ToolExecutionStart, "true");
+/// assert_eq!(dialect::event_as_written(&spec), "tool_execution_start");
+/// ```
+pub fn event_as_written(spec: &HookSpec) -> &str {
+    match spec.dialect() {
+        Dialect::Claude => spec
+            .extra::<claude::hook::ClaudeHook>()
+            .map_or(spec.event().name(), |hook| &*hook.event),
+        Dialect::Agents => spec
+            .extra::<agents::AgentsExtra>()
+            .map_or(spec.event().name(), |extra| extra.event_name()),
+        _ => spec.event().name(),
+    }
+}

@@ -127,7 +127,7 @@ impl<S> Slot<S> {
     }
 
     fn skipped(&self) -> HookRecord {
-        HookRecord::new(self.spec.clone(), &Verdict::Skipped, Default::default())
+        HookRecord::skipped(self.spec.clone())
     }
 
     /// The state of a hook about to run: a clone of its service and its span.

@@ -184,7 +184,10 @@ impl Command {
     /// Runs the hook in `dir` rather than in the process's current directory
     /// (a relative `dir` is taken from the process's current directory at each
     /// run). It changes where relative paths in the command resolve, not the
-    /// payload's `cwd` or `NANOPI_CWD`, which are the session's. A directory
+    /// payload's `cwd` or `NANOPI_CWD`, which are the session's. Hooks of the
+    /// Claude Code and react-agent-mini dialects run in the session's working
+    /// directory ([`HookRequest::with_cwd`]) instead, as their hosts do; `dir`
+    /// is theirs only for a request without one. A directory
     /// that does not exist or cannot be entered is an error of the run: the
     /// hook fails open (or closed) like one that cannot be spawned.
     pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
@@ -230,13 +233,18 @@ impl Command {
                     .map(|(k, v)| (k.clone(), env_value(v)))
                     .collect();
                 env.extend(dialect_env.into_iter().map(|(k, v)| (k, env_value(&v))));
+                // Their hooks run in the session's working directory.
+                let current_dir = match req.cwd() {
+                    Some(cwd) => Some(Arc::from(Path::new(cwd))),
+                    None => self.current_dir.clone(),
+                };
                 return Job {
                     program: spec.program().clone(),
                     command: self.command.clone(),
                     stdin,
                     env,
                     env_remove: Vec::new(),
-                    current_dir: self.current_dir.clone(),
+                    current_dir,
                     deadline: req.deadline(),
                 };
             }

@@ -44,7 +44,7 @@ pub fn specs<'a>(
         .collect()
 }
 
-fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
+pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
     let point = handler.point?;
     let program = match (&handler.args, handler.shell.as_deref()) {
         (Some(args), _) => Program::Exec(args.clone().into()),

@@ -15,9 +15,12 @@
 pub mod config;
 pub mod hook;
 pub mod matcher;
+mod request;
 pub mod rule;
 
 mod wire;
+
+pub use self::request::{request, FireError};
 
 pub use self::wire::{
     block_meaning, combine, decode, env_vars, event_name, exit2_reason, follow_up_allowed,

@@ -209,7 +209,7 @@ pub fn stdin_bytes(req: &HookRequest, envelope: &Envelope<'_>) -> Vec<u8> {
             }
         }
     }
-    if let Some(fields) = envelope.fields {
+    for fields in [req.wire_fields(), envelope.fields].into_iter().flatten() {
         for (key, value) in entries.iter_mut() {
             if let Some(given) = fields.get(*key) {
                 *value = Cow::Borrowed(given);

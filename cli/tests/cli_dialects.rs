@@ -1,0 +1,326 @@
+//! The `hooks` binary with Claude Code and react-agent-mini files next to nanopi's
+//! (docs/cli.md, "Dialects"): detection and prefixes, discovery, each dialect's
+//! event names and payloads, the report's new fields, and `list` / `check`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+/// A temporary HOME and project directory.
+struct Sandbox {
+    dir: TempDir,
+    home: PathBuf,
+    proj: PathBuf,
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}\nstderr: {}", self.stdout, self.stderr))
+    }
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let proj = dir.path().join("proj");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&proj).unwrap();
+        Sandbox { dir, home, proj }
+    }
+
+    /// Writes `text` at `rel` under the sandbox; scripts are made executable.
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        if rel.ends_with(".sh") {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        path
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let out = Command::new(env!("CARGO_BIN_EXE_hooks"))
+            .args(args)
+            .current_dir(&self.proj)
+            .env("HOME", &self.home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+fn claude(hooks: Value) -> String {
+    serde_json::to_string_pretty(&json!({ "hooks": hooks })).unwrap()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A guard written for Claude Code, unchanged: it reads its stdin with jq and
+/// answers with pretty-printed JSON.
+const GUARD: &str = r#"#!/bin/sh
+command=$(jq -r '.tool_input.command')
+case "$command" in
+  *"rm -rf"*) cat <<EOF
+{
+  "hookSpecificOutput": {
+    "hookEventName": "PreToolUse",
+    "permissionDecision": "deny",
+    "permissionDecisionReason": "use trash instead of: $command"
+  }
+}
+EOF
+  ;;
+esac
+"#;
+
+#[test]
+fn a_claude_guard_blocks_with_its_pretty_printed_answer() {
+    let s = Sandbox::new();
+    s.write("proj/.claude/hooks/guard.sh", GUARD);
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh"}]}]})),
+    );
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}});
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--exit-code",
+        "--config",
+        path(&settings),
+        "--event",
+        "PreToolUse",
+        "--payload",
+        &payload.to_string(),
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let report = r.json();
+    assert_eq!(report["event"], "PreToolUse");
+    assert_eq!(report["decision"], "block");
+    assert_eq!(report["reason"], "use trash instead of: rm -rf build");
+    assert_eq!(
+        report["message"],
+        "blocked by hook: use trash instead of: rm -rf build"
+    );
+    assert_eq!(report["arguments"], json!({"command": "rm -rf build"}));
+    assert_eq!(report["hooks"][0]["dialect"], "claude");
+
+    // Another command passes.
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}});
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--event",
+        "PreToolUse",
+        "--payload",
+        &payload.to_string(),
+    ]);
+    assert_eq!(r.json()["decision"], "allow", "{}", r.stderr);
+}
+
+#[test]
+fn a_nanopi_name_fires_claude_hooks_of_the_same_point() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "echo 'branch: main'"}]}]})),
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--event",
+        "input",
+        "--payload",
+        r#"{"prompt": "hi"}"#,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let report = r.json();
+    assert_eq!(report["event"], "input");
+    assert_eq!(report["context"], json!(["branch: main"]));
+}
+
+#[test]
+fn discovery_follows_the_flags_and_the_project() {
+    let s = Sandbox::new();
+    s.write(
+        "other/.claude/settings.json",
+        &claude(json!({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo c"}]}]})),
+    );
+    s.write(
+        "other/.agents/hooks.json",
+        r#"{"PreToolUse": [{"matcher": "*", "command": "echo a", "timeoutMs": 700}]}"#,
+    );
+    let other = s.dir.path().join("other");
+    let r = s.run(&[
+        "list",
+        "--json",
+        "--discover",
+        "agents",
+        "--discover",
+        "claude",
+        "--project",
+        path(&other),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let list = r.json();
+    let rows: Vec<(&str, &str, u64)> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["dialect"].as_str().unwrap(),
+                h["command"].as_str().unwrap(),
+                h["timeout_ms"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [("agents", "echo a", 700), ("claude", "echo c", 600_000)]
+    );
+
+    // --discover and --config do not mix.
+    let r = s.run(&["list", "--discover", "claude", "--config", "x.json"]);
+    assert_eq!(r.code, 2);
+    // An unknown dialect is a usage error naming the valid ones.
+    let r = s.run(&["list", "--discover", "vscode"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("nanopi, claude, cursor, openhuman, agents"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_prefix_forces_the_dialect_of_a_file() {
+    let s = Sandbox::new();
+    let file = s.write(
+        "cfg/team.json",
+        r#"{"PreToolUse": [{"matcher": "Bash", "command": "echo no >&2; exit 2"}]}"#,
+    );
+    let arg = format!("agents:{}", path(&file));
+    let r = s.run(&["list", "--json", "--config", &arg]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json()[0]["dialect"], "agents");
+    // Without the prefix, the file is read as Claude Code settings, whose
+    // hooks live under "hooks": its top-level keys are not ours.
+    let r = s.run(&["list", "--json", "--config", path(&file)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json(), json!([]));
+}
+
+#[test]
+fn copies_of_a_claude_handler_are_listed_and_skipped_with_their_original() {
+    let s = Sandbox::new();
+    let hooks = claude(json!({"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "echo once >> log"}]}]}));
+    let user = s.write("home/.claude/settings.json", &hooks);
+    s.write("proj/.claude/settings.json", &hooks);
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--discover",
+        "claude",
+        "--event",
+        "PreToolUse",
+        "--payload",
+        r#"{"tool_name": "Bash"}"#,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let hooks = &r.json()["hooks"];
+    assert_eq!(hooks[0]["outcome"], "allow");
+    assert_eq!(hooks[1]["outcome"], "skipped");
+    assert_eq!(
+        hooks[1]["reason"],
+        format!("duplicate of {}:0", user.display())
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.proj.join("log")).unwrap(),
+        "once\n"
+    );
+    // `list` shows the copy, turned off.
+    let r = s.run(&["list", "--json", "--discover", "claude"]);
+    assert_eq!(
+        r.json()[1]["disabled"],
+        format!("duplicate of {}:0", user.display())
+    );
+}
+
+#[test]
+fn load_errors_and_warnings_name_the_file() {
+    let s = Sandbox::new();
+    let broken = s.write(
+        "proj/.claude/settings.json",
+        "{\"hooks\": {\n  \"PreToolUse\": [\n",
+    );
+    let r = s.run(&["check", "--config", path(&broken)]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains(path(&broken)), "{}", r.stderr);
+    assert!(r.stderr.contains("line 3"), "{}", r.stderr);
+
+    let unfired = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"TaskCreated": [{"hooks": [{"type": "command", "command": "true"}]}]})),
+    );
+    let r = s.run(&["check", "--config", path(&unfired)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.lines().any(|l| l.starts_with("hooks: warning: ")
+            && l.contains(path(&unfired))
+            && l.contains("TaskCreated")),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn event_names_are_exact_and_the_error_lists_every_dialect() {
+    let s = Sandbox::new();
+    let r = s.run(&["test", "--event", "pretooluse"]);
+    assert_eq!(r.code, 2);
+    for name in ["tool_execution_start", "PreToolUse", "Stop"] {
+        assert!(r.stderr.contains(name), "{name}: {}", r.stderr);
+    }
+    // A Claude payload of the wrong shape is a usage error.
+    let r = s.run(&[
+        "test",
+        "--event",
+        "PreToolUse",
+        "--payload",
+        r#"{"tool_input": 1}"#,
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("\"tool_input\" must be a JSON object"),
+        "{}",
+        r.stderr
+    );
+}

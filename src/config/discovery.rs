@@ -1,0 +1,556 @@
+//! Configuration files of every dialect: which format a file is written in,
+//! where each dialect keeps its standard files, and how files of several
+//! dialects load into one [`Config`].
+//!
+//! A host says which dialects it reads and which project it works in with a
+//! [`Discovery`]; a tool that is handed file names (the `hooks` CLI's
+//! `--config`) reads them with [`ConfigFile::parse`] and [`Config::load_files`].
+//! Hooks keep the order of their files, so that a nanopi file between two
+//! Claude Code files makes three groups that run in that order.
+//!
+//! ```
+//! use std::path::Path;
+//! use tower_hooks::config::{ConfigFile, Discovery, Format};
+//!
+//! let discovery = Discovery::new("/p")
+//!     .with_home(Some("/h".into()))
+//!     .format(Format::Claude)
+//!     .format(Format::Nanopi);
+//! let files = discovery.files();
+//! assert_eq!(files[0].path(), Path::new("/h/.claude/settings.json"));
+//! assert_eq!(files[0].format(), Format::Claude);
+//! assert!(files.iter().any(|f| f.path() == Path::new("/p/.nanopi/config.toml")));
+//!
+//! // A prefix forces the format; without one it is detected from the name.
+//! let forced = ConfigFile::parse("agents:/p/team.json")?;
+//! assert_eq!(forced.format(), Format::Agents);
+//! assert_eq!(ConfigFile::parse("/p/hooks.toml")?.format(), Format::Nanopi);
+//! # Ok::<(), tower_hooks::config::ConfigError>(())
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::read::read_config;
+use super::{
+    default_paths, env_home, home_dir, load_file, Config, ConfigError, ConfigWarning,
+    ConfigWarningKind, MAX_CONFIG_SIZE,
+};
+use crate::dialect::{agents, claude};
+use crate::host::Host;
+
+/// The format of a configuration file: which dialect's loader reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// nanopi's TOML (`config.toml`, `settings.toml`).
+    Nanopi,
+    /// A Claude Code settings file, or a plugin's `hooks/hooks.json`.
+    Claude,
+    /// Cursor's `hooks.json` (`"version": 1`).
+    Cursor,
+    /// OpenHuman's `hooks.json`: Cursor's format with OpenHuman's environment.
+    OpenHuman,
+    /// react-agent-mini's `.agents/hooks.json`.
+    Agents,
+}
+
+impl Format {
+    /// Every format, in the order of [`name`](Self::name)'s list.
+    pub const ALL: [Format; 5] = [
+        Format::Nanopi,
+        Format::Claude,
+        Format::Cursor,
+        Format::OpenHuman,
+        Format::Agents,
+    ];
+
+    /// `nanopi`, `claude`, `cursor`, `openhuman` or `agents`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Nanopi => "nanopi",
+            Format::Claude => "claude",
+            Format::Cursor => "cursor",
+            Format::OpenHuman => "openhuman",
+            Format::Agents => "agents",
+        }
+    }
+
+    /// The format of that [`name`](Self::name).
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The format of the file at `path`, when no prefix says it: `*.toml` is
+    /// nanopi; `hooks.json` in a folder named `.agents` is react-agent-mini's;
+    /// a JSON file under a `.openhuman` folder is OpenHuman's; a JSON object with
+    /// a top-level `"version"` is Cursor's; any other file is Claude Code's (a
+    /// settings file or a plugin's `hooks/hooks.json`).
+    ///
+    /// Only the Cursor rule reads the file; a file that cannot be read or parsed
+    /// is taken for Claude Code's, whose loader then reports the problem.
+    pub fn detect(path: &Path) -> Format {
+        if path.extension().is_some_and(|ext| ext == "toml") {
+            return Format::Nanopi;
+        }
+        let parent_is = |name: &str| {
+            path.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|dir| dir == name)
+        };
+        if path.file_name().is_some_and(|f| f == "hooks.json") && parent_is(".agents") {
+            return Format::Agents;
+        }
+        if path
+            .ancestors()
+            .skip(1)
+            .any(|dir| dir.file_name().is_some_and(|name| name == ".openhuman"))
+        {
+            return Format::OpenHuman;
+        }
+        let has_version = read_config(path, MAX_CONFIG_SIZE)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .is_some_and(|json| json.get("version").is_some());
+        if has_version {
+            Format::Cursor
+        } else {
+            Format::Claude
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One configuration file and its format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigFile {
+    path: PathBuf,
+    format: Format,
+}
+
+impl ConfigFile {
+    /// The file at `path`, in `format`.
+    pub fn new(path: impl Into<PathBuf>, format: Format) -> Self {
+        ConfigFile {
+            path: path.into(),
+            format,
+        }
+    }
+
+    /// The file at `path`, in the format [`Format::detect`] finds.
+    pub fn detect(path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        let format = Format::detect(&path);
+        ConfigFile { path, format }
+    }
+
+    /// `[FORMAT:]PATH`, as the CLI's `--config` takes it: `claude:`,
+    /// `nanopi:`, `cursor:`, `openhuman:` or `agents:` forces the format, and
+    /// without one it is detected. A colon after anything else is part of the
+    /// path.
+    ///
+    /// # Errors
+    ///
+    /// An empty path ([`ConfigErrorKind::Io`](super::ConfigErrorKind::Io) with
+    /// [`std::io::ErrorKind::InvalidInput`]).
+    pub fn parse(arg: &str) -> Result<ConfigFile, ConfigError> {
+        let (format, path) = match arg.split_once(':') {
+            Some((prefix, path)) => match Format::from_name(prefix) {
+                Some(format) => (Some(format), path),
+                None => (None, arg),
+            },
+            None => (None, arg),
+        };
+        if path.is_empty() {
+            return Err(ConfigError::new(
+                arg,
+                super::ConfigErrorKind::Io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "no file named: write [FORMAT:]PATH",
+                )),
+            ));
+        }
+        Ok(match format {
+            Some(format) => ConfigFile::new(path, format),
+            None => ConfigFile::detect(path),
+        })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+}
+
+/// Which dialects' standard files a host reads, for which project.
+///
+/// The files of each format come in the order [`format`](Self::format) was
+/// called; within one format, in that dialect's own order (see [`files`](Self::files)).
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    project: PathBuf,
+    home: Option<PathBuf>,
+    host: Host,
+    formats: Vec<Format>,
+    claude_plugins: Vec<PathBuf>,
+}
+
+impl Discovery {
+    /// Discovery for the project rooted at `project`, with `~` from `$HOME` and
+    /// no format yet.
+    pub fn new(project: impl Into<PathBuf>) -> Self {
+        Discovery {
+            project: project.into(),
+            home: home_dir(),
+            host: Host::default(),
+            formats: Vec::new(),
+            claude_plugins: Vec::new(),
+        }
+    }
+
+    /// Sets the home folder (`None`: read no file of the user's).
+    pub fn with_home(mut self, home: Option<PathBuf>) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// Sets the host, whose [`config_dir`](Host::config_dir) holds nanopi's files.
+    pub fn with_host(mut self, host: Host) -> Self {
+        self.host = host;
+        self
+    }
+
+    /// Reads `format`'s standard files too, after those of the formats named
+    /// before it.
+    pub fn format(mut self, format: Format) -> Self {
+        if !self.formats.contains(&format) {
+            self.formats.push(format);
+        }
+        self
+    }
+
+    /// Reads the `hooks/hooks.json` of the Claude Code plugin rooted at `root`,
+    /// after the settings files (in the order plugins are added).
+    pub fn claude_plugin(mut self, root: impl Into<PathBuf>) -> Self {
+        self.claude_plugins.push(root.into());
+        self
+    }
+
+    /// The project root.
+    pub fn project(&self) -> &Path {
+        &self.project
+    }
+
+    /// Every file this discovery reads, found or not, in load order:
+    ///
+    /// * nanopi: [`default_paths`] (`~/.nanopi/config.toml`, `<project>/.nanopi/config.toml`,
+    ///   then the two `settings.toml`);
+    /// * Claude Code: [`claude::config::standard_files`] (user, project, local,
+    ///   managed), then each plugin's `hooks/hooks.json`;
+    /// * Cursor: `/etc/cursor/hooks.json`, `~/.cursor/hooks.json`, `<project>/.cursor/hooks.json`;
+    /// * OpenHuman: `/etc/openhuman/hooks.json`, `~/.openhuman/hooks.json`,
+    ///   `<project>/.openhuman/hooks.json`;
+    /// * react-agent-mini: `<project>/.agents/hooks.json`.
+    pub fn files(&self) -> Vec<ConfigFile> {
+        let home = self.home.as_deref();
+        let mut files = Vec::new();
+        for &format in &self.formats {
+            let paths = match format {
+                Format::Nanopi => default_paths(&self.host, home, &self.project),
+                Format::Claude => claude::config::with_plugins(
+                    claude::config::standard_files(home, &self.project),
+                    &self.claude_plugins,
+                ),
+                Format::Cursor => app_files("cursor", home, &self.project),
+                Format::OpenHuman => app_files("openhuman", home, &self.project),
+                Format::Agents => vec![self.project.join(agents::FILE)],
+            };
+            files.extend(paths.into_iter().map(|path| ConfigFile::new(path, format)));
+        }
+        files
+    }
+
+    /// Loads every [file](Self::files) that exists. A missing file is skipped;
+    /// the first other problem is returned.
+    pub fn load(&self) -> Result<Config, ConfigError> {
+        load(&self.files(), &self.project, self.home.as_deref(), false)
+    }
+}
+
+/// `/etc/<app>/hooks.json`, `~/.<app>/hooks.json`, `<project>/.<app>/hooks.json`.
+fn app_files(app: &str, home: Option<&Path>, project: &Path) -> Vec<PathBuf> {
+    let dot = format!(".{app}");
+    let mut files = vec![Path::new("/etc").join(app).join("hooks.json")];
+    files.extend(home.map(|home| home.join(&dot).join("hooks.json")));
+    files.push(project.join(&dot).join("hooks.json"));
+    files
+}
+
+impl Config {
+    /// Loads `files`, each by its format, in order, into one configuration.
+    /// Every file must exist (unlike [`Discovery::load`], which skips missing
+    /// ones). `project` is the project root: `CLAUDE_PROJECT_DIR` and the
+    /// `${CLAUDE_PROJECT_DIR}` of Claude Code files.
+    ///
+    /// A file reached through two paths is loaded once, at the first. Of
+    /// identical Claude Code handlers from settings files, the first in load
+    /// order runs; each copy stays configured, turned off with the reason
+    /// `duplicate of <source>:<index>` ([`HookSpec::disabled`](crate::HookSpec::disabled)).
+    pub fn load_files(files: &[ConfigFile], project: &Path) -> Result<Config, ConfigError> {
+        load(files, project, home_dir().as_deref(), true)
+    }
+}
+
+fn load(
+    files: &[ConfigFile],
+    project: &Path,
+    home: Option<&Path>,
+    must_exist: bool,
+) -> Result<Config, ConfigError> {
+    let home_text = home
+        .map(|home| home.display().to_string())
+        .or_else(env_home);
+    let mut config = Config::default();
+    let mut loaded: Vec<PathBuf> = Vec::new();
+    // The Claude Code handlers loaded so far, with the position of their hook
+    // in `config.hooks`, for the dedup across files.
+    let mut handlers: Vec<(usize, claude::config::Handler)> = Vec::new();
+    for file in files {
+        let path = file.path();
+        if let Ok(canonical) = std::fs::canonicalize(path) {
+            if loaded.contains(&canonical) {
+                continue;
+            }
+            loaded.push(canonical);
+        }
+        let result = load_one(
+            file,
+            project,
+            home_text.as_deref(),
+            &mut config,
+            &mut handlers,
+        );
+        match result {
+            Ok(()) => {}
+            Err(err) if err.is_not_found() && !must_exist => {}
+            Err(err) => return Err(err),
+        }
+    }
+    let originals = claude::config::duplicates(handlers.iter().map(|(_, handler)| handler));
+    for ((at, _), original) in handlers.iter().zip(originals) {
+        if let Some(original) = original {
+            config.hooks[*at].disabled =
+                Some(format!("duplicate of {}", original.location()).into());
+        }
+    }
+    Ok(config)
+}
+
+fn load_one(
+    file: &ConfigFile,
+    project: &Path,
+    home: Option<&str>,
+    config: &mut Config,
+    handlers: &mut Vec<(usize, claude::config::Handler)>,
+) -> Result<(), ConfigError> {
+    let path = file.path();
+    match file.format() {
+        Format::Nanopi => config.merge(load_file(path, home)?),
+        Format::Claude => {
+            let ctx = claude::config::Context::for_file(project, path);
+            let loaded = claude::config::load(path, &ctx)?;
+            let project_dir = project.display().to_string();
+            config.warnings.extend(
+                loaded
+                    .warnings
+                    .into_iter()
+                    .map(|w| ConfigWarning::in_file(w.path(), w.kind().clone())),
+            );
+            for handler in loaded.handlers {
+                if let Some(spec) = claude::hook::spec(&handler, &project_dir) {
+                    handlers.push((config.hooks.len(), handler));
+                    config.hooks.push(spec);
+                }
+            }
+        }
+        Format::Agents => {
+            let loaded = agents::load(path)?;
+            config.hooks.extend(agents::specs(&loaded, path));
+            config.warnings.extend(
+                loaded
+                    .warnings
+                    .into_iter()
+                    .map(|kind| ConfigWarning::in_file(path, kind)),
+            );
+        }
+        Format::Cursor | Format::OpenHuman => {
+            // Read, so that a missing or unreadable file is reported as for
+            // any other format; its hooks are not run by this version.
+            read_config(path, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(path, kind))?;
+            config.warnings.push(ConfigWarning::in_file(
+                path,
+                ConfigWarningKind::UnsupportedFormat {
+                    format: file.format().name(),
+                },
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Event;
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "tower-hooks-discovery-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn formats_are_detected_from_the_name_and_the_version_key() {
+        let dir = tmp("detect");
+        let cursor = dir.join("team-hooks.json");
+        write(&cursor, r#"{"version": 1, "hooks": {}}"#);
+        let settings = dir.join("settings.json");
+        write(&settings, r#"{"hooks": {}}"#);
+        assert_eq!(Format::detect(&cursor), Format::Cursor);
+        assert_eq!(Format::detect(&settings), Format::Claude);
+        assert_eq!(Format::detect(&dir.join("a.toml")), Format::Nanopi);
+        assert_eq!(
+            Format::detect(Path::new("/p/.agents/hooks.json")),
+            Format::Agents
+        );
+        assert_eq!(
+            Format::detect(Path::new("/p/.openhuman/hooks.json")),
+            Format::OpenHuman
+        );
+        // Not readable: taken for Claude Code's, whose loader says why.
+        assert_eq!(
+            Format::detect(Path::new("/nonexistent/hooks/hooks.json")),
+            Format::Claude
+        );
+    }
+
+    #[test]
+    fn a_prefix_forces_the_format_and_other_colons_are_part_of_the_path() {
+        let file = ConfigFile::parse("claude:/x/a.toml").unwrap();
+        assert_eq!(
+            (file.path(), file.format()),
+            (Path::new("/x/a.toml"), Format::Claude)
+        );
+        let file = ConfigFile::parse("/x/odd:name.toml").unwrap();
+        assert_eq!(
+            (file.path(), file.format()),
+            (Path::new("/x/odd:name.toml"), Format::Nanopi)
+        );
+        let err = ConfigFile::parse("claude:").unwrap_err();
+        assert!(err.to_string().contains("[FORMAT:]PATH"), "{err}");
+    }
+
+    #[test]
+    fn discovery_lists_files_in_the_order_of_the_formats() {
+        let files = Discovery::new("/p")
+            .with_home(Some("/h".into()))
+            .format(Format::Agents)
+            .format(Format::Cursor)
+            .files();
+        let paths: Vec<&Path> = files.iter().map(ConfigFile::path).collect();
+        assert_eq!(
+            paths,
+            [
+                Path::new("/p/.agents/hooks.json"),
+                Path::new("/etc/cursor/hooks.json"),
+                Path::new("/h/.cursor/hooks.json"),
+                Path::new("/p/.cursor/hooks.json"),
+            ]
+        );
+    }
+
+    #[test]
+    fn mixed_files_keep_their_order_and_claude_copies_are_turned_off() {
+        let dir = tmp("mixed");
+        let handler = r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo once"}]}]}}"#;
+        let user = dir.join("home/.claude/settings.json");
+        let nanopi = dir.join("proj/.nanopi/config.toml");
+        let project = dir.join("proj/.claude/settings.json");
+        write(&user, handler);
+        write(
+            &nanopi,
+            "[[hooks.tool_execution_start]]\ncommand = \"true\"\n",
+        );
+        write(&project, handler);
+        let files = [
+            ConfigFile::detect(&user),
+            ConfigFile::detect(&nanopi),
+            ConfigFile::detect(&project),
+        ];
+        let config = Config::load_files(&files, &dir.join("proj")).unwrap();
+        let hooks = config.hooks();
+        let dialects: Vec<&str> = hooks.iter().map(|h| h.dialect().as_str()).collect();
+        assert_eq!(dialects, ["claude", "nanopi", "claude"]);
+        assert!(hooks.iter().all(|h| h.event() == Event::ToolExecutionStart));
+        assert_eq!(hooks[0].disabled(), None);
+        assert_eq!(
+            hooks[2].disabled(),
+            Some(format!("duplicate of {}:0", user.display()).as_str())
+        );
+        assert!(!hooks[2].is_runnable());
+    }
+
+    #[test]
+    fn named_files_must_exist_and_discovered_ones_may_not() {
+        let dir = tmp("missing");
+        let missing = [ConfigFile::new(dir.join("nope.json"), Format::Claude)];
+        let err = Config::load_files(&missing, &dir).unwrap_err();
+        assert!(err.is_not_found());
+        let config = Discovery::new(&dir)
+            .with_home(None)
+            .format(Format::Claude)
+            .format(Format::Agents)
+            .load()
+            .unwrap();
+        assert!(config.is_empty());
+    }
+
+    #[test]
+    fn a_cursor_file_loads_with_a_warning_that_names_it() {
+        let dir = tmp("cursor");
+        let path = dir.join(".cursor/hooks.json");
+        write(
+            &path,
+            r#"{"version": 1, "hooks": {"stop": [{"command": "x"}]}}"#,
+        );
+        let config = Config::load_files(&[ConfigFile::detect(&path)], &dir).unwrap();
+        assert!(config.is_empty());
+        let [warning] = config.warnings() else {
+            panic!("{:?}", config.warnings())
+        };
+        assert_eq!(warning.path(), path);
+        assert_eq!(warning.event(), None);
+        assert!(warning.to_string().contains("cursor"), "{warning}");
+    }
+}
