@@ -571,6 +571,19 @@ impl HookRecord {
         }
     }
 
+    /// A hook handed to the background: started, or not (an error record
+    /// with the reason).
+    pub(crate) fn offloaded(spec: Arc<HookSpec>, started: Result<(), &'static str>) -> Self {
+        let (verdict, reason) = match started {
+            Ok(()) => (Verdict::Allow, "started in the background"),
+            Err(reason) => (Verdict::failed_open(reason), reason),
+        };
+        HookRecord {
+            reason: Some(reason.into()),
+            ..HookRecord::new(spec, &verdict, Duration::ZERO)
+        }
+    }
+
     pub(crate) fn not_run(spec: Arc<HookSpec>) -> Self {
         HookRecord {
             spec,

@@ -52,6 +52,14 @@ pub enum Notice<'a> {
         /// What went wrong.
         error: &'a str,
     },
+    /// A hook that runs in the background was not started: the stack's
+    /// background queue was full. The call went on without it.
+    BackgroundDropped {
+        /// The hook's matcher as written, or `*`.
+        matcher: &'a str,
+        /// How many background runs this stack has dropped so far.
+        dropped: u64,
+    },
 }
 
 impl Notice<'_> {
@@ -82,6 +90,11 @@ impl fmt::Display for Notice<'_> {
                 one_line(tool),
                 one_line(matcher),
                 one_line(error)
+            ),
+            Notice::BackgroundDropped { matcher, dropped } => write!(
+                f,
+                "background hook dropped; queue full [matcher={} dropped={dropped}]",
+                one_line(matcher)
             ),
         }
     }

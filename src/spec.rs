@@ -106,6 +106,8 @@ pub struct HookSpec {
     pub(crate) extra: Option<Arc<dyn Any + Send + Sync>>,
     /// Why it never runs, when its loader says so (a copy of another hook).
     pub(crate) disabled: Option<Arc<str>>,
+    /// The call does not wait for it (Claude Code's `async: true`).
+    pub(crate) background: bool,
 }
 
 impl HookSpec {
@@ -128,6 +130,7 @@ impl HookSpec {
             program: Program::Bash,
             extra: None,
             disabled: None,
+            background: false,
         }
     }
 
@@ -322,6 +325,20 @@ impl HookSpec {
         self
     }
 
+    /// Runs the hook in the background: the call that fires it does not wait
+    /// for it, and its decision changes nothing. What it leaves for the agent
+    /// (context, messages) comes with a later outcome of the same session. See
+    /// [`Background`](crate::process::background::Background).
+    pub fn with_background(mut self, background: bool) -> Self {
+        self.background = background;
+        self
+    }
+
+    /// Whether the hook runs in the background ([`with_background`](Self::with_background)).
+    pub fn runs_in_background(&self) -> bool {
+        self.background
+    }
+
     /// Why the hook is turned off ([`with_disabled`](Self::with_disabled)).
     pub fn disabled(&self) -> Option<&str> {
         self.disabled.as_deref()
@@ -357,6 +374,7 @@ impl fmt::Debug for HookSpec {
             .field("timeout", &self.timeout)
             .field("fail_closed", &self.fail_closed)
             .field("disabled", &self.disabled)
+            .field("background", &self.background)
             .finish()
     }
 }

@@ -60,13 +60,13 @@ use tower_service::Service;
 
 use crate::host::Host;
 use crate::layer::advisory::Advisory;
-use crate::layer::chain::Chain;
+use crate::layer::chain::{Chain, Offload};
 use crate::layer::command::Command;
 use crate::layer::fail_open::FailOpen;
 use crate::layer::gate::{Gate, GateHandle};
 use crate::layer::timeout::HookTimeout;
-use crate::outcome::{HookOutcome, Verdict};
-use crate::process::background::{Background, BackgroundLimits};
+use crate::outcome::{HookOutcome, RunSlot, Verdict};
+use crate::process::background::{Background, BackgroundLimits, Delivery};
 use crate::process::{BoxFuture, ProcessRunner, Runner};
 use crate::report::{Report, SharedReport, StderrReport};
 use crate::request::{Deadline, HookRequest};
@@ -380,6 +380,14 @@ enum Source {
     Function(HookFn),
 }
 
+/// How a stack runs its background hooks.
+#[derive(Debug, Clone, Copy, Default)]
+struct BackgroundSetup {
+    limits: BackgroundLimits,
+    /// Inside the call, which waits for them (`hooks test`).
+    wait: bool,
+}
+
 /// Builds a [`HookStack`]. See the [module docs](self).
 pub struct Builder<C = Identity, H = Identity> {
     hooks: Vec<(HookSpec, Source)>,
@@ -389,7 +397,7 @@ pub struct Builder<C = Identity, H = Identity> {
     gate: GateHandle,
     env: Vec<(String, String)>,
     current_dir: Option<PathBuf>,
-    background: BackgroundLimits,
+    background: BackgroundSetup,
     around_call: C,
     around_hook: H,
 }
@@ -411,7 +419,7 @@ impl Builder {
             gate: GateHandle::new(false),
             env: Vec::new(),
             current_dir: None,
-            background: BackgroundLimits::default(),
+            background: BackgroundSetup::default(),
             around_call: Identity::new(),
             around_hook: Identity::new(),
         }
@@ -485,7 +493,17 @@ impl<C, H> Builder<C, H> {
     /// How many background hooks may run at once and wait (default: 8 and 64);
     /// a run beyond that is dropped and reported, never waited for.
     pub fn background_limits(mut self, limits: BackgroundLimits) -> Self {
-        self.background = limits;
+        self.background.limits = limits;
+        self
+    }
+
+    /// Runs the hooks that [run in the background](HookSpec::runs_in_background)
+    /// inside the call instead, which then waits for them: their records are
+    /// complete and their notes come with this call's outcome. Their decisions
+    /// still change nothing. For tools that show what every hook did, such as
+    /// `hooks test`; an agent leaves this off (the default).
+    pub fn wait_for_background_hooks(mut self, wait: bool) -> Self {
+        self.background.wait = wait;
         self
     }
 
@@ -659,9 +677,11 @@ impl<C, H> Builder<C, H> {
     pub fn build(self) -> HookStack<StackService<C, H>>
     where
         H: Layer<HookBase>,
-        // Each hook's layered service is cloned for every run.
-        H::Service: Service<HookRequest, Response = Verdict> + Clone,
+        // Each hook's layered service is cloned for every run, and a hook
+        // that runs in the background is moved onto the runtime.
+        H::Service: Service<HookRequest, Response = Verdict> + Clone + Send + 'static,
         <H::Service as Service<HookRequest>>::Error: Into<BoxError>,
+        <H::Service as Service<HookRequest>>::Future: Send + 'static,
         C: Layer<Chain<PerHook<H>>>,
         // The stack is cloned for every call: see `around_call`.
         C::Service: Service<HookRequest, Response = HookOutcome> + Clone,
@@ -698,14 +718,46 @@ impl<C, H> Builder<C, H> {
             specs.push(spec.clone());
             hooks.push((spec, hook));
         }
-        let chain = self.around_call.layer(Chain::new(hooks));
+        let background = Background::new(self.background.limits);
+        let mut chain = Chain::new(hooks);
+        if !self.background.wait {
+            chain = chain.with_offload(Offload {
+                background: background.clone(),
+                start: Box::new(|hook: PerHook<H>, req: HookRequest| {
+                    Box::pin(run_in_background(hook, req))
+                }),
+                report: report.clone(),
+            });
+        }
+        let chain = self.around_call.layer(chain);
         HookStack {
             inner: Gate::new(Advisory::new(chain, report), self.gate.clone()),
             gate: self.gate,
             specs: specs.into(),
-            background: Background::new(self.background),
+            background,
         }
     }
+}
+
+/// One background run of a hook: the hook runs as in a call (its layers see
+/// it), its decision is dropped, and the notes it leaves go to its session
+/// (the empty session when the request has none).
+async fn run_in_background<S>(hook: S, req: HookRequest) -> Delivery
+where
+    S: Service<HookRequest, Response = Verdict, Error = Infallible>,
+{
+    let session: Arc<str> = req.session_id().unwrap_or_default().into();
+    let slot = RunSlot::default();
+    let req = req.with_run_slot(slot.clone());
+    let started = tokio::time::Instant::now();
+    let Ok(verdict) = tower::ServiceExt::oneshot(hook, req).await;
+    tracing::debug!(
+        outcome = verdict.record_outcome().as_str(),
+        duration_ms = crate::outcome::millis(started.elapsed()),
+        "background hook finished"
+    );
+    let notes = slot.take_notes()?;
+    Some((session, notes))
 }
 
 impl<C, H> fmt::Debug for Builder<C, H> {

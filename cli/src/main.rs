@@ -443,6 +443,8 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
         .report(report)
         .config(&config)
         .no_hooks(args.no_hooks)
+        // Background hooks run here and now, so that their records can be shown.
+        .wait_for_background_hooks(true)
         .around_hook(option_layer(audit))
         .build();
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -19,8 +19,42 @@
 //!   sees; [`tool_execution_end`](AgentHooks::tool_execution_end) answers the
 //!   result after the hooks rewrote `content` / `is_error`. To run both around a
 //!   tool service, use [`tool_layer`](AgentHooks::tool_layer).
-//! * the other seven events cannot stop anything: their methods answer the
-//!   [`HookOutcome`] as it is, for the record.
+//!   A hook that asks for a person's approval refuses the call here; the tool
+//!   layer can ask an approver instead ([`ToolHooksLayer::with_approver`]).
+//! * the other seven nanopi events cannot stop anything: their methods answer
+//!   the [`HookOutcome`] as it is, for the record.
+//!
+//! The points that other hook ecosystems add (Claude Code's, Cursor's) have
+//! methods too:
+//!
+//! * [`stop`](AgentHooks::stop), when the agent is about to stop, answers
+//!   [`StopDecision::Finish`] or [`StopDecision::KeepGoing`] with the
+//!   instruction a hook sent it back with (a block at `stop` is a follow-up,
+//!   [`HookOutcome::follow_up`]). The facade counts the follow-ups in a row:
+//!   the request's `stop_hook_active` is `true` while the agent is only still
+//!   going because a stop hook sent it back, and after
+//!   [`DEFAULT_FOLLOW_UP_CAP`] follow-ups in a row (8, Claude Code's default;
+//!   [`with_follow_up_cap`](AgentHooks::with_follow_up_cap) changes it) the
+//!   stop is allowed anyway. A hook asking to stop the agent (`continue:
+//!   false`, [`HookOutcome::stop`]) always finishes. A `Finish` and a new turn
+//!   ([`prompt`](AgentHooks::prompt), [`next_turn`](AgentHooks::next_turn))
+//!   reset the count. [`subagent_stop`](AgentHooks::subagent_stop) does the
+//!   same for a subagent, with a count per `agent_id` that
+//!   [`subagent_start`](AgentHooks::subagent_start) resets.
+//! * [`permission_request`](AgentHooks::permission_request), when a permission
+//!   prompt is about to be shown, answers [`PermissionDecision::Allow`] with
+//!   the input to run (a hook rewrote it), [`PermissionDecision::Deny`] with
+//!   the reason (a hook blocked), or [`PermissionDecision::Ask`]: no hook
+//!   decided, show the prompt as usual.
+//! * [`post_tool_batch`](AgentHooks::post_tool_batch),
+//!   [`stop_failure`](AgentHooks::stop_failure),
+//!   [`notification`](AgentHooks::notification),
+//!   [`subagent_start`](AgentHooks::subagent_start),
+//!   [`instructions_loaded`](AgentHooks::instructions_loaded) and
+//!   [`agent_thought`](AgentHooks::agent_thought) answer the [`HookOutcome`]
+//!   as it is: its [`context`](HookOutcome::context),
+//!   [`user_messages`](HookOutcome::user_messages) and
+//!   [`stop`](HookOutcome::stop) are there for the agent to act on.
 //!
 //! Every full [`HookOutcome`], with one record per hook, goes to the
 //! [`on_outcome`](AgentHooks::on_outcome) callback, for a transcript.
@@ -65,6 +99,36 @@
 //! # }
 //! ```
 //!
+//! A stop hook that sends the agent back until the tests pass, and the cap:
+//!
+//! ```
+//! use tower_hooks::agent::{AgentHooks, StopDecision};
+//! use tower_hooks::{Event, HookSpec, HookStack, Verdict};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let stack = HookStack::builder()
+//!     .fn_hook(HookSpec::in_process(Event::Stop, "tests-first"), |req| {
+//!         match req.arguments()["last_assistant_message"].as_str() {
+//!             Some(m) if m.contains("tests pass") => Verdict::Allow,
+//!             _ => Verdict::block("run the tests before you stop"),
+//!         }
+//!     })
+//!     .build();
+//! let hooks = AgentHooks::new(stack).with_follow_up_cap(2);
+//!
+//! // Sent back with the block's reason as the next instruction.
+//! let stop = hooks.stop("I changed the parser.").await.unwrap();
+//! assert_eq!(stop, StopDecision::KeepGoing("run the tests before you stop".into()));
+//! // Done: the agent stops, and the count of follow-ups starts over.
+//! assert_eq!(hooks.stop("All tests pass.").await.unwrap(), StopDecision::Finish);
+//!
+//! // A hook that never lets go: after 2 follow-ups in a row, it stops anyway.
+//! assert!(!hooks.stop("no tests here").await.unwrap().is_finish());
+//! assert!(!hooks.stop("still none").await.unwrap().is_finish());
+//! assert_eq!(hooks.stop("giving up").await.unwrap(), StopDecision::Finish);
+//! # }
+//! ```
+//!
 //! # Caveats
 //!
 //! Each call clones the stack and drives the clone ready (`oneshot`); the
@@ -72,9 +136,14 @@
 //! the methods take `&self`, and their futures may run concurrently (parallel
 //! tool calls) or be spawned. Only [`prompt`](AgentHooks::prompt) and the
 //! turn-count setters take `&mut self`; the turn count a method sends is the
-//! one current when the method is called, not when its future is polled.
+//! one current when the method is called, not when its future is polled. So
+//! is the count of follow-ups in a row that [`stop`](AgentHooks::stop) sends
+//! as `stop_hook_active`; it is updated when the future answers (not when the
+//! stack fails), and clones of a facade share it, as they share the session.
 
+mod approval;
 mod carried;
+mod stop;
 pub mod tool;
 
 use std::fmt;
@@ -82,12 +151,18 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
 use tower::ServiceExt;
 use tower_service::Service;
 
+pub use self::approval::{Approval, ApprovalRequest};
+pub use self::stop::StopDecision;
+
 use self::carried::Carried;
+use self::stop::FollowUps;
 use self::tool::{ToolCall, ToolHooksLayer, ToolResult};
-use crate::outcome::{HookOutcome, DEFAULT_BLOCK_REASON};
+use crate::dialect::claude::DEFAULT_FOLLOW_UP_CAP;
+use crate::outcome::{Decision, HookOutcome, DEFAULT_BLOCK_REASON};
 use crate::request::{CompactionReason, HookRequest, ShutdownReason, StartReason};
 use crate::stack::HookStack;
 
@@ -138,23 +213,89 @@ pub enum ToolDecision {
     Refused(ToolResult),
 }
 
-/// The eleven call sites of an agent, over a hook stack. See the [module docs](self).
+/// What becomes of a permission prompt about to be shown for a tool call.
+///
+/// No hook having an opinion is not an allow: a hook that allows without
+/// rewriting the input (an exit 0, a Claude Code `behavior: "allow"` without
+/// `updatedInput`) cannot be told apart from one that let the prompt be, so
+/// the answer is then [`Ask`](Self::Ask), and the prompt is shown as usual.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PermissionDecision {
+    /// Grant the permission without asking, and run the tool on this input: a
+    /// hook rewrote it (a transform).
+    Allow {
+        /// The tool input, as the hooks left it.
+        input: Value,
+    },
+    /// Refuse the permission without asking; the reason (a hook blocked).
+    Deny(String),
+    /// Show the prompt to the person: no hook decided, or one asked for it.
+    /// The person is shown the input as the agent asked for it (a rewrite
+    /// next to an ask is not applied).
+    Ask,
+}
+
+impl PermissionDecision {
+    fn of(outcome: HookOutcome) -> Self {
+        if outcome.is_blocked() {
+            return PermissionDecision::Deny(
+                outcome
+                    .message()
+                    .unwrap_or_else(|| outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON).to_owned()),
+            );
+        }
+        match outcome.decision() {
+            Decision::Transform if outcome.is_honored() => PermissionDecision::Allow {
+                input: outcome.into_arguments(),
+            },
+            _ => PermissionDecision::Ask,
+        }
+    }
+}
+
+/// The call sites of an agent, over a hook stack: nanopi's eleven and the
+/// points other dialects add. See the [module docs](self).
 #[derive(Clone)]
 pub struct AgentHooks<S = HookStack> {
     hooks: S,
     carried: Carried,
     turn_count: u64,
+    follow_up_cap: u32,
+    follow_ups: Arc<FollowUps>,
 }
 
 impl<S> AgentHooks<S> {
     /// Fires events through `hooks`, with no session id, the process's working
-    /// directory, and the turn count at 0 (the first [`prompt`](Self::prompt) is turn 1).
-    pub const fn new(hooks: S) -> Self {
+    /// directory, the turn count at 0 (the first [`prompt`](Self::prompt) is
+    /// turn 1) and a follow-up cap of [`DEFAULT_FOLLOW_UP_CAP`].
+    pub fn new(hooks: S) -> Self {
         AgentHooks {
             hooks,
             carried: Carried::new(),
             turn_count: 0,
+            follow_up_cap: DEFAULT_FOLLOW_UP_CAP,
+            follow_ups: Arc::default(),
         }
+    }
+
+    /// Sets how many follow-ups in a row a stop hook may cause before
+    /// [`stop`](Self::stop) (or [`subagent_stop`](Self::subagent_stop), per
+    /// subagent) finishes anyway; 0: no cap (Claude Code's
+    /// `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0`). Default: [`DEFAULT_FOLLOW_UP_CAP`].
+    pub fn with_follow_up_cap(mut self, cap: u32) -> Self {
+        self.follow_up_cap = cap;
+        self
+    }
+
+    /// The follow-up cap (see [`with_follow_up_cap`](Self::with_follow_up_cap)).
+    pub fn follow_up_cap(&self) -> u32 {
+        self.follow_up_cap
+    }
+
+    /// How many follow-ups in a row stop hooks have sent the agent back with:
+    /// 0 unless the agent is only still going because a stop hook sent it back.
+    pub fn follow_ups(&self) -> u32 {
+        self.follow_ups.agent()
     }
 
     /// Sets the session id every event carries (and session matchers test).
@@ -201,8 +342,11 @@ impl<S> AgentHooks<S> {
 
     /// Starts the next turn and returns its number. [`prompt`](Self::prompt) does
     /// this itself; call it when firing `before_agent_start` and `input` one by one.
+    /// The agent's count of follow-ups in a row starts over: the person set it
+    /// going, not a stop hook.
     pub fn next_turn(&mut self) -> u64 {
         self.turn_count += 1;
+        self.follow_ups.reset_agent();
         self.turn_count
     }
 
@@ -311,7 +455,15 @@ where
     }
 
     /// `tool_execution_start`, before the tool runs: run the call (arguments
-    /// maybe replaced), or refuse it with the result the model sees.
+    /// maybe replaced), or refuse it with the result the model sees. A hook
+    /// that asks for approval refuses it here (`blocked by hook: <reason>`):
+    /// to ask a person, use the [tool layer](Self::tool_layer) with
+    /// [`with_approver`](ToolHooksLayer::with_approver).
+    ///
+    /// A refusal carries the hooks' notes for the model
+    /// ([`ToolResult::context`]); for a call that runs, read them from the
+    /// [`on_outcome`](Self::on_outcome) callback, or use the tool layer, which
+    /// puts them on the tool's result.
     pub fn tool_execution_start(
         &self,
         call: ToolCall,
@@ -322,7 +474,10 @@ where
             let outcome = fire.await?;
             // An ask with nobody to ask is a refusal, never an allow.
             if outcome.is_blocked() || outcome.needs_approval() {
-                return Ok(ToolDecision::Refused(tool::refusal(&outcome)));
+                let context = outcome.context().to_vec();
+                return Ok(ToolDecision::Refused(
+                    tool::refusal(&outcome).after_context(context),
+                ));
             }
             Ok(ToolDecision::Run(ToolCall {
                 name,
@@ -334,7 +489,9 @@ where
 
     /// `tool_execution_end`, after the tool answered `result` in `duration`:
     /// the result the model sees, with `content` / `is_error` as the hooks
-    /// rewrote them. `call` is the call that ran (its arguments are `tool_input`).
+    /// rewrote them, and the hooks' notes for the model after the ones
+    /// `result` had ([`ToolResult::context`]). `call` is the call that ran (its
+    /// arguments are `tool_input`).
     pub fn tool_execution_end(
         &self,
         call: &ToolCall,
@@ -342,7 +499,7 @@ where
         duration: Duration,
     ) -> impl Future<Output = Result<ToolResult, S::Error>> {
         let call_id = (!call.call_id.is_empty()).then(|| Arc::<str>::from(call.call_id.as_str()));
-        let req = tool::end_request(
+        let (req, context) = tool::end_request(
             &self.carried,
             Arc::from(call.name.as_str()),
             call_id.as_ref(),
@@ -351,7 +508,7 @@ where
             duration,
         );
         let fire = self.fire(req);
-        async move { Ok(tool::result_of(fire.await?)) }
+        async move { Ok(tool::result_of(fire.await?).after_context(context)) }
     }
 
     /// `turn_end`, at the bottom of each agent-loop iteration. Cannot stop anything.
@@ -392,6 +549,140 @@ where
         self.fire(HookRequest::session_compact(reason))
     }
 
+    /// `permission_request`, when a permission prompt is about to be shown for
+    /// a call of `tool_name` with `tool_input`: grant it on the hooks' input,
+    /// deny it, or show the prompt. See [`PermissionDecision`] for what an
+    /// allow without a rewrite means.
+    ///
+    /// A Claude Code hook's `interrupt: true` (stop the agent too) is the
+    /// outcome's [`stop`](HookOutcome::stop), seen by the
+    /// [`on_outcome`](Self::on_outcome) callback.
+    pub fn permission_request(
+        &self,
+        tool_name: impl Into<Arc<str>>,
+        tool_input: Value,
+    ) -> impl Future<Output = Result<PermissionDecision, S::Error>> {
+        let fire = self.fire(HookRequest::permission_request(tool_name, tool_input));
+        async move { Ok(PermissionDecision::of(fire.await?)) }
+    }
+
+    /// `post_tool_batch`, once a batch of parallel tool calls resolved, before
+    /// the next model call: `tool_calls` is the array of
+    /// `{"tool_name", "tool_input", "tool_use_id", "tool_response"}`. The
+    /// outcome as it is (its [`context`](HookOutcome::context) is for the model).
+    pub fn post_tool_batch(
+        &self,
+        tool_calls: Value,
+    ) -> impl Future<Output = Result<HookOutcome, S::Error>> {
+        self.fire(HookRequest::post_tool_batch(tool_calls))
+    }
+
+    /// `stop`, when the agent is about to stop with `last_assistant_message`:
+    /// [`StopDecision::KeepGoing`] with the instruction a hook sent it back
+    /// with, or [`StopDecision::Finish`]. The request's `stop_hook_active` is
+    /// `true` when the previous stop was a follow-up; after the
+    /// [cap](Self::with_follow_up_cap) of follow-ups in a row, and whenever a
+    /// hook asks to stop the agent ([`HookOutcome::stop`]), it finishes. A
+    /// `Finish` resets the count. See the [module docs](self) for an example.
+    pub fn stop(
+        &self,
+        last_assistant_message: impl Into<String>,
+    ) -> impl Future<Output = Result<StopDecision, S::Error>> {
+        let sent = self.follow_ups.agent();
+        let fire = self.fire(HookRequest::stop(sent > 0, last_assistant_message));
+        let (follow_ups, cap) = (self.follow_ups.clone(), self.follow_up_cap);
+        async move {
+            let decision = StopDecision::of(&fire.await?, sent, cap);
+            follow_ups.agent_decided(sent, &decision);
+            Ok(decision)
+        }
+    }
+
+    /// `stop_failure`, when a turn ended with a model `error`. Cannot stop
+    /// anything (Claude Code discards these hooks' answers).
+    pub fn stop_failure(
+        &self,
+        error: impl Into<String>,
+        last_assistant_message: impl Into<String>,
+    ) -> impl Future<Output = Result<HookOutcome, S::Error>> {
+        self.fire(HookRequest::stop_failure(error, last_assistant_message))
+    }
+
+    /// `notification`, when the agent notifies the person (`notification_type`:
+    /// Claude Code's `permission_prompt`, `idle_prompt`, …). Cannot stop anything.
+    pub fn notification(
+        &self,
+        message: impl Into<String>,
+        title: Option<&str>,
+        notification_type: impl Into<String>,
+    ) -> impl Future<Output = Result<HookOutcome, S::Error>> {
+        self.fire(HookRequest::notification(message, title, notification_type))
+    }
+
+    /// `subagent_start`, when subagent `agent_id` starts; its count of
+    /// follow-ups in a row starts over. Cannot stop anything; the outcome's
+    /// [`context`](HookOutcome::context) is for the subagent's model.
+    pub fn subagent_start(
+        &self,
+        agent_id: impl Into<String>,
+        agent_type: impl Into<String>,
+    ) -> impl Future<Output = Result<HookOutcome, S::Error>> {
+        let agent_id = agent_id.into();
+        self.follow_ups.reset_subagent(&agent_id);
+        self.fire(HookRequest::subagent_start(agent_id, agent_type))
+    }
+
+    /// `subagent_stop`, when subagent `agent_id` is about to stop: as
+    /// [`stop`](Self::stop), with a count of follow-ups in a row of its own
+    /// (per `agent_id`, so that subagents running side by side do not share
+    /// it) and the same cap.
+    pub fn subagent_stop(
+        &self,
+        agent_id: impl Into<String>,
+        agent_type: impl Into<String>,
+        last_assistant_message: impl Into<String>,
+    ) -> impl Future<Output = Result<StopDecision, S::Error>> {
+        let agent_id = agent_id.into();
+        let sent = self.follow_ups.subagent(&agent_id);
+        let fire = self.fire(HookRequest::subagent_stop(
+            agent_id.clone(),
+            agent_type,
+            sent > 0,
+            last_assistant_message,
+        ));
+        let (follow_ups, cap) = (self.follow_ups.clone(), self.follow_up_cap);
+        async move {
+            let decision = StopDecision::of(&fire.await?, sent, cap);
+            follow_ups.subagent_decided(&agent_id, sent, &decision);
+            Ok(decision)
+        }
+    }
+
+    /// `instructions_loaded`, when an instructions file was loaded
+    /// (`memory_type`: `User`, `Project`, …; `load_reason`: `session_start`,
+    /// …). Cannot stop anything.
+    pub fn instructions_loaded(
+        &self,
+        file_path: impl Into<String>,
+        memory_type: impl Into<String>,
+        load_reason: impl Into<String>,
+    ) -> impl Future<Output = Result<HookOutcome, S::Error>> {
+        self.fire(HookRequest::instructions_loaded(
+            file_path,
+            memory_type,
+            load_reason,
+        ))
+    }
+
+    /// `agent_thought`, when the agent finished a thought (Cursor's
+    /// `afterAgentThought`). Cannot stop anything.
+    pub fn agent_thought(
+        &self,
+        text: impl Into<String>,
+    ) -> impl Future<Output = Result<HookOutcome, S::Error>> {
+        self.fire(HookRequest::agent_thought(text))
+    }
+
     /// Stamps `req` and sends it through a clone of the stack (driven ready by
     /// `oneshot`); the observer sees the answer. The future owns what it uses.
     fn fire(&self, req: HookRequest) -> impl Future<Output = Result<HookOutcome, S::Error>> {
@@ -413,6 +704,351 @@ impl<S> fmt::Debug for AgentHooks<S> {
             .field("session_id", &self.carried.session_id)
             .field("cwd", &self.carried.cwd)
             .field("turn_count", &self.turn_count)
+            .field("follow_up_cap", &self.follow_up_cap)
+            .field("follow_ups", &self.follow_ups.agent())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::event::Event;
+    use crate::outcome::{Notes, Verdict};
+    use crate::spec::HookSpec;
+
+    /// Requests a hook saw.
+    type Seen = Arc<Mutex<Vec<HookRequest>>>;
+
+    fn seen_by(seen: &Seen, verdict: Verdict) -> impl Fn(&HookRequest) -> Verdict + Clone {
+        let seen = seen.clone();
+        move |req: &HookRequest| {
+            seen.lock().unwrap().push(req.clone());
+            verdict.clone()
+        }
+    }
+
+    fn active(seen: &Seen, key: &str) -> Vec<bool> {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .map(|req| req.arguments()[key].as_bool().unwrap())
+            .collect()
+    }
+
+    /// A stack that answers every request with `outcome(req)`.
+    fn answering(
+        outcome: impl Fn(HookRequest) -> HookOutcome + Clone + Send + 'static,
+    ) -> impl Service<HookRequest, Response = HookOutcome, Error = Infallible, Future: Send> + Clone
+    {
+        tower::service_fn(move |req: HookRequest| {
+            let outcome = outcome(req);
+            async move { Ok::<_, Infallible>(outcome) }
+        })
+    }
+
+    fn with_notes(req: HookRequest, decision: Decision, notes: Notes) -> HookOutcome {
+        let event = req.event();
+        let mut outcome = HookOutcome::from_parts(
+            event,
+            decision,
+            true,
+            Some("why".into()),
+            Arc::new(req.arguments().clone()),
+            Default::default(),
+        );
+        outcome.add_notes(notes);
+        outcome
+    }
+
+    #[tokio::test]
+    async fn stop_follows_up_until_the_cap_then_finishes_and_starts_over() {
+        let seen = Seen::default();
+        let stack = HookStack::builder()
+            .report(())
+            .fn_hook(
+                HookSpec::in_process(Event::Stop, "never-done"),
+                seen_by(&seen, Verdict::block("keep going")),
+            )
+            .build();
+        let hooks = AgentHooks::new(stack).with_follow_up_cap(3);
+        assert_eq!(hooks.follow_up_cap(), 3);
+        let mut answers = Vec::new();
+        for _ in 0..4 {
+            answers.push(hooks.stop("done").await.unwrap());
+        }
+        let go_on = StopDecision::KeepGoing("keep going".into());
+        assert_eq!(
+            answers,
+            [go_on.clone(), go_on.clone(), go_on, StopDecision::Finish]
+        );
+        assert_eq!(active(&seen, "stop_hook_active"), [false, true, true, true]);
+        assert_eq!(hooks.follow_ups(), 0, "a finish resets the count");
+        assert!(!hooks.stop("again").await.unwrap().is_finish());
+        assert!(!active(&seen, "stop_hook_active")[4]);
+        assert_eq!(
+            seen.lock().unwrap()[0].arguments()["last_assistant_message"],
+            "done"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_default_cap_is_eight_and_zero_means_no_cap() {
+        let stack = HookStack::builder()
+            .report(())
+            .fn_hook(HookSpec::in_process(Event::Stop, "never-done"), |_| {
+                Verdict::block("more")
+            })
+            .build();
+        let hooks = AgentHooks::new(stack.clone());
+        assert_eq!(hooks.follow_up_cap(), DEFAULT_FOLLOW_UP_CAP);
+        for _ in 0..8 {
+            assert!(!hooks.stop("m").await.unwrap().is_finish());
+        }
+        assert_eq!(hooks.follow_ups(), 8);
+        assert!(hooks.stop("m").await.unwrap().is_finish());
+
+        let unbounded = AgentHooks::new(stack).with_follow_up_cap(0);
+        for _ in 0..20 {
+            assert!(!unbounded.stop("m").await.unwrap().is_finish());
+        }
+    }
+
+    #[tokio::test]
+    async fn a_hook_asking_to_stop_the_agent_wins_over_a_follow_up() {
+        let stack = answering(|req| {
+            with_notes(
+                req,
+                Decision::Block,
+                Notes::default().with_stop("budget exhausted"),
+            )
+        });
+        let hooks = AgentHooks::new(stack);
+        assert_eq!(hooks.stop("m").await.unwrap(), StopDecision::Finish);
+        assert_eq!(hooks.follow_ups(), 0);
+
+        // A follow-up note (Cursor's `followup_message`) keeps it going too.
+        let stack = answering(|req| {
+            with_notes(
+                req,
+                Decision::Allow,
+                Notes::default().with_follow_up("and the docs"),
+            )
+        });
+        let hooks = AgentHooks::new(stack);
+        assert_eq!(
+            hooks.stop("m").await.unwrap(),
+            StopDecision::KeepGoing("and the docs".into())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_new_turn_forgets_the_follow_ups_and_clones_share_them() {
+        let seen = Seen::default();
+        let stack = HookStack::builder()
+            .report(())
+            .fn_hook(
+                HookSpec::in_process(Event::Stop, "never-done"),
+                seen_by(&seen, Verdict::block("more")),
+            )
+            .build();
+        let mut hooks = AgentHooks::new(stack);
+        let clone = hooks.clone();
+        hooks.stop("a").await.unwrap();
+        assert_eq!(clone.follow_ups(), 1);
+        hooks.next_turn();
+        assert_eq!(clone.follow_ups(), 0);
+        clone.stop("b").await.unwrap();
+        assert_eq!(active(&seen, "stop_hook_active"), [false, false]);
+    }
+
+    #[tokio::test]
+    async fn subagents_count_their_follow_ups_each() {
+        let seen = Seen::default();
+        let stack = HookStack::builder()
+            .report(())
+            .fn_hook(
+                HookSpec::in_process(Event::SubagentStop, "never-done"),
+                seen_by(&seen, Verdict::block("more")),
+            )
+            .build();
+        let hooks = AgentHooks::new(stack).with_follow_up_cap(1);
+        let a = hooks.subagent_stop("a", "Explore", "x").await.unwrap();
+        assert_eq!(a, StopDecision::KeepGoing("more".into()));
+        // `b` runs side by side: its first stop is not a follow-up.
+        assert!(!hooks
+            .subagent_stop("b", "Plan", "y")
+            .await
+            .unwrap()
+            .is_finish());
+        assert!(hooks
+            .subagent_stop("a", "Explore", "x")
+            .await
+            .unwrap()
+            .is_finish());
+        // The agent's own count is apart.
+        assert_eq!(hooks.follow_ups(), 0);
+        // `b` starts again: its count starts over.
+        hooks.subagent_start("b", "Plan").await.unwrap();
+        assert!(!hooks
+            .subagent_stop("b", "Plan", "y")
+            .await
+            .unwrap()
+            .is_finish());
+        assert_eq!(
+            active(&seen, "stop_hook_active"),
+            [false, false, true, false]
+        );
+        let first = seen.lock().unwrap()[0].clone();
+        assert_eq!(first.arguments()["agent_id"], "a");
+        assert_eq!(first.arguments()["agent_type"], "Explore");
+    }
+
+    #[tokio::test]
+    async fn permission_request_denies_allows_a_rewrite_and_otherwise_asks() {
+        let stack = HookStack::builder()
+            .report(())
+            .fn_hook(
+                HookSpec::in_process(Event::PermissionRequest, "policy"),
+                |req| match req.arguments()["command"].as_str() {
+                    Some("rm -rf /") => Verdict::block("never"),
+                    Some("ls") => Verdict::transform(json!({"command": "ls -a"})).unwrap(),
+                    Some("deploy") => Verdict::ask("a person decides"),
+                    _ => Verdict::Allow,
+                },
+            )
+            .build();
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let log = events.clone();
+        let hooks = AgentHooks::new(stack)
+            .with_session_id("s1")
+            .on_outcome(move |req, out| {
+                log.lock().unwrap().push((
+                    req.event(),
+                    req.tool_name().map(str::to_owned),
+                    req.session_id().map(str::to_owned),
+                    out.decision(),
+                ))
+            });
+        let ask = |command: &str| hooks.permission_request("Bash", json!({ "command": command }));
+        assert_eq!(
+            ask("rm -rf /").await.unwrap(),
+            PermissionDecision::Deny("never".into())
+        );
+        assert_eq!(
+            ask("ls").await.unwrap(),
+            PermissionDecision::Allow {
+                input: json!({"command": "ls -a"})
+            }
+        );
+        assert_eq!(ask("deploy").await.unwrap(), PermissionDecision::Ask);
+        assert_eq!(ask("cat").await.unwrap(), PermissionDecision::Ask);
+        let events = events.lock().unwrap().clone();
+        assert_eq!(events.len(), 4);
+        assert_eq!(
+            events[1],
+            (
+                Event::PermissionRequest,
+                Some("Bash".into()),
+                Some("s1".into()),
+                Decision::Transform
+            )
+        );
+        assert_eq!(events[3].3, Decision::Allow);
+
+        // No hook at all: the prompt is shown.
+        let none = AgentHooks::new(HookStack::builder().report(()).build());
+        let answer = none.permission_request("Bash", json!({})).await.unwrap();
+        assert_eq!(answer, PermissionDecision::Ask);
+    }
+
+    #[tokio::test]
+    async fn the_observing_points_send_their_payloads_and_answer_the_outcome() {
+        let seen = Seen::default();
+        let mut builder = HookStack::builder().report(());
+        for event in [
+            Event::PostToolBatch,
+            Event::StopFailure,
+            Event::Notification,
+            Event::SubagentStart,
+            Event::InstructionsLoaded,
+            Event::AgentThought,
+        ] {
+            builder = builder.fn_hook(
+                HookSpec::in_process(event, "seen"),
+                seen_by(&seen, Verdict::Allow),
+            );
+        }
+        let count = Arc::new(Mutex::new(0));
+        let counter = count.clone();
+        let hooks = AgentHooks::new(builder.build())
+            .with_session_id("s1")
+            .with_cwd("/w")
+            .on_outcome(move |_, _| *counter.lock().unwrap() += 1);
+        let outcomes = [
+            hooks.post_tool_batch(json!([])).await.unwrap(),
+            hooks.stop_failure("overloaded", "half").await.unwrap(),
+            hooks
+                .notification("waiting", Some("Claude"), "idle_prompt")
+                .await
+                .unwrap(),
+            hooks.subagent_start("a1", "Explore").await.unwrap(),
+            hooks
+                .instructions_loaded("/w/CLAUDE.md", "Project", "session_start")
+                .await
+                .unwrap(),
+            hooks.agent_thought("hmm").await.unwrap(),
+        ];
+        assert!(outcomes.iter().all(|o| o.decision() == Decision::Allow));
+        assert_eq!(*count.lock().unwrap(), 6);
+        let seen = seen.lock().unwrap();
+        let args: Vec<_> = seen.iter().map(|r| r.arguments().clone()).collect();
+        assert_eq!(
+            args,
+            [
+                json!({"tool_calls": []}),
+                json!({"error": "overloaded", "last_assistant_message": "half"}),
+                json!({"message": "waiting", "title": "Claude", "notification_type": "idle_prompt"}),
+                json!({"agent_id": "a1", "agent_type": "Explore"}),
+                json!({"file_path": "/w/CLAUDE.md", "memory_type": "Project", "load_reason": "session_start"}),
+                json!({"text": "hmm"}),
+            ]
+        );
+        assert!(seen
+            .iter()
+            .all(|r| r.session_id() == Some("s1") && r.cwd() == Some("/w")));
+    }
+
+    #[tokio::test]
+    async fn the_one_by_one_tool_methods_pass_context_along() {
+        let stack = answering(|req| {
+            let decision = match req.event() {
+                Event::ToolExecutionStart => Decision::Block,
+                _ => Decision::Allow,
+            };
+            let note = format!("from {}", req.event());
+            with_notes(req, decision, Notes::default().with_context(note))
+        });
+        let hooks = AgentHooks::new(stack);
+        let call = ToolCall::new("bash", "c1", json!({}));
+        let decision = hooks.tool_execution_start(call.clone()).await.unwrap();
+        assert_eq!(
+            decision,
+            ToolDecision::Refused(
+                ToolResult::error("blocked by hook: why").with_context("from tool_execution_start")
+            )
+        );
+        let result = ToolResult::ok("out").with_context("mine");
+        let result = hooks
+            .tool_execution_end(&call, result, Duration::ZERO)
+            .await
+            .unwrap();
+        assert_eq!(result.content(), "out");
+        assert_eq!(result.context(), ["mine", "from tool_execution_end"]);
     }
 }

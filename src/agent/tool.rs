@@ -32,6 +32,78 @@
 //! The [`on_outcome`](ToolHooksLayer::on_outcome) callback is not called for a
 //! request the stack failed to answer.
 //!
+//! # Approval
+//!
+//! A `tool_execution_start` hook may answer that a person must approve the
+//! call ([`Decision::Ask`](crate::Decision::Ask), e.g. Claude Code's
+//! `permissionDecision: "ask"`). The layer then asks its approver, a
+//! `Service<`[`ApprovalRequest`]`, Response = `[`Approval`]`>` set with
+//! [`ToolHooksLayer::with_approver`], with the call as it would run (the
+//! hooks' rewrite applied) and the hook's reason:
+//!
+//! * [`Approval::Approve`] runs the tool, then `tool_execution_end`, as usual;
+//! * [`Approval::Deny`] refuses the call: the model sees
+//!   `denied by approver: <reason>` (`denied by approver` for an empty
+//!   reason) with `is_error = true`;
+//! * an approver error (or readiness error) refuses it too:
+//!   `approval failed: <error>`.
+//!
+//! With no approver an ask is a refusal, never an allow: the model sees
+//! `blocked by hook: <reason>`, as for a block. A block from any hook wins
+//! over an ask (the approver is not asked).
+//!
+//! ```
+//! use std::convert::Infallible;
+//! use serde_json::json;
+//! use tower::{service_fn, ServiceBuilder, ServiceExt};
+//! use tower_hooks::agent::tool::{Approval, ApprovalRequest, ToolCall, ToolHooksLayer, ToolResult};
+//! use tower_hooks::{Event, HookSpec, HookStack, Verdict};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let hooks = HookStack::builder()
+//!     .fn_hook(HookSpec::in_process(Event::ToolExecutionStart, "deploys"), |req| {
+//!         match req.tool_name() {
+//!             Some("deploy") => Verdict::ask("deploys need a person"),
+//!             _ => Verdict::Allow,
+//!         }
+//!     })
+//!     .build();
+//! // The person: approves staging, denies the rest.
+//! let person = service_fn(|ask: ApprovalRequest| async move {
+//!     assert_eq!(ask.reason, "deploys need a person");
+//!     Ok::<_, Infallible>(match ask.call.arguments["env"].as_str() {
+//!         Some("staging") => Approval::Approve,
+//!         _ => Approval::Deny("not on a Friday".into()),
+//!     })
+//! });
+//! let deploy = service_fn(|call: ToolCall| async move {
+//!     Ok::<_, Infallible>(ToolResult::ok(format!("deployed to {}", call.arguments["env"])))
+//! });
+//! let tool = ServiceBuilder::new()
+//!     .layer(ToolHooksLayer::new(hooks).with_approver(person))
+//!     .service(deploy);
+//!
+//! let call = ToolCall::new("deploy", "call_1", json!({"env": "staging"}));
+//! let result = tool.clone().oneshot(call).await.unwrap();
+//! assert_eq!(result, ToolResult::ok(r#"deployed to "staging""#));
+//!
+//! let call = ToolCall::new("deploy", "call_2", json!({"env": "prod"}));
+//! let refused = tool.oneshot(call).await.unwrap();
+//! assert_eq!(refused, ToolResult::error("denied by approver: not on a Friday"));
+//! # }
+//! ```
+//!
+//! # Context for the model
+//!
+//! Hooks of other dialects may hand the model text besides their decision
+//! (Claude Code's `additionalContext`: [`HookOutcome::context`]). The layer
+//! puts it on the result it answers, [`ToolResult::context`]: the
+//! `tool_execution_start` hooks' notes, then the ones already on the tool's
+//! own result (an inner layer's), then the `tool_execution_end` hooks', in
+//! order. A refused call's result carries the `tool_execution_start` hooks'
+//! notes; a result withheld because the stack failed at `tool_execution_end`
+//! carries only those too.
+//!
 //! # Example
 //!
 //! ```
@@ -100,9 +172,14 @@ use std::time::Duration;
 use pin_project::pin_project;
 use serde_json::Value;
 use tokio::time::Instant;
+use tower::util::Oneshot;
+use tower::ServiceExt;
 use tower_layer::Layer;
 use tower_service::Service;
 
+pub use super::approval::{Approval, ApprovalRequest};
+
+use super::approval::{self, Approver};
 use super::carried::Carried;
 use crate::layer::fail_open::error_text;
 use crate::outcome::{HookOutcome, DEFAULT_BLOCK_REASON};
@@ -165,11 +242,27 @@ impl ToolCall {
 /// assert!(!result.is_error());
 /// assert_eq!(result.structured(), Some(&json!({"files": ["a", "b"]})));
 /// ```
+///
+/// # Context
+///
+/// A result also carries text for the model's context that hooks handed over
+/// ([`HookOutcome::context`]), one element per note, in order: see
+/// [context for the model](self#context-for-the-model). Hooks do not see it,
+/// and a `tool_execution_end` transform leaves it as it is.
+///
+/// ```
+/// use tower_hooks::ToolResult;
+///
+/// let result = ToolResult::ok("2 files").with_context("the repo is a monorepo");
+/// assert_eq!(result.context(), ["the repo is a monorepo"]);
+/// assert_ne!(result, ToolResult::ok("2 files"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToolResult {
     content: String,
     is_error: bool,
     structured: Option<Value>,
+    context: Vec<String>,
 }
 
 impl ToolResult {
@@ -179,6 +272,7 @@ impl ToolResult {
             content: content.into(),
             is_error: false,
             structured: None,
+            context: Vec::new(),
         }
     }
 
@@ -188,6 +282,7 @@ impl ToolResult {
             content: content.into(),
             is_error: true,
             structured: None,
+            context: Vec::new(),
         }
     }
 
@@ -222,6 +317,27 @@ impl ToolResult {
     pub fn take_structured(&mut self) -> Option<Value> {
         self.structured.take()
     }
+
+    /// Adds a note for the model's context, after the ones already there.
+    pub fn with_context(mut self, text: impl Into<String>) -> Self {
+        self.context.push(text.into());
+        self
+    }
+
+    /// Text for the model's context that hooks handed over, one element per
+    /// note, in order (see [context](ToolResult#context)).
+    pub fn context(&self) -> &[String] {
+        &self.context
+    }
+
+    /// `context` first, then the notes already on the result.
+    pub(crate) fn after_context(mut self, mut context: Vec<String>) -> Self {
+        if !context.is_empty() {
+            context.append(&mut self.context);
+            self.context = context;
+        }
+        self
+    }
 }
 
 /// Runs the tool hooks around a tool service. See the [module docs](self) for an example.
@@ -230,6 +346,8 @@ pub struct ToolHooks<S, H> {
     inner: S,
     hooks: H,
     carried: Carried,
+    /// Who is asked when a hook answers `ask`; none: an ask is a refusal.
+    approver: Option<Arc<Approver>>,
     /// The stack's readiness error, answered by the next call.
     ready_error: Option<String>,
 }
@@ -241,8 +359,26 @@ impl<S, H> ToolHooks<S, H> {
             inner,
             hooks,
             carried: Carried::new(),
+            approver: None,
             ready_error: None,
         }
+    }
+
+    /// Asks `approver` when a `tool_execution_start` hook answers that a person
+    /// must approve the call (see [approval](self#approval)).
+    pub fn with_approver<A>(mut self, approver: A) -> Self
+    where
+        A: Service<ApprovalRequest, Response = Approval> + Clone + Send + Sync + 'static,
+        A::Error: Into<BoxError>,
+        A::Future: Send + 'static,
+    {
+        self.approver = Some(Arc::new(approval::boxed(approver)));
+        self
+    }
+
+    fn with_boxed_approver(mut self, approver: Option<Arc<Approver>>) -> Self {
+        self.approver = approver;
+        self
     }
 
     /// A layer firing the tool events through `hooks`.
@@ -312,6 +448,9 @@ where
                 shared_name: Arc::from(call.name),
                 shared_id: None,
                 carried: self.carried.clone(),
+                approver: None,
+                context: Vec::new(),
+                tool_context: Vec::new(),
             };
         }
         let clone = self.hooks.clone();
@@ -339,6 +478,9 @@ where
             shared_name,
             shared_id,
             carried: self.carried.clone(),
+            approver: self.approver.clone(),
+            context: Vec::new(),
+            tool_context: Vec::new(),
         }
     }
 }
@@ -356,6 +498,7 @@ where
 pub struct ToolHooksLayer<H> {
     hooks: H,
     carried: Carried,
+    approver: Option<Arc<Approver>>,
 }
 
 impl<H> ToolHooksLayer<H> {
@@ -364,6 +507,7 @@ impl<H> ToolHooksLayer<H> {
         ToolHooksLayer {
             hooks,
             carried: Carried::new(),
+            approver: None,
         }
     }
 
@@ -392,13 +536,32 @@ impl<H> ToolHooksLayer<H> {
         self.carried.on_outcome = Some(Arc::new(f));
         self
     }
+
+    /// Asks `approver` when a `tool_execution_start` hook answers that a person
+    /// must approve the call: [`Approval::Approve`] runs it, [`Approval::Deny`]
+    /// refuses it (`denied by approver: <reason>`), an error refuses it
+    /// (`approval failed: <error>`). Without an approver an ask is refused
+    /// (`blocked by hook: <reason>`). See [approval](self#approval).
+    ///
+    /// The approver is boxed and cloned for each ask, as the stack is per call.
+    pub fn with_approver<A>(mut self, approver: A) -> Self
+    where
+        A: Service<ApprovalRequest, Response = Approval> + Clone + Send + Sync + 'static,
+        A::Error: Into<BoxError>,
+        A::Future: Send + 'static,
+    {
+        self.approver = Some(Arc::new(approval::boxed(approver)));
+        self
+    }
 }
 
 impl<S, H: Clone> Layer<S> for ToolHooksLayer<H> {
     type Service = ToolHooks<S, H>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        ToolHooks::new(inner, self.hooks.clone()).with_carried(self.carried.clone())
+        ToolHooks::new(inner, self.hooks.clone())
+            .with_carried(self.carried.clone())
+            .with_boxed_approver(self.approver.clone())
     }
 }
 
@@ -420,6 +583,12 @@ where
     shared_name: Arc<str>,
     shared_id: Option<Arc<str>>,
     carried: Carried,
+    /// Shared: cloned (boxed) only when a hook asks.
+    approver: Option<Arc<Approver>>,
+    /// The `tool_execution_start` hooks' notes for the model.
+    context: Vec<String>,
+    /// The notes on the tool's own result.
+    tool_context: Vec<String>,
 }
 
 #[pin_project(project = StateProj)]
@@ -429,6 +598,12 @@ enum State<F, G> {
         #[pin]
         future: G,
         seen: Option<HookRequest>,
+    },
+    /// A hook asked for approval; the approver is deciding.
+    Approval {
+        #[pin]
+        future: Oneshot<Approver, ApprovalRequest>,
+        call: Option<ToolCall>,
     },
     /// Waiting for the tool to be ready.
     ToolReady {
@@ -495,11 +670,19 @@ where
                         }
                     };
                     this.carried.observe(seen.take(), &outcome);
+                    this.context.extend_from_slice(outcome.context());
                     // An ask with nobody to ask is a refusal, never an allow.
-                    if outcome.is_blocked() || outcome.needs_approval() {
+                    let ask = if outcome.needs_approval() {
+                        this.approver.take()
+                    } else {
+                        None
+                    };
+                    if ask.is_none() && (outcome.is_blocked() || outcome.needs_approval()) {
                         this.state.set(State::Done);
-                        return Poll::Ready(Ok(refusal(&outcome)));
+                        let refused = refusal(&outcome).after_context(mem::take(this.context));
+                        return Poll::Ready(Ok(refused));
                     }
+                    let reason = outcome.reason().unwrap_or_default().to_owned();
                     let (name, call_id) = this
                         .names
                         .take()
@@ -509,7 +692,35 @@ where
                         call_id,
                         arguments: outcome.into_arguments(),
                     };
-                    this.state.set(State::ToolReady { call: Some(call) });
+                    match ask {
+                        Some(approver) => {
+                            let request = ApprovalRequest::new(call.clone(), reason);
+                            this.state.set(State::Approval {
+                                future: Approver::clone(&approver).oneshot(request),
+                                call: Some(call),
+                            });
+                        }
+                        None => this.state.set(State::ToolReady { call: Some(call) }),
+                    }
+                }
+                StateProj::Approval { future, call } => {
+                    let refused = match ready!(future.poll(cx)) {
+                        Ok(Approval::Approve) => None,
+                        Ok(Approval::Deny(reason)) => Some(approval::denial_text(&reason)),
+                        Err(err) => Some(format!("approval failed: {}", error_text(&*err))),
+                    };
+                    match refused {
+                        Some(text) => {
+                            this.state.set(State::Done);
+                            let refused =
+                                ToolResult::error(text).after_context(mem::take(this.context));
+                            return Poll::Ready(Ok(refused));
+                        }
+                        None => {
+                            let call = call.take();
+                            this.state.set(State::ToolReady { call });
+                        }
+                    }
                 }
                 StateProj::ToolReady { call } => {
                     if let Err(err) = ready!(this.tool.poll_ready(cx)) {
@@ -541,7 +752,7 @@ where
                     };
                     let duration = started.elapsed();
                     let input = input.take().unwrap_or(Value::Null);
-                    let request = end_request(
+                    let (request, tool_context) = end_request(
                         this.carried,
                         this.shared_name.clone(),
                         this.shared_id.as_ref(),
@@ -549,6 +760,7 @@ where
                         result,
                         duration,
                     );
+                    *this.tool_context = tool_context;
                     this.state.set(State::EndReady {
                         request: Some(request),
                     });
@@ -556,7 +768,9 @@ where
                 StateProj::EndReady { request } => {
                     if let Err(err) = ready!(this.hooks.poll_ready(cx)) {
                         this.state.set(State::Done);
-                        return Poll::Ready(Ok(withheld(err)));
+                        return Poll::Ready(Ok(
+                            withheld(err).after_context(mem::take(this.context))
+                        ));
                     }
                     let request = request
                         .take()
@@ -570,12 +784,16 @@ where
                         Ok(outcome) => outcome,
                         Err(err) => {
                             this.state.set(State::Done);
-                            return Poll::Ready(Ok(withheld(err)));
+                            return Poll::Ready(Ok(
+                                withheld(err).after_context(mem::take(this.context))
+                            ));
                         }
                     };
                     this.carried.observe(seen.take(), &outcome);
                     this.state.set(State::Done);
-                    return Poll::Ready(Ok(result_of(outcome)));
+                    let mut context = mem::take(this.context);
+                    context.append(this.tool_context);
+                    return Poll::Ready(Ok(result_of(outcome).after_context(context)));
                 }
                 StateProj::Failed { result } => {
                     let result = result
@@ -622,7 +840,8 @@ pub(crate) fn start_request(carried: &Carried, call: ToolCall) -> HookRequest {
     )
 }
 
-/// The `tool_execution_end` request: `result` moves into the payload and
+/// The `tool_execution_end` request, and the notes for the model that were
+/// on `result` (hooks do not see them): `result` moves into the payload and
 /// [`result_of`] takes it back out, so the content is never copied.
 pub(crate) fn end_request(
     carried: &Carried,
@@ -631,20 +850,23 @@ pub(crate) fn end_request(
     tool_input: Value,
     result: ToolResult,
     duration: Duration,
-) -> HookRequest {
+) -> (HookRequest, Vec<String>) {
     let ToolResult {
         content,
         is_error,
         structured,
+        context,
     } = result;
     let mut req = HookRequest::tool_execution_end(name, tool_input, content, is_error, duration);
     if let Some(structured) = structured {
         req.set_response_field(STRUCTURED_CONTENT, structured);
     }
-    stamp_tool(carried, req, call_id)
+    (stamp_tool(carried, req, call_id), context)
 }
 
-/// The tool result of a refused call: the exact text the model sees.
+/// The tool result of a refused call (a block, or an ask with nobody to
+/// ask): the exact text the model sees, `blocked by hook: <reason>`. It
+/// carries no notes.
 pub(crate) fn refusal(outcome: &HookOutcome) -> ToolResult {
     ToolResult::error(outcome.message().unwrap_or_else(|| {
         format!(
@@ -656,8 +878,10 @@ pub(crate) fn refusal(outcome: &HookOutcome) -> ToolResult {
 
 /// The result after `tool_execution_end`: `tool_response.content` and
 /// `tool_response.is_error` of the outcome's arguments, which hold every
-/// honored transform (and the tool's own answer when there was none).
+/// honored transform (and the tool's own answer when there was none), with
+/// the outcome's notes for the model.
 pub(crate) fn result_of(outcome: HookOutcome) -> ToolResult {
+    let context = outcome.context().to_vec();
     let mut arguments = outcome.into_arguments();
     let mut response = arguments
         .get_mut("tool_response")
@@ -679,6 +903,7 @@ pub(crate) fn result_of(outcome: HookOutcome) -> ToolResult {
         content,
         is_error,
         structured,
+        context,
     }
 }
 
@@ -686,7 +911,190 @@ pub(crate) fn result_of(outcome: HookOutcome) -> ToolResult {
 mod tests {
     use super::*;
     use crate::event::Event;
+    use crate::outcome::{Decision, Notes, Verdict};
+    use crate::spec::HookSpec;
+    use crate::stack::HookStack;
     use serde_json::json;
+    use std::convert::Infallible;
+    use std::sync::Mutex;
+    use tower::{service_fn, ServiceExt};
+
+    /// A tool that records the calls it runs and answers `ran <arguments>`,
+    /// with a note of its own.
+    fn tool(
+        ran: &Arc<Mutex<Vec<ToolCall>>>,
+    ) -> impl Service<ToolCall, Response = ToolResult, Error = Infallible, Future: Send> + Clone
+    {
+        let ran = ran.clone();
+        service_fn(move |call: ToolCall| {
+            let result = ToolResult::ok(format!("ran {}", call.arguments)).with_context("tool");
+            ran.lock().unwrap().push(call);
+            async move { Ok::<_, Infallible>(result) }
+        })
+    }
+
+    /// Hooks at `tool_execution_start`: a rewrite, then `verdict`.
+    fn asking(verdict: Verdict) -> HookStack {
+        HookStack::builder()
+            .report(())
+            .fn_hook(
+                HookSpec::in_process(Event::ToolExecutionStart, "rewrite"),
+                |_| Verdict::transform(json!({"env": "staging"})).unwrap(),
+            )
+            .fn_hook(
+                HookSpec::in_process(Event::ToolExecutionStart, "ask"),
+                move |_| verdict.clone(),
+            )
+            .build()
+    }
+
+    /// An approver that records what it was asked and answers `answer`.
+    fn approver(
+        asked: &Arc<Mutex<Vec<ApprovalRequest>>>,
+        answer: Result<Approval, &'static str>,
+    ) -> impl Service<ApprovalRequest, Response = Approval, Error = BoxError, Future: Send>
+           + Clone
+           + Send
+           + Sync {
+        let asked = asked.clone();
+        service_fn(move |request: ApprovalRequest| {
+            asked.lock().unwrap().push(request);
+            let answer = answer.clone().map_err(BoxError::from);
+            async move { answer }
+        })
+    }
+
+    async fn run(layer: ToolHooksLayer<HookStack>, ran: &Arc<Mutex<Vec<ToolCall>>>) -> ToolResult {
+        layer
+            .layer(tool(ran))
+            .oneshot(ToolCall::new("deploy", "c1", json!({"env": "prod"})))
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_approved_ask_runs_the_rewritten_call() {
+        let (ran, asked) = (Arc::default(), Arc::default());
+        let layer = ToolHooksLayer::new(asking(Verdict::ask("deploys need a person")))
+            .with_approver(approver(&asked, Ok(Approval::Approve)));
+        let result = run(layer, &ran).await;
+        assert_eq!(result.content(), r#"ran {"env":"staging"}"#);
+        assert!(!result.is_error());
+        let call = ToolCall::new("deploy", "c1", json!({"env": "staging"}));
+        assert_eq!(*ran.lock().unwrap(), std::slice::from_ref(&call));
+        assert_eq!(
+            *asked.lock().unwrap(),
+            [ApprovalRequest::new(call, "deploys need a person")]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_denied_or_failed_approval_refuses_the_call() {
+        for (answer, want) in [
+            (
+                Ok(Approval::Deny("not today".into())),
+                "denied by approver: not today",
+            ),
+            (Ok(Approval::Deny(String::new())), "denied by approver"),
+            (Err("the person left"), "approval failed: the person left"),
+        ] {
+            let (ran, asked) = (Arc::default(), Arc::default());
+            let layer = ToolHooksLayer::new(asking(Verdict::ask("sure?")))
+                .with_approver(approver(&asked, answer));
+            assert_eq!(run(layer, &ran).await, ToolResult::error(want));
+            assert!(ran.lock().unwrap().is_empty(), "{want}");
+            assert_eq!(asked.lock().unwrap().len(), 1);
+        }
+    }
+
+    #[tokio::test]
+    async fn an_ask_without_an_approver_and_a_block_are_refusals() {
+        let ran = Arc::default();
+        let layer = ToolHooksLayer::new(asking(Verdict::ask("sure?")));
+        assert_eq!(
+            run(layer, &ran).await,
+            ToolResult::error("blocked by hook: sure?")
+        );
+        // A block: the approver is not asked.
+        let asked = Arc::default();
+        let layer = ToolHooksLayer::new(asking(Verdict::block("no")))
+            .with_approver(approver(&asked, Ok(Approval::Approve)));
+        assert_eq!(
+            run(layer, &ran).await,
+            ToolResult::error("blocked by hook: no")
+        );
+        assert!(asked.lock().unwrap().is_empty());
+        // No ask: the approver is not asked either.
+        let layer = ToolHooksLayer::new(asking(Verdict::Allow))
+            .with_approver(approver(&asked, Ok(Approval::Deny("x".into()))));
+        assert!(!run(layer, &ran).await.is_error());
+        assert!(asked.lock().unwrap().is_empty());
+        assert_eq!(ran.lock().unwrap().len(), 1);
+    }
+
+    /// Hooks that note where they ran; `start` decides at `tool_execution_start`.
+    fn noting(
+        start: Decision,
+    ) -> impl Service<HookRequest, Response = HookOutcome, Error = Infallible, Future: Send> + Clone
+    {
+        service_fn(move |req: HookRequest| {
+            let event = req.event();
+            let decision = match event {
+                Event::ToolExecutionStart => start,
+                _ => Decision::Allow,
+            };
+            let arguments = Arc::new(req.arguments().clone());
+            let mut outcome = HookOutcome::from_parts(
+                event,
+                decision,
+                true,
+                Some("why".into()),
+                arguments,
+                Default::default(),
+            );
+            outcome.add_notes(
+                Notes::default()
+                    .with_context(format!("{event} 1"))
+                    .with_context(format!("{event} 2")),
+            );
+            async move { Ok::<_, Infallible>(outcome) }
+        })
+    }
+
+    #[tokio::test]
+    async fn context_of_both_tool_events_reaches_the_result_in_order() {
+        let ran = Arc::default();
+        let result = ToolHooks::new(tool(&ran), noting(Decision::Allow))
+            .oneshot(ToolCall::new("bash", "c1", json!({})))
+            .await
+            .unwrap();
+        assert_eq!(result.content(), "ran {}");
+        assert_eq!(
+            result.context(),
+            [
+                "tool_execution_start 1",
+                "tool_execution_start 2",
+                "tool",
+                "tool_execution_end 1",
+                "tool_execution_end 2"
+            ]
+        );
+
+        // A refusal carries the start's notes.
+        for decision in [Decision::Block, Decision::Ask] {
+            let refused = ToolHooks::new(tool(&ran), noting(decision))
+                .oneshot(ToolCall::new("bash", "c2", json!({})))
+                .await
+                .unwrap();
+            assert_eq!(
+                refused,
+                ToolResult::error("blocked by hook: why")
+                    .with_context("tool_execution_start 1")
+                    .with_context("tool_execution_start 2")
+            );
+        }
+        assert_eq!(ran.lock().unwrap().len(), 1);
+    }
 
     #[test]
     fn result_of_reads_the_tool_response_back() {

@@ -66,6 +66,9 @@ use tracing::Span;
 
 use crate::event::{Event, TransformScope};
 use crate::outcome::{Decision, HookOutcome, HookRecord, Notes, Records, RunSlot, Verdict};
+use crate::process::background::{Background, Delivery};
+use crate::process::BoxFuture;
+use crate::report::{Notice, SharedReport};
 use crate::request::{apply_transform, HookRequest};
 use crate::spec::HookSpec;
 
@@ -77,13 +80,54 @@ struct Slot<S> {
 /// Runs the hooks of each event in order. See the [module docs](self).
 pub struct Chain<S> {
     events: Arc<[Box<[Slot<S>]>; Event::COUNT]>,
+    offload: Option<Arc<Offload<S>>>,
 }
 
 impl<S> Clone for Chain<S> {
     fn clone(&self) -> Self {
         Chain {
             events: self.events.clone(),
+            offload: self.offload.clone(),
         }
+    }
+}
+
+/// Where a chain sends the hooks that [run in the
+/// background](HookSpec::runs_in_background), and where what they leave waits
+/// for a later call of their session.
+pub(crate) struct Offload<S> {
+    pub(crate) background: Background,
+    /// The future of one background run of a hook's service for a request
+    /// (already tagged with the hook): it runs the hook and delivers its notes.
+    pub(crate) start: Box<dyn Fn(S, HookRequest) -> BoxFuture<'static, Delivery> + Send + Sync>,
+    pub(crate) report: SharedReport,
+}
+
+impl<S: Clone> Offload<S> {
+    /// Hands `slot`'s hook to the background, and answers its record in this call.
+    fn run(&self, slot: &Slot<S>, request: &HookRequest) -> HookRecord {
+        let req = request.clone().with_hook(slot.spec.clone());
+        let started = self
+            .background
+            .submit((self.start)(slot.service.clone(), req));
+        let started = match started {
+            true => Ok(()),
+            false if self.background.is_shut_down() => Err("not started: the stack is shut down"),
+            false => {
+                self.report.report(&Notice::BackgroundDropped {
+                    matcher: slot.spec.matcher().unwrap_or("*"),
+                    dropped: self.background.dropped(),
+                });
+                Err("dropped: the background queue is full")
+            }
+        };
+        HookRecord::offloaded(slot.spec.clone(), started)
+    }
+
+    /// What background runs left for `request`'s session, if anything.
+    fn take_notes(&self, request: &HookRequest) -> Option<Notes> {
+        self.background
+            .take_notes(request.session_id().unwrap_or_default())
     }
 }
 
@@ -96,7 +140,15 @@ impl<S> Chain<S> {
         }
         Chain {
             events: Arc::new(per_event.map(Vec::into_boxed_slice)),
+            offload: None,
         }
+    }
+
+    /// Sends the hooks that run in the background to `offload` (without one,
+    /// they run inside the call, which waits for them).
+    pub(crate) fn with_offload(mut self, offload: Offload<S>) -> Self {
+        self.offload = Some(Arc::new(offload));
+        self
     }
 
     /// The hooks configured for `event`, in execution order.
@@ -183,16 +235,23 @@ where
             .map(Slot::skipped)
             .collect();
         let Some(first) = first else {
+            let notes = self.offload.as_ref().and_then(|o| o.take_notes(&req));
+            let mut outcome = finish(req.event(), Decision::Allow, None, req, records);
+            if let Some(notes) = notes {
+                outcome.add_notes(notes);
+            }
             return ResponseFuture {
                 kind: Kind::Ready {
-                    outcome: Some(finish(req.event(), Decision::Allow, None, req, records)),
+                    outcome: Some(outcome),
                 },
             };
         };
         let event = req.event();
         // Its matcher was just tested: it is the one to run first, unless its
         // dialect runs a group at once (the loop starts the group from it).
-        let state = if hooks[first].spec.dialect().runs_hooks_at_once() {
+        let state = if hooks[first].spec.dialect().runs_hooks_at_once()
+            || (hooks[first].spec.runs_in_background() && self.offload.is_some())
+        {
             State::Idle
         } else {
             hooks[first].waiting(event)
@@ -209,6 +268,7 @@ where
                     records,
                     notes: None,
                     mark: None,
+                    offload: self.offload.clone(),
                     state,
                 }),
             },
@@ -246,6 +306,7 @@ struct Run<S: Service<HookRequest>> {
     notes: Option<Box<Notes>>,
     /// When the last hook finished: the next one's start, saving a clock read.
     mark: Option<Instant>,
+    offload: Option<Arc<Offload<S>>>,
     #[pin]
     state: State<S>,
 }
@@ -279,6 +340,8 @@ struct Member<S: Service<HookRequest>> {
 enum MemberState<S: Service<HookRequest>> {
     /// Its matcher did not match: recorded as skipped, never called.
     Skipped,
+    /// Handed to the background: this record is its part in the call.
+    Offloaded(HookRecord),
     Waiting {
         service: S,
         span: Span,
@@ -343,6 +406,7 @@ where
             match this.state.as_mut().project() {
                 StateProj::Idle => {
                     let Some(slot) = hooks.get(*this.next) else {
+                        let delivered = this.offload.as_ref().and_then(|o| o.take_notes(request));
                         let request = this.request.take().expect("checked above");
                         let mut outcome = finish(
                             *this.event,
@@ -351,27 +415,53 @@ where
                             request,
                             std::mem::take(this.records),
                         );
+                        // What earlier background runs left comes first.
+                        if let Some(notes) = delivered {
+                            outcome.add_notes(notes);
+                        }
                         if let Some(notes) = this.notes.take() {
                             outcome.add_notes(*notes);
                         }
                         return Poll::Ready(Ok(outcome));
                     };
+                    let offload = this
+                        .offload
+                        .as_deref()
+                        .filter(|_| slot.spec.runs_in_background());
+                    if let Some(offload) = offload {
+                        let record = if slot.runs_for(request) {
+                            offload.run(slot, request)
+                        } else {
+                            slot.skipped()
+                        };
+                        this.records.push(record);
+                        *this.next += 1;
+                        continue;
+                    }
                     let dialect = slot.spec.dialect();
                     if dialect.runs_hooks_at_once() {
                         // The whole run of consecutive hooks of this dialect.
+                        // Its background hooks stand in the group's place in
+                        // the records, and never stop it.
                         let end = *this.next
                             + hooks[*this.next..]
                                 .iter()
                                 .take_while(|slot| slot.spec.dialect() == dialect)
                                 .count();
+                        let offload = this.offload.as_deref();
                         let members = (*this.next..end)
                             .map(|index| {
                                 let slot = &hooks[index];
-                                let state = if slot.runs_for(request) {
-                                    let (service, span) = slot.parts(*this.event);
-                                    MemberState::Waiting { service, span }
-                                } else {
-                                    MemberState::Skipped
+                                let background = offload.filter(|_| slot.spec.runs_in_background());
+                                let state = match background {
+                                    _ if !slot.runs_for(request) => MemberState::Skipped,
+                                    Some(offload) => {
+                                        MemberState::Offloaded(offload.run(slot, request))
+                                    }
+                                    None => {
+                                        let (service, span) = slot.parts(*this.event);
+                                        MemberState::Waiting { service, span }
+                                    }
                                 };
                                 Member { index, state }
                             })
@@ -395,14 +485,20 @@ where
                     let mut merged = Merged::default();
                     for member in members {
                         let slot = &hooks[member.index];
-                        let MemberState::Done {
-                            verdict,
-                            duration,
-                            run,
-                        } = member.state
-                        else {
-                            this.records.push(slot.skipped());
-                            continue;
+                        let (verdict, duration, run) = match member.state {
+                            MemberState::Done {
+                                verdict,
+                                duration,
+                                run,
+                            } => (verdict, duration, run),
+                            MemberState::Offloaded(record) => {
+                                this.records.push(record);
+                                continue;
+                            }
+                            _ => {
+                                this.records.push(slot.skipped());
+                                continue;
+                            }
                         };
                         record_run(
                             this.records,
@@ -567,7 +663,9 @@ where
     for member in members.iter_mut() {
         loop {
             match &mut member.state {
-                MemberState::Skipped | MemberState::Done { .. } => break,
+                MemberState::Skipped | MemberState::Offloaded(_) | MemberState::Done { .. } => {
+                    break
+                }
                 MemberState::Waiting { service, span } => {
                     let _entered = span.enter();
                     if service.poll_ready(cx).is_pending() {

@@ -175,6 +175,11 @@ impl Background {
         true
     }
 
+    /// Whether [`shutdown`](Self::shutdown) was called: no run starts any more.
+    pub fn is_shut_down(&self) -> bool {
+        self.inner.closed.load(Ordering::Acquire)
+    }
+
     /// How many runs were dropped because the executor was full or shut down.
     pub fn dropped(&self) -> u64 {
         self.inner.dropped.load(Ordering::Relaxed)

@@ -257,3 +257,139 @@ async fn claude_hooks_leave_nothing_behind_when_dropped_or_timed_out() {
         support::assert_no_process_left(pgid, &[pgid]);
     }
 }
+
+/// Loads `settings` and builds a stack whose report lines are collected, with
+/// room for `running` background runs and `queued` waiting.
+fn background_stack(
+    root: &Path,
+    settings: Value,
+    limits: tower_hooks::process::background::BackgroundLimits,
+) -> (HookStack, Arc<std::sync::Mutex<Vec<String>>>) {
+    let path = root.join(".claude/settings.json");
+    write(&path, &settings.to_string());
+    let files = claude::config::load_all([&path], root).unwrap();
+    let specs = claude::hook::specs(files.iter().flat_map(|f| &f.handlers), root);
+    let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let stack = HookStack::builder()
+        .report(move |n: &tower_hooks::report::Notice<'_>| {
+            sink.lock().unwrap().push(n.line("nanopi"))
+        })
+        .background_limits(limits)
+        .command_hooks(specs)
+        .build();
+    (stack, lines)
+}
+
+/// An `async: true` hook: the call does not wait for it, its deny changes
+/// nothing, and its context comes with the next call of the same session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_hook_runs_in_the_background_and_its_notes_come_later() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let done = dir.path().join("done");
+    let answer = json!({"systemMessage": "lint ran",
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+            "permissionDecisionReason": "too late", "additionalContext": "lint: 0 problems"}});
+    let command = format!(
+        "sleep 1; printf '%s\\n' '{answer}'; touch {}",
+        support::shell_quote(&done)
+    );
+    let (stack, _lines) = background_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": command, "async": true},
+            {"type": "command", "command": "echo '{\"systemMessage\": \"sync\"}'"},
+        ]}]}}),
+        Default::default(),
+    );
+    let call = |session: &str| {
+        stack.clone().oneshot(
+            HookRequest::tool_execution_start("Bash", json!({"command": "ls"}))
+                .with_session_id(session),
+        )
+    };
+    let started = Instant::now();
+    let first = call("s1").await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "the call waited for the async hook: {:?}",
+        started.elapsed()
+    );
+    assert!(!first.is_blocked());
+    assert_eq!(first.hooks()[0].outcome(), RecordOutcome::Allow);
+    assert_eq!(first.hooks()[0].reason(), Some("started in the background"));
+    assert_eq!(first.user_messages(), ["sync"]);
+    assert!(first.context().is_empty());
+
+    assert!(support::settle(Duration::from_secs(10), || done.exists()));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Another session gets nothing of it; the same session gets it once.
+    let other = call("s2").await.unwrap();
+    assert!(other.context().is_empty());
+    let second = call("s1").await.unwrap();
+    assert_eq!(second.context(), ["lint: 0 problems"]);
+    assert_eq!(second.user_messages(), ["lint ran", "sync"]);
+    assert!(!second.is_blocked());
+    // The second call started the hook again: a shutdown lets it finish, and
+    // its notes still reach the session; after it, nothing starts.
+    assert_eq!(stack.shutdown(Duration::from_secs(5)).await, 0);
+    let third = call("s1").await.unwrap();
+    assert_eq!(third.context(), ["lint: 0 problems"]);
+    assert_eq!(third.hooks()[0].outcome(), RecordOutcome::Error);
+    assert_eq!(
+        third.hooks()[0].reason(),
+        Some("not started: the stack is shut down")
+    );
+    assert_eq!(third.user_messages(), ["lint ran", "sync"]);
+}
+
+/// A full background queue drops the run with a report line and never makes
+/// the call wait; a shutdown cancels what runs and leaves no process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_background_queue_drops_runs_and_shutdown_kills_the_rest() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let pids = support::PidFile::new();
+    let slow = format!("echo $$ >> {f}; sleep 30 & sleep 30", f = pids.quoted());
+    let (stack, lines) = background_stack(
+        dir.path(),
+        json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": slow, "async": true},
+        ]}]}}),
+        tower_hooks::process::background::BackgroundLimits::new(1, 1),
+    );
+    let started = Instant::now();
+    let mut records = Vec::new();
+    for _ in 0..3 {
+        let outcome = stack
+            .clone()
+            .oneshot(HookRequest::stop(false, "done"))
+            .await
+            .unwrap();
+        records.push((
+            outcome.hooks()[0].outcome(),
+            outcome.hooks()[0].reason().map(str::to_owned),
+        ));
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(records[0].0, RecordOutcome::Allow);
+    assert_eq!(records[1].0, RecordOutcome::Allow);
+    assert_eq!(records[2].0, RecordOutcome::Error);
+    assert_eq!(
+        records[2].1.as_deref(),
+        Some("dropped: the background queue is full")
+    );
+    assert_eq!(stack.background().dropped(), 1);
+    assert_eq!(
+        *lines.lock().unwrap(),
+        ["nanopi: background hook dropped; queue full [matcher=* dropped=1]"]
+    );
+    // One runs (the other waits its turn); a shutdown with a short grace
+    // cancels both and kills the running one's group.
+    let running = pids.wait_for(1, Duration::from_secs(10));
+    assert_eq!(stack.shutdown(Duration::from_millis(200)).await, 2);
+    for pgid in running {
+        support::assert_no_process_left(pgid, &[pgid]);
+    }
+}

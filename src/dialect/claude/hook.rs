@@ -65,6 +65,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         .with_source(handler.source.display().to_string(), handler.index)
         .with_timeout(handler.timeout)
         .with_program(program)
+        .with_background(handler.is_async)
         .with_dialect(Dialect::Claude, Some(Arc::new(extra)));
     if handler.command.is_none() {
         spec.command = None;
