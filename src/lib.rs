@@ -18,7 +18,10 @@ pub mod stack;
 mod suggest;
 
 pub use crate::agent::tool::{ToolCall, ToolHooks, ToolHooksLayer, ToolResult};
-pub use crate::agent::{AgentHooks, PromptDecision, ToolDecision};
+pub use crate::agent::{
+    AgentHooks, Approval, ApprovalRequest, PermissionDecision, PromptDecision, StopDecision,
+    ToolDecision,
+};
 pub use crate::config::{Config, ConfigError};
 pub use crate::event::{BlockPolicy, Event, MatcherSubject, TransformScope, UnknownEvent};
 pub use crate::host::Host;

@@ -52,13 +52,18 @@ Examples:
   # Feed the payload from a file or stdin
   echo '{\"turn_count\":1,\"prompt\":\"hi\"}' | hooks test --event before_agent_start --payload-file -
 
+  # A Claude Code guard, with the event and payload as Claude Code sends them
+  hooks test --config .claude/settings.json --event PreToolUse \
+      --payload '{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"rm -rf /\"}}'
+
   # In CI: fail (exit 3) when the guard would refuse the command
   hooks test --exit-code --event tool_execution_start --tool bash --payload '{\"command\":\"rm -rf /\"}'";
 
 const LIST_EXAMPLES: &str = "\
 Examples:
   hooks list
-  hooks list --json --config ~/.nanopi/config.toml";
+  hooks list --json --config ~/.nanopi/config.toml
+  hooks list --discover nanopi --discover claude --project ~/src/app";
 
 const CHECK_EXAMPLES: &str = "\
 Examples:
@@ -78,7 +83,10 @@ embeds, with the same configuration loader, layers and command runner.
 
 Without --config, hooks are read from these files, in this order, all of them
 (missing files are skipped): ~/.nanopi/config.toml, ./.nanopi/config.toml,
-~/.nanopi/settings.toml, ./.nanopi/settings.toml.
+~/.nanopi/settings.toml, ./.nanopi/settings.toml. --discover claude reads Claude
+Code's settings files instead (--discover agents: ./.agents/hooks.json), and
+--config takes files of any dialect, detected or named (claude:FILE). Claude Code
+hooks run unchanged, next to nanopi's.
 
 Exit status: 0 when the configuration loads (and, for `test`, the event was
 evaluated, whatever the decision); 1 when the configuration cannot be loaded;
@@ -149,7 +157,8 @@ struct ListArgs {
 
 #[derive(Debug, Args)]
 struct TestArgs {
-    /// The event, by its snake_case name (tool_execution_start, before_agent_start, …).
+    /// The event: a nanopi name (tool_execution_start, input, …) or a Claude Code
+    /// one (PreToolUse, Stop, …), spelled exactly.
     // Parsed by `test`, so that a usage error goes through `render::escape`.
     #[arg(long, value_name = "EVENT")]
     event: String,
@@ -165,7 +174,8 @@ struct TestArgs {
     /// The session working directory the hooks are told about [default: the current directory].
     #[arg(long, value_name = "DIR")]
     cwd: Option<String>,
-    /// The event's `arguments` object, as JSON [default: {}].
+    /// The event's `arguments` object (for a Claude Code name, its stdin
+    /// fields), as JSON [default: {}].
     #[arg(long, value_name = "JSON", conflicts_with = "payload_file")]
     payload: Option<String>,
     /// Read the `arguments` object from a file, or from stdin with `-`.
