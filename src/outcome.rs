@@ -700,6 +700,11 @@ pub struct Notes {
     /// `followup_message`); a block at the agent's stop is one too (see
     /// [`HookOutcome::follow_up`]).
     pub follow_up: Option<String>,
+    /// A hook explicitly allowed the action, so that the person need not be
+    /// asked (Claude Code's `permissionDecision: "allow"`, or `decision.behavior:
+    /// "allow"` on a permission request). A block or an ask still wins (see
+    /// [`HookOutcome::is_approved`]).
+    pub approved: bool,
 }
 
 impl Notes {
@@ -740,6 +745,7 @@ impl Notes {
             && self.user_messages.is_empty()
             && self.stop.is_none()
             && self.follow_up.is_none()
+            && !self.approved
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -749,6 +755,7 @@ impl Notes {
         self.user_messages.extend(other.user_messages);
         join_into(&mut self.stop, other.stop);
         join_into(&mut self.follow_up, other.follow_up);
+        self.approved |= other.approved;
     }
 }
 
@@ -868,6 +875,21 @@ impl HookOutcome {
         self.notes.as_deref().and_then(|n| n.stop.as_deref())
     }
 
+    /// Whether a hook explicitly allowed the action and none blocked or asked:
+    /// the agent may go ahead without asking the person (a permission prompt
+    /// answered by a hook).
+    ///
+    /// ```
+    /// use tower_hooks::{HookOutcome, HookRequest};
+    ///
+    /// let outcome = HookOutcome::allow(HookRequest::input("hi"));
+    /// assert!(!outcome.is_approved()); // no hook said so
+    /// ```
+    pub fn is_approved(&self) -> bool {
+        matches!(self.decision, Decision::Allow | Decision::Transform)
+            && self.notes.as_deref().is_some_and(|n| n.approved)
+    }
+
     /// The instruction to keep going, when there is one: the reason of an
     /// honored block at the agent's stop ([`BlockPolicy::FollowUp`](crate::BlockPolicy::FollowUp)),
     /// or a hook's own follow-up field.
@@ -936,7 +958,9 @@ mod tests {
             user_messages: vec!["hi".into()],
             stop: Some("second".into()),
             follow_up: Some("go on".into()),
+            approved: true,
         });
+        assert!(notes.approved);
         assert_eq!(notes.context, ["a", "b"]);
         assert_eq!(notes.user_messages, ["hi"]);
         assert_eq!(notes.stop.as_deref(), Some("first\nsecond"));

@@ -344,10 +344,11 @@ async fn permission_request_with_a_claude_hook() {
         )
     };
     let script = format!(
-        r#"case "$(cat)" in *'rm -rf'*) {deny};; *'git push'*) {allow};; esac; exit 0"#,
+        r#"case "$(cat)" in *'rm -rf'*) {deny};; *'git push'*) {allow};; *'git status'*) {plain};; esac; exit 0"#,
         deny = decide(json!({"behavior": "deny", "message": "not here"})),
         allow = decide(json!({"behavior": "allow",
                               "updatedInput": {"command": "git push --dry-run"}})),
+        plain = decide(json!({"behavior": "allow"})),
     );
     let stack = claude_stack(
         dir.path(),
@@ -363,6 +364,13 @@ async fn permission_request_with_a_claude_hook() {
         request("git push").await.unwrap(),
         PermissionDecision::Allow {
             input: json!({"command": "git push --dry-run"})
+        }
+    );
+    // An explicit allow grants the permission as asked; silence shows the prompt.
+    assert_eq!(
+        request("git status").await.unwrap(),
+        PermissionDecision::Allow {
+            input: json!({"command": "git status"})
         }
     );
     assert_eq!(request("ls").await.unwrap(), PermissionDecision::Ask);

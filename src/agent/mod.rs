@@ -215,14 +215,14 @@ pub enum ToolDecision {
 
 /// What becomes of a permission prompt about to be shown for a tool call.
 ///
-/// No hook having an opinion is not an allow: a hook that allows without
-/// rewriting the input (an exit 0, a Claude Code `behavior: "allow"` without
-/// `updatedInput`) cannot be told apart from one that let the prompt be, so
-/// the answer is then [`Ask`](Self::Ask), and the prompt is shown as usual.
+/// No hook having an opinion is not an allow: a hook that exits 0 with nothing
+/// to say lets the prompt be shown ([`Ask`](Self::Ask)). A hook grants the
+/// permission by saying so ([`HookOutcome::is_approved`]: a Claude Code
+/// `decision.behavior: "allow"`) or by rewriting the input (a transform).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PermissionDecision {
-    /// Grant the permission without asking, and run the tool on this input: a
-    /// hook rewrote it (a transform).
+    /// Grant the permission without asking, and run the tool on this input
+    /// (as the hooks left it): a hook allowed explicitly, or rewrote it.
     Allow {
         /// The tool input, as the hooks left it.
         input: Value,
@@ -246,6 +246,9 @@ impl PermissionDecision {
         }
         match outcome.decision() {
             Decision::Transform if outcome.is_honored() => PermissionDecision::Allow {
+                input: outcome.into_arguments(),
+            },
+            _ if outcome.is_approved() => PermissionDecision::Allow {
                 input: outcome.into_arguments(),
             },
             _ => PermissionDecision::Ask,

@@ -130,6 +130,7 @@ pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Note
         user_messages: answer.user_messages,
         stop: answer.stop,
         follow_up: answer.follow_up,
+        approved: answer.approved,
     };
     let reason = || {
         answer
@@ -139,6 +140,7 @@ pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Note
     };
     if hook.is_async {
         notes.stop = None;
+        notes.approved = false;
         return (Verdict::Allow, notes);
     }
     let verdict = match answer.decision {

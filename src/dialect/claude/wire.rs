@@ -524,6 +524,9 @@ pub struct ClaudeAnswer {
     /// The instruction to keep going with: a block's reason at `Stop` and
     /// `SubagentStop`.
     pub follow_up: Option<String>,
+    /// The hook explicitly allowed: `permissionDecision: "allow"` on
+    /// `PreToolUse`, `decision.behavior: "allow"` on `PermissionRequest`.
+    pub approved: bool,
     /// The hook failed, and the action proceeds: `exited with status 1: …`,
     /// `timed out after 2 s`, `could not start: …`, or an answer that breaks
     /// Claude Code's schema.
@@ -543,6 +546,7 @@ impl Default for ClaudeAnswer {
             user_messages: Vec::new(),
             stop: None,
             follow_up: None,
+            approved: false,
             error: None,
         }
     }
@@ -899,6 +903,7 @@ fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, Str
                 }
                 ClaudeDecision::Defer => answer.decision = ClaudeDecision::Defer,
                 ClaudeDecision::Allow => {
+                    answer.approved = specific.decision == Some(ClaudeDecision::Allow);
                     if let Some(r) = decided_reason {
                         answer.user_messages.push(r.to_owned());
                     }
@@ -932,6 +937,7 @@ fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, Str
                     updated_input,
                     ..
                 }) if legacy != Some(ClaudeDecision::Block) => {
+                    answer.approved = true;
                     answer.updated_input = updated_input.cloned();
                 }
                 _ => match legacy {
@@ -1304,6 +1310,23 @@ mod tests {
     use serde_json::json;
 
     // --- the envelope -------------------------------------------------------
+
+    #[test]
+    fn only_an_explicit_allow_approves() {
+        let ok = |json: Value, event: &str| {
+            decode(Some(0), json.to_string().as_bytes(), b"", event).approved
+        };
+        let pre = |d: &str| json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": d}});
+        assert!(ok(pre("allow"), "PreToolUse"));
+        assert!(!ok(pre("ask"), "PreToolUse"));
+        assert!(!ok(pre("deny"), "PreToolUse"));
+        assert!(!ok(json!({}), "PreToolUse"));
+        assert!(!ok(json!({"decision": "approve"}), "PreToolUse"));
+        let permission = |b: &str| json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": b}}});
+        assert!(ok(permission("allow"), "PermissionRequest"));
+        assert!(!ok(permission("deny"), "PermissionRequest"));
+        assert!(!decode(Some(0), b"", b"", "PermissionRequest").approved);
+    }
 
     fn envelope_of(req: &HookRequest, envelope: &Envelope<'_>) -> Value {
         let raw = stdin_bytes(req, envelope);
