@@ -14,6 +14,12 @@
 //! ([`HookOutcome::is_honored`] is `false`, [`HookOutcome::is_blocked`] too) and
 //! reports it. Transforms taken before the dropped block stay.
 //!
+//! A hook of a dialect that decides per event what its block does follows its
+//! own rule instead, whatever the point's policy, and without the report line:
+//! a Claude Code `PreCompact` block prevents the compaction, and a Claude Code
+//! `PostToolUse` block is not honored (its reason reaches the model as context).
+//! The layer asks the dialect (`dialect::block_is_honored`) and names none.
+//!
 //! # Example
 //!
 //! ```
@@ -157,17 +163,29 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let mut outcome = ready!(this.future.poll(cx))?;
-        // `report` is set only for events that drop blocks.
-        if let Some(report) = this
-            .report
-            .as_ref()
-            .filter(|_| outcome.decision() == Decision::Block && outcome.is_honored())
-        {
-            outcome.drop_decision();
-            report.report(&Notice::AdvisoryBlock {
-                event: outcome.event(),
-                reason: outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON),
-            });
+        if outcome.decision() != Decision::Block || !outcome.is_honored() {
+            return Poll::Ready(Ok(outcome));
+        }
+        // A hook whose dialect decides per event what its block does (the
+        // first that blocked speaks for its group) overrides the point's policy.
+        let own_rule = outcome
+            .hooks()
+            .iter()
+            .find(|record| record.block_cause().is_some())
+            .and_then(|record| crate::dialect::block_is_honored(record.spec()));
+        match own_rule {
+            Some(true) => {}
+            Some(false) => outcome.drop_decision(),
+            // `report` is set only for events that drop blocks.
+            None => {
+                if let Some(report) = this.report.as_ref() {
+                    outcome.drop_decision();
+                    report.report(&Notice::AdvisoryBlock {
+                        event: outcome.event(),
+                        reason: outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON),
+                    });
+                }
+            }
         }
         Poll::Ready(Ok(outcome))
     }

@@ -393,3 +393,50 @@ async fn a_full_background_queue_drops_runs_and_shutdown_kills_the_rest() {
         support::assert_no_process_left(pgid, &[pgid]);
     }
 }
+
+/// What a Claude Code block does follows Claude Code's table, not the neutral
+/// point's: PreCompact prevents the compaction (nanopi's point only reports
+/// blocks), PostToolUse only reaches the model, and neither prints nanopi's
+/// advisory report line.
+#[tokio::test]
+async fn a_claude_block_means_what_claude_code_says_at_each_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let block = "echo '{\"decision\": \"block\", \"reason\": \"not now\"}'";
+    let (stack, lines) = background_stack(
+        dir.path(),
+        json!({"hooks": {
+            "PreCompact": [{"hooks": [{"type": "command", "command": block}]}],
+            "PostToolUse": [{"hooks": [{"type": "command", "command": block}]}],
+        }}),
+        Default::default(),
+    );
+    let compact = stack
+        .clone()
+        .oneshot(HookRequest::session_before_compact(
+            tower_hooks::CompactionReason::Manual,
+        ))
+        .await
+        .unwrap();
+    assert!(compact.is_blocked());
+    assert_eq!(compact.reason(), Some("not now"));
+
+    let after = stack
+        .clone()
+        .oneshot(HookRequest::tool_execution_end(
+            "Read",
+            json!({"file_path": "a"}),
+            "text",
+            false,
+            std::time::Duration::ZERO,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(after.decision(), tower_hooks::Decision::Block);
+    assert!(!after.is_honored());
+    assert_eq!(after.context(), ["not now"]);
+    assert!(
+        lines.lock().unwrap().is_empty(),
+        "{:?}",
+        lines.lock().unwrap()
+    );
+}
