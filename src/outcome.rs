@@ -705,6 +705,13 @@ pub struct Notes {
     /// "allow"` on a permission request). A block or an ask still wins (see
     /// [`HookOutcome::is_approved`]).
     pub approved: bool,
+    /// Whether the block a hook made takes effect, by its dialect's own rule
+    /// for this event rather than by the point's
+    /// [`BlockPolicy`](crate::BlockPolicy): a Claude Code `PreCompact` block
+    /// prevents the compaction (`Some(true)`), a `PostToolUse` block only
+    /// reaches the model (`Some(false)`). `None`: the point's policy decides.
+    /// Of several, the first in config order counts.
+    pub block_honored: Option<bool>,
 }
 
 impl Notes {
@@ -746,6 +753,7 @@ impl Notes {
             && self.stop.is_none()
             && self.follow_up.is_none()
             && !self.approved
+            && self.block_honored.is_none()
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -756,6 +764,7 @@ impl Notes {
         join_into(&mut self.stop, other.stop);
         join_into(&mut self.follow_up, other.follow_up);
         self.approved |= other.approved;
+        self.block_honored = self.block_honored.or(other.block_honored);
     }
 }
 
@@ -875,6 +884,11 @@ impl HookOutcome {
         self.notes.as_deref().and_then(|n| n.stop.as_deref())
     }
 
+    /// The blocking hook's own rule for its block ([`Notes::block_honored`]).
+    pub(crate) fn block_honored(&self) -> Option<bool> {
+        self.notes.as_deref().and_then(|n| n.block_honored)
+    }
+
     /// Whether a hook explicitly allowed the action and none blocked or asked:
     /// the agent may go ahead without asking the person (a permission prompt
     /// answered by a hook).
@@ -959,8 +973,10 @@ mod tests {
             stop: Some("second".into()),
             follow_up: Some("go on".into()),
             approved: true,
+            block_honored: Some(false),
         });
         assert!(notes.approved);
+        assert_eq!(notes.block_honored, Some(false));
         assert_eq!(notes.context, ["a", "b"]);
         assert_eq!(notes.user_messages, ["hi"]);
         assert_eq!(notes.stop.as_deref(), Some("first\nsecond"));

@@ -97,17 +97,3 @@ pub fn event_as_written(spec: &HookSpec) -> &str {
         _ => spec.event().name(),
     }
 }
-
-/// Whether a block by `spec`'s hook takes effect, when its dialect decides it
-/// per event rather than by the neutral point's policy: Claude Code's blocks
-/// take effect where its own table says ([`claude::block_meaning`]), so a
-/// `PreCompact` block prevents the compaction and a `PostToolUse` block only
-/// reaches the model. `None`: the point's [`BlockPolicy`](crate::BlockPolicy) decides.
-pub(crate) fn block_is_honored(spec: &HookSpec) -> Option<bool> {
-    match spec.dialect() {
-        Dialect::Claude => spec
-            .extra::<claude::hook::ClaudeHook>()
-            .map(|hook| claude::block_meaning(&hook.event).is_honored()),
-        _ => None,
-    }
-}

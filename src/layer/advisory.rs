@@ -18,7 +18,8 @@
 //! own rule instead, whatever the point's policy, and without the report line:
 //! a Claude Code `PreCompact` block prevents the compaction, and a Claude Code
 //! `PostToolUse` block is not honored (its reason reaches the model as context).
-//! The layer asks the dialect (`dialect::block_is_honored`) and names none.
+//! The hook says so in its notes ([`Notes::block_honored`](crate::Notes::block_honored));
+//! the layer names no dialect.
 //!
 //! # Example
 //!
@@ -168,12 +169,7 @@ where
         }
         // A hook whose dialect decides per event what its block does (the
         // first that blocked speaks for its group) overrides the point's policy.
-        let own_rule = outcome
-            .hooks()
-            .iter()
-            .find(|record| record.block_cause().is_some())
-            .and_then(|record| crate::dialect::block_is_honored(record.spec()));
-        match own_rule {
+        match outcome.block_honored() {
             Some(true) => {}
             Some(false) => outcome.drop_decision(),
             // `report` is set only for events that drop blocks.

@@ -131,6 +131,8 @@ pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Note
         stop: answer.stop,
         follow_up: answer.follow_up,
         approved: answer.approved,
+        // Claude Code's own table says whether its block takes effect here.
+        block_honored: (answer.decision == ClaudeDecision::Block).then_some(answer.honored),
     };
     let reason = || {
         answer
@@ -141,6 +143,7 @@ pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Note
     if hook.is_async {
         notes.stop = None;
         notes.approved = false;
+        notes.block_honored = None;
         return (Verdict::Allow, notes);
     }
     let verdict = match answer.decision {
