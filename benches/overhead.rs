@@ -322,10 +322,12 @@ fn spawn(c: &mut Criterion) {
     // Eight Claude Code hooks on one point run at once: one call against eight
     // floors in flight (the hooks ask for bash, as the floor runs it).
     let claude = claude_stack(8);
+    // Claude Code hooks run in the session's directory: a real one, here.
+    let session_dir = std::env::current_dir().unwrap().display().to_string();
     let bash_call = HookRequest::tool_execution_start("Bash", json!({"command": "ls -la"}))
         .with_tool_call_id("toolu_0123456789")
         .with_session_id("019a2b3c-7000-8000")
-        .with_cwd("/work/project");
+        .with_cwd(session_dir);
     let floors_8 = || floor_batch(&line, 8);
     let claude_8 = || claude_call(&claude, &bash_call);
     bench_interleaved(&mut group, "floor_concurrent_8", &multi, floors_8, claude_8);

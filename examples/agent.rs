@@ -10,14 +10,19 @@
 //! event, each hook's decision and duration, and what the model sees. Run it
 //! again with `-- --no-hooks` to watch the same session with every hook off.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::convert::Infallible;
 use std::error::Error;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
+
+use self::support::{changed, shorten};
 use tower_hooks::report::Notice;
 use tower_hooks::{
     AgentHooks, CompactionReason, Config, Decision, HookOutcome, HookRequest, HookStack,
@@ -229,19 +234,6 @@ fn print_event(req: &HookRequest, outcome: &HookOutcome, no_hooks: bool) {
     println!("     => {decision}");
 }
 
-/// What a transform changed, as `key: value` of the top-level keys that differ.
-fn changed(before: &Value, after: &Value) -> String {
-    let (Some(before), Some(after)) = (before.as_object(), after.as_object()) else {
-        return after.to_string();
-    };
-    let keys: Vec<String> = after
-        .iter()
-        .filter(|(k, v)| before.get(*k) != Some(*v))
-        .map(|(k, v)| format!("{k} = {}", shorten(&v.to_string(), 100)))
-        .collect();
-    keys.join(", ")
-}
-
 /// `"$TOWER_HOOKS_EXAMPLES/guard.sh"` → `guard.sh`; inline commands as written.
 fn hook_name(command: &str) -> String {
     let script = command.trim_matches('"');
@@ -249,13 +241,4 @@ fn hook_name(command: &str) -> String {
         Some(file) => file.to_owned(),
         None => command.to_owned(),
     }
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut short: String = text.chars().take(max - 1).collect();
-    short.push('…');
-    short
 }

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{json, Value};
-use tower_hooks::dialect;
 use tower_hooks::process::Termination;
+use tower_hooks::{dialect, Dialect};
 use tower_hooks::{HookOutcome, HookRecord, HookSpec, MatcherSubject, RecordOutcome, RunDetail};
 
 /// One `list --json` entry.
@@ -191,6 +191,11 @@ fn reason_cell(record: &HookRecord, event_subject: MatcherSubject, subject: &str
         _ => "",
     };
     let tested = format!("\"{}\"", one_line(subject));
+    if spec.dialect() != Dialect::Nanopi {
+        // Its dialect has rules of its own (Claude Code's `if`, the event a
+        // failed tool fires): say which subject, not which rule.
+        return format!("its matcher or rules did not select it for {what}{tested}");
+    }
     if what.is_empty() {
         format!("matcher did not match {tested} (this event has no matcher subject)")
     } else {
@@ -244,10 +249,14 @@ fn run_details(out: &mut String, record: &HookRecord, run: &RunDetail) {
             format!("… ({} more lines)", stderr_lines.len() - STDERR_LINES),
         ));
     }
-    if let Some(line) = run.last_stdout_line() {
+    // nanopi reads the last stdout line; other dialects read stdout their own
+    // way (Claude Code the whole of it), so neither the line nor the note
+    // about it applies to them.
+    let nanopi = record.spec().dialect() == Dialect::Nanopi;
+    if let Some(line) = run.last_stdout_line().filter(|_| nanopi) {
         lines.push(("stdout", format!("{} (last line)", one_line(line))));
     }
-    if record.outcome() == RecordOutcome::Allow {
+    if nanopi && record.outcome() == RecordOutcome::Allow {
         if let Some(note) = allow_note(run) {
             lines.push(("note", note));
         }

@@ -536,7 +536,11 @@ where
         self.fire(HookRequest::message_end(self.turn_count, response_length))
     }
 
-    /// `session_before_compact`, before compaction runs. Advisory: it always runs.
+    /// `session_before_compact`, before compaction runs. nanopi's hooks are
+    /// advisory here (a block is reported and dropped); a Claude Code
+    /// `PreCompact` hook's block prevents the compaction, which the outcome
+    /// says with [`is_blocked`](HookOutcome::is_blocked): check it before
+    /// compacting.
     pub fn session_before_compact(
         &self,
         reason: CompactionReason,

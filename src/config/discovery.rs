@@ -205,6 +205,7 @@ pub struct Discovery {
     host: Host,
     formats: Vec<Format>,
     claude_plugins: Vec<PathBuf>,
+    system_files: bool,
 }
 
 impl Discovery {
@@ -217,12 +218,22 @@ impl Discovery {
             host: Host::default(),
             formats: Vec::new(),
             claude_plugins: Vec::new(),
+            system_files: true,
         }
     }
 
     /// Sets the home folder (`None`: read no file of the user's).
     pub fn with_home(mut self, home: Option<PathBuf>) -> Self {
         self.home = home;
+        self
+    }
+
+    /// Whether the machine-wide files are read: Claude Code's managed settings,
+    /// `/etc/cursor/hooks.json`, `/etc/openhuman/hooks.json` (default: yes).
+    /// Off, only the project's and the home folder's files are: for a test or
+    /// an example that must not depend on the machine.
+    pub fn with_system_files(mut self, read: bool) -> Self {
+        self.system_files = read;
         self
     }
 
@@ -277,7 +288,12 @@ impl Discovery {
                 Format::OpenHuman => app_files("openhuman", home, &self.project),
                 Format::Agents => vec![self.project.join(agents::FILE)],
             };
-            files.extend(paths.into_iter().map(|path| ConfigFile::new(path, format)));
+            files.extend(
+                paths
+                    .into_iter()
+                    .filter(|path| self.system_files || !is_system_file(path))
+                    .map(|path| ConfigFile::new(path, format)),
+            );
         }
         files
     }
@@ -287,6 +303,11 @@ impl Discovery {
     pub fn load(&self) -> Result<Config, ConfigError> {
         load(&self.files(), &self.project, self.home.as_deref(), false)
     }
+}
+
+/// Whether `path` is one of the machine-wide files.
+fn is_system_file(path: &Path) -> bool {
+    path == claude::config::managed_settings_path() || path.starts_with("/etc")
 }
 
 /// `/etc/<app>/hooks.json`, `~/.<app>/hooks.json`, `<project>/.<app>/hooks.json`.
@@ -485,6 +506,21 @@ mod tests {
                 Path::new("/p/.agents/hooks.json"),
                 Path::new("/etc/cursor/hooks.json"),
                 Path::new("/h/.cursor/hooks.json"),
+                Path::new("/p/.cursor/hooks.json"),
+            ]
+        );
+        let local = Discovery::new("/p")
+            .with_home(None)
+            .with_system_files(false)
+            .format(Format::Claude)
+            .format(Format::Cursor)
+            .files();
+        let paths: Vec<&Path> = local.iter().map(ConfigFile::path).collect();
+        assert_eq!(
+            paths,
+            [
+                Path::new("/p/.claude/settings.json"),
+                Path::new("/p/.claude/settings.local.json"),
                 Path::new("/p/.cursor/hooks.json"),
             ]
         );

@@ -55,3 +55,87 @@ async fn custom_layer_per_hook_layers_see_only_the_hooks_that_run() {
         "{slow:?}"
     );
 }
+
+#[allow(dead_code)]
+#[path = "../../examples/claude_code.rs"]
+mod claude_code;
+
+#[tokio::test]
+async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
+    let transcript = claude_code::run(claude_code::Transcript::default())
+        .await
+        .unwrap();
+    let lines = transcript.lines();
+    let text = lines.join("\n");
+    let has = |line: &str| lines.iter().any(|l| l == line);
+
+    // The project's settings file was found, with no warning.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("loaded  ") && l.ends_with("/.claude/settings.json")),
+        "{text}"
+    );
+    assert!(!text.contains("warning:"), "{text}");
+    assert!(has("3 hooks, session demo-claude-0001"), "{text}");
+
+    // A safe command runs as the model wrote it.
+    assert!(has("tool   : Bash pretends to run `ls`"), "{text}");
+
+    // `rm -rf /` never reaches the tool; the model sees the guard's reason.
+    let reason = "rm -rf is not allowed in this project: delete the files you mean by name";
+    assert!(
+        has(&format!("model  < (error) blocked by hook: {reason}")),
+        "{text}"
+    );
+    assert!(!text.contains("pretends to run `rm -rf"), "{text}");
+
+    // `npm install` runs as `npm ci`; the rewriter's reason is for the user.
+    assert!(has("     => transform: command = \"npm ci\""), "{text}");
+    assert!(
+        has("     user   : npm install was rewritten to npm ci"),
+        "{text}"
+    );
+    assert!(has("tool   : Bash pretends to run `npm ci`"), "{text}");
+    assert!(!text.contains("pretends to run `npm install`"), "{text}");
+
+    // The rewriter's `if` keeps it from running for other commands.
+    let npm_ci: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with("hook npm-ci.sh"))
+        .map(|l| l.split_whitespace().nth(3).unwrap())
+        .collect();
+    assert_eq!(
+        npm_ci,
+        ["skipped", "skipped", "transform", "skipped"],
+        "{text}"
+    );
+
+    // The Stop hook sends the agent back once; the tests run; then it stops.
+    let stops: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("agent  : stop -> "))
+        .collect();
+    assert_eq!(
+        stops,
+        ["keep going: run the tests first", "finish"],
+        "{text}"
+    );
+    let sent_back = lines.iter().position(|l| l.contains("keep going")).unwrap();
+    let tests = lines
+        .iter()
+        .position(|l| l == "tool   : Bash pretends to run `npm test`")
+        .unwrap();
+    let finish = lines
+        .iter()
+        .position(|l| l == "agent  : stop -> finish")
+        .unwrap();
+    assert!(sent_back < tests && tests < finish, "{text}");
+    // The second stop tells the hook it was sent back.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("── Stop ") && l.contains("\"stop_hook_active\":true")),
+        "{text}"
+    );
+}

@@ -1,0 +1,337 @@
+//! Run with: cargo run --example claude_code
+//!
+//! Claude Code hooks, unchanged, in an agent built on tower-hooks. The example
+//! makes a throwaway project folder, writes `examples/hooks/claude/settings.json`
+//! to its `.claude/settings.json` and the three scripts that file names to
+//! `.claude/hooks/`, finds and loads them with `Discovery` (the Claude Code
+//! dialect, without the user's own `~/.claude`), and plays one scripted session
+//! (no model, no network) through `AgentHooks` and a `ToolHooksLayer` around a
+//! fake `Bash` tool that only prints the commands it is given:
+//!
+//! * `bash-guard.sh` denies `rm -rf /` with pretty-printed `hookSpecificOutput`
+//!   JSON, and the model sees the refusal as the tool's result;
+//! * `npm-ci.sh` (only run for `npm install` commands, by its `if` rule)
+//!   rewrites `npm install` to `npm ci` with `updatedInput`, and `npm ci` runs;
+//! * `tests-first.sh`, a `Stop` hook, sends the agent back once with "run the
+//!   tests first"; the agent runs them, and the next stop (`stop_hook_active`
+//!   is then true) finishes.
+//!
+//! The scripts need nothing but `sh` and `sed`. The transcript shows each
+//! event a hook listens to under its Claude Code name, each hook's decision
+//! and duration, and what the model sees. `tests/examples` runs it and
+//! asserts that output.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::convert::Infallible;
+use std::error::Error;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
+
+use self::support::{changed, shorten};
+use tower_hooks::config::{Discovery, Format};
+use tower_hooks::dialect::claude::event_name;
+use tower_hooks::report::Notice;
+use tower_hooks::{
+    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, PromptDecision, RecordOutcome,
+    ShutdownReason, StartReason, StopDecision, ToolCall, ToolResult,
+};
+
+/// The project's hooks file and the scripts it runs, as a Claude Code user
+/// keeps them: `<project>/.claude/settings.json` and `<project>/.claude/hooks/`.
+const SETTINGS: &str = include_str!("hooks/claude/settings.json");
+const SCRIPTS: [(&str, &str); 3] = [
+    ("bash-guard.sh", include_str!("hooks/claude/bash-guard.sh")),
+    ("npm-ci.sh", include_str!("hooks/claude/npm-ci.sh")),
+    (
+        "tests-first.sh",
+        include_str!("hooks/claude/tests-first.sh"),
+    ),
+];
+
+const SESSION_ID: &str = "demo-claude-0001";
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn Error>> {
+    if let Some(arg) = std::env::args().nth(1) {
+        eprintln!("unknown argument {arg:?}\nusage: cargo run --example claude_code");
+        std::process::exit(2);
+    }
+    run(Transcript::printed()).await?;
+    Ok(())
+}
+
+/// The lines of the transcript, kept for the test and printed as they come
+/// when asked to.
+#[derive(Clone, Default)]
+pub(crate) struct Transcript {
+    lines: Arc<Mutex<Vec<String>>>,
+    print: bool,
+}
+
+impl Transcript {
+    /// A transcript that prints each line too.
+    fn printed() -> Self {
+        Transcript {
+            print: true,
+            ..Transcript::default()
+        }
+    }
+
+    fn say(&self, line: impl Into<String>) {
+        let line = line.into();
+        if self.print {
+            println!("{line}");
+        }
+        self.lines.lock().unwrap().push(line);
+    }
+
+    /// Every line so far (for `tests/examples`).
+    #[allow(dead_code)]
+    pub(crate) fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+}
+
+/// Plays the session into `out`. The project folder is removed at the end.
+pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
+    let dir = tempfile::Builder::new()
+        .prefix("tower-hooks-claude-")
+        .tempdir()?;
+    let project = dir.path();
+    write_project(project)?;
+
+    // The dialect's standard files: ~/.claude/settings.json, the project's
+    // .claude/settings.json and settings.local.json, then the machine's
+    // managed settings file. Missing ones are skipped; this example reads the
+    // project's only (no home, no machine-wide files), so that it runs the
+    // same everywhere.
+    let discovery = Discovery::new(project)
+        .with_home(None)
+        .with_system_files(false)
+        .format(Format::Claude);
+    let config = discovery.load()?;
+    for warning in config.warnings() {
+        out.say(format!("warning: {warning}"));
+    }
+
+    // Report lines (a background hook that was dropped, …) go under their event.
+    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = notices.clone();
+    let stack = HookStack::builder()
+        .config(&config)
+        .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("agent")))
+        .build();
+
+    // Claude Code hooks run in the session's working directory, and get
+    // CLAUDE_PROJECT_DIR (the project root given to Discovery).
+    let cwd = project.display().to_string();
+    let seen = out.clone();
+    let mut hooks = AgentHooks::new(stack)
+        .with_session_id(SESSION_ID)
+        .with_cwd(cwd.as_str())
+        .on_outcome(move |req, outcome| {
+            print_event(&seen, req, outcome);
+            for line in notices.lock().unwrap().drain(..) {
+                seen.say(format!("     {line}"));
+            }
+        });
+
+    // The agent's Bash tool, wrapped like any tower service.
+    let tool_out = out.clone();
+    let mut bash = ServiceBuilder::new()
+        .layer(hooks.tool_layer())
+        .service(service_fn(move |call: ToolCall| {
+            fake_bash(tool_out.clone(), call)
+        }));
+
+    out.say("tower-hooks example: Claude Code hooks, one scripted session (no model, no network)");
+    out.say(format!("project {cwd}"));
+    for file in discovery.files() {
+        if file.path().is_file() {
+            out.say(format!("loaded  {}", file.path().display()));
+        }
+    }
+    out.say(format!(
+        "{} hooks, session {SESSION_ID}",
+        config.hooks().len()
+    ));
+
+    // No hook of this project listens to SessionStart, UserPromptSubmit or
+    // SessionEnd, but an agent fires them all the same.
+    hooks.session_start(StartReason::Startup).await?;
+
+    out.say("\n## turn 1");
+    let typed = "look around, clear out everything old, then install the dependencies";
+    out.say(format!("user   > {typed}"));
+    match hooks.prompt(typed).await? {
+        PromptDecision::Proceed(prompt) => out.say(format!("model  < {prompt}")),
+        PromptDecision::Refused(message) => {
+            out.say(format!("agent  ! {message}"));
+            return Ok(out);
+        }
+    }
+
+    let calls = [
+        ("toolu_01", "ls"),
+        ("toolu_02", "rm -rf /"),
+        ("toolu_03", "npm install"),
+    ];
+    let mut results = Vec::new();
+    for (id, command) in calls {
+        results.push(run_tool(&out, &mut bash, id, command).await?);
+    }
+
+    // The model thinks it is done; a Stop hook may send it back.
+    out.say("\n## the model stops");
+    let mut last_message = summary(&results);
+    let mut follow_up = 0;
+    loop {
+        out.say(format!("model  > {last_message}"));
+        match hooks.stop(last_message.as_str()).await? {
+            StopDecision::Finish => {
+                out.say("agent  : stop -> finish");
+                break;
+            }
+            StopDecision::KeepGoing(instruction) => {
+                out.say(format!("agent  : stop -> keep going: {instruction}"));
+                // The instruction is the model's next input: here, it runs the tests.
+                follow_up += 1;
+                let id = format!("toolu_1{follow_up}");
+                let result = run_tool(&out, &mut bash, &id, "npm test").await?;
+                last_message = format!("The tests ran: {}", result.content().trim_end());
+            }
+        }
+    }
+
+    hooks.session_shutdown(ShutdownReason::Quit).await?;
+    drop(dir);
+    Ok(out)
+}
+
+/// The project folder: `.claude/settings.json` and the scripts in `.claude/hooks/`.
+fn write_project(project: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+
+    let claude = project.join(".claude");
+    std::fs::create_dir_all(claude.join("hooks"))?;
+    std::fs::write(claude.join("settings.json"), SETTINGS)?;
+    for (name, text) in SCRIPTS {
+        let path = claude.join("hooks").join(name);
+        std::fs::write(&path, text)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
+/// One Bash call the model asks for, through the hooks: what the model sees.
+async fn run_tool<S>(
+    out: &Transcript,
+    bash: &mut S,
+    id: &str,
+    command: &str,
+) -> Result<ToolResult, Box<dyn Error>>
+where
+    S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
+{
+    let call = ToolCall::new("Bash", id, json!({ "command": command }));
+    out.say(format!("model  > Bash {} [{id}]", call.arguments));
+    let result = bash.ready().await?.call(call).await?;
+    let error = if result.is_error() { " (error)" } else { "" };
+    out.say(format!(
+        "model  <{error} {}",
+        result.content().escape_debug()
+    ));
+    for note in result.context() {
+        out.say(format!("model  + {note}"));
+    }
+    Ok(result)
+}
+
+/// The tool: pretends to run a shell command. Nothing is executed.
+async fn fake_bash(out: Transcript, call: ToolCall) -> Result<ToolResult, Infallible> {
+    let command = call.arguments["command"].as_str().unwrap_or_default();
+    out.say(format!("tool   : Bash pretends to run `{command}`"));
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    Ok(match command {
+        "ls" => ToolResult::ok("build/\npackage.json\npackage-lock.json\nsrc/\n"),
+        "npm ci" => ToolResult::ok("added 42 packages in 1s\n"),
+        "npm install" => ToolResult::ok("added 42 packages, and package-lock.json changed\n"),
+        "npm test" => ToolResult::ok("12 passing\n"),
+        other => ToolResult::error(format!("sh: {other}: not run by this fake tool")),
+    })
+}
+
+/// The scripted model's message when it thinks it is done.
+fn summary(results: &[ToolResult]) -> String {
+    let cleared = match results.get(1) {
+        Some(r) if r.is_error() => "I was not allowed to clear out the old files",
+        _ => "I cleared out the old files",
+    };
+    format!("{cleared}; the dependencies are installed.")
+}
+
+/// One event of the transcript: its Claude Code name, each hook, the decision.
+fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
+    // Events with no hook (the neutral points Claude Code has no name for, and
+    // the ones this project configures nothing for) are left out.
+    if outcome.hooks().is_empty() {
+        return;
+    }
+    let mut head = format!("── {}", event_name(req).unwrap_or(req.event().name()));
+    if let Some(tool) = req.tool_name() {
+        head.push_str(&format!(" {tool}"));
+    }
+    if let Some(id) = req.tool_call_id() {
+        head.push_str(&format!(" [{id}]"));
+    }
+    out.say(format!(
+        "{head} {}",
+        shorten(&req.arguments().to_string(), 160)
+    ));
+    for hook in outcome.hooks() {
+        let name = hook_name(hook.spec().command_line().unwrap_or(hook.spec().source()));
+        let matcher = hook.spec().matcher().unwrap_or("*");
+        let took = match hook.outcome() {
+            RecordOutcome::Skipped | RecordOutcome::NotRun => String::new(),
+            _ => format!("{} ms", hook.duration().as_millis()),
+        };
+        let line = format!(
+            "     hook {:<15} {:<6} {:<9} {:>6}  {}",
+            name,
+            matcher,
+            hook.outcome().as_str(),
+            took,
+            hook.reason().unwrap_or("")
+        );
+        out.say(line.trim_end());
+    }
+    let decision = match (outcome.follow_up(), outcome.message(), outcome.decision()) {
+        (Some(instruction), ..) => format!("keep going: {instruction}"),
+        (None, Some(message), _) => format!("block: {message}"),
+        (None, None, Decision::Transform) => format!(
+            "transform: {}",
+            changed(req.arguments(), outcome.arguments())
+        ),
+        (None, None, decision) => decision.as_str().to_owned(),
+    };
+    out.say(format!("     => {decision}"));
+    for message in outcome.user_messages() {
+        out.say(format!("     user   : {message}"));
+    }
+}
+
+/// `"$CLAUDE_PROJECT_DIR"/.claude/hooks/bash-guard.sh` → `bash-guard.sh`.
+fn hook_name(command: &str) -> String {
+    command
+        .rsplit('/')
+        .next()
+        .unwrap_or(command)
+        .trim_matches('"')
+        .to_owned()
+}
