@@ -33,7 +33,6 @@ use crate::spec::HookSpec;
 pub struct HookRequest {
     event: Event,
     tool_name: Option<Arc<str>>,
-    tool_call_id: Option<Arc<str>>,
     session_id: Option<Arc<str>>,
     cwd: Option<Arc<str>>,
     arguments: Arc<Value>,
@@ -41,8 +40,18 @@ pub struct HookRequest {
     hook: Option<Arc<HookSpec>>,
     /// Where a command leaf leaves what its process did (set by the chain).
     run: Option<RunSlot>,
+    /// What a request carries less often, behind one pointer, so that the
+    /// request stays small: it is moved through every layer of every call.
+    extras: Option<Arc<Extras>>,
+}
+
+/// The rarer facts of a [`HookRequest`].
+#[derive(Debug, Clone, Default)]
+struct Extras {
+    /// The provider's id for the tool call in flight.
+    tool_call_id: Option<Arc<str>>,
     /// Fields other dialects' envelopes write as given (see `with_wire_fields`).
-    wire: Option<Arc<Map<String, Value>>>,
+    wire: Option<Map<String, Value>>,
 }
 
 /// When a hook run must be over, set by the [`HookTimeout`](crate::layer::timeout::HookTimeout) layer.
@@ -187,14 +196,13 @@ impl HookRequest {
         HookRequest {
             event,
             tool_name: None,
-            tool_call_id: None,
             session_id: None,
             cwd: None,
             arguments: Arc::new(arguments),
             deadline: None,
             hook: None,
             run: None,
-            wire: None,
+            extras: None,
         }
     }
 
@@ -398,7 +406,7 @@ impl HookRequest {
 
     /// Sets the provider's id for the tool call in flight.
     pub fn with_tool_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        self.tool_call_id = Some(id.into());
+        self.extras_mut().tool_call_id = Some(id.into());
         self
     }
 
@@ -450,13 +458,18 @@ impl HookRequest {
     /// assert_eq!(stdin["prompt"], "hi");
     /// ```
     pub fn with_wire_fields(mut self, fields: Map<String, Value>) -> Self {
-        self.wire = (!fields.is_empty()).then(|| Arc::new(fields));
+        self.extras_mut().wire = (!fields.is_empty()).then_some(fields);
         self
+    }
+
+    /// The rarer facts, to change: shared ones are copied first.
+    fn extras_mut(&mut self) -> &mut Extras {
+        Arc::make_mut(self.extras.get_or_insert_with(Default::default))
     }
 
     /// The fields given with [`with_wire_fields`](Self::with_wire_fields).
     pub fn wire_fields(&self) -> Option<&Map<String, Value>> {
-        self.wire.as_deref()
+        self.extras.as_deref().and_then(|e| e.wire.as_ref())
     }
 
     /// Tags the request with the hook it is about to run (the chain does this).
@@ -489,7 +502,9 @@ impl HookRequest {
 
     /// The tool call id, when there is one.
     pub fn tool_call_id(&self) -> Option<&str> {
-        self.tool_call_id.as_deref()
+        self.extras
+            .as_deref()
+            .and_then(|e| e.tool_call_id.as_deref())
     }
 
     /// The session id, when there is one.
@@ -612,7 +627,7 @@ impl fmt::Debug for HookRequest {
         f.debug_struct("HookRequest")
             .field("event", &self.event)
             .field("tool_name", &self.tool_name)
-            .field("tool_call_id", &self.tool_call_id)
+            .field("tool_call_id", &self.tool_call_id())
             .field("session_id", &self.session_id)
             .field("cwd", &self.cwd)
             .field("arguments", &self.arguments)

@@ -719,17 +719,14 @@ impl<C, H> Builder<C, H> {
             hooks.push((spec, hook));
         }
         let background = Background::new(self.background.limits);
-        let mut chain = Chain::new(hooks);
-        if !self.background.wait {
-            chain = chain.with_offload(Offload {
-                background: background.clone(),
-                start: Box::new(|hook: PerHook<H>, req: HookRequest| {
-                    Box::pin(run_in_background(hook, req))
-                }),
-                report: report.clone(),
-            });
-        }
-        let chain = self.around_call.layer(chain);
+        let offload = (!self.background.wait).then(|| Offload {
+            background: background.clone(),
+            start: Box::new(|hook: PerHook<H>, req: HookRequest| {
+                Box::pin(run_in_background(hook, req)) as BoxFuture<'static, Delivery>
+            }),
+            report: report.clone(),
+        });
+        let chain = self.around_call.layer(Chain::with_offload(hooks, offload));
         HookStack {
             inner: Gate::new(Advisory::new(chain, report), self.gate.clone()),
             gate: self.gate,

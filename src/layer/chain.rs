@@ -79,15 +79,20 @@ struct Slot<S> {
 
 /// Runs the hooks of each event in order. See the [module docs](self).
 pub struct Chain<S> {
-    events: Arc<[Box<[Slot<S>]>; Event::COUNT]>,
-    offload: Option<Arc<Offload<S>>>,
+    // One `Arc`: a stack is cloned for every call.
+    table: Arc<Table<S>>,
+}
+
+/// What a chain and its clones share.
+struct Table<S> {
+    events: [Box<[Slot<S>]>; Event::COUNT],
+    offload: Option<Offload<S>>,
 }
 
 impl<S> Clone for Chain<S> {
     fn clone(&self) -> Self {
         Chain {
-            events: self.events.clone(),
-            offload: self.offload.clone(),
+            table: self.table.clone(),
         }
     }
 }
@@ -134,38 +139,44 @@ impl<S: Clone> Offload<S> {
 impl<S> Chain<S> {
     /// A chain of these hooks; each runs for its spec's event, in the order given.
     pub fn new(hooks: impl IntoIterator<Item = (Arc<HookSpec>, S)>) -> Self {
+        Chain::with_offload(hooks, None)
+    }
+
+    /// A chain that sends the hooks that run in the background to `offload`
+    /// (without one, they run inside the call, which waits for them).
+    pub(crate) fn with_offload(
+        hooks: impl IntoIterator<Item = (Arc<HookSpec>, S)>,
+        offload: Option<Offload<S>>,
+    ) -> Self {
         let mut per_event: [Vec<Slot<S>>; Event::COUNT] = Default::default();
         for (spec, service) in hooks {
             per_event[spec.event().index()].push(Slot { spec, service });
         }
         Chain {
-            events: Arc::new(per_event.map(Vec::into_boxed_slice)),
-            offload: None,
+            table: Arc::new(Table {
+                events: per_event.map(Vec::into_boxed_slice),
+                offload,
+            }),
         }
-    }
-
-    /// Sends the hooks that run in the background to `offload` (without one,
-    /// they run inside the call, which waits for them).
-    pub(crate) fn with_offload(mut self, offload: Offload<S>) -> Self {
-        self.offload = Some(Arc::new(offload));
-        self
     }
 
     /// The hooks configured for `event`, in execution order.
     pub fn specs(&self, event: Event) -> impl Iterator<Item = &Arc<HookSpec>> {
-        self.events[event.index()].iter().map(|slot| &slot.spec)
+        self.table.events[event.index()]
+            .iter()
+            .map(|slot| &slot.spec)
     }
 
     /// Whether no hook is configured for any event.
     pub fn is_empty(&self) -> bool {
-        self.events.iter().all(|hooks| hooks.is_empty())
+        self.table.events.iter().all(|hooks| hooks.is_empty())
     }
 }
 
 impl<S> fmt::Debug for Chain<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut list = f.debug_list();
-        for slot in self.events.iter().flat_map(|hooks| hooks.iter()) {
+        for slot in self.table.events.iter().flat_map(|hooks| hooks.iter()) {
             list.entry(&slot.spec);
         }
         list.finish()
@@ -226,7 +237,7 @@ where
     }
 
     fn call(&mut self, req: HookRequest) -> Self::Future {
-        let hooks = &self.events[req.event().index()];
+        let hooks = &self.table.events[req.event().index()];
         // The hooks before the first one that runs are skipped; when none runs,
         // the answer is ready now and nothing is allocated.
         let first = hooks.iter().position(|slot| slot.runs_for(&req));
@@ -235,7 +246,7 @@ where
             .map(Slot::skipped)
             .collect();
         let Some(first) = first else {
-            let notes = self.offload.as_ref().and_then(|o| o.take_notes(&req));
+            let notes = self.table.offload.as_ref().and_then(|o| o.take_notes(&req));
             let mut outcome = finish(req.event(), Decision::Allow, None, req, records);
             if let Some(notes) = notes {
                 outcome.add_notes(notes);
@@ -250,7 +261,7 @@ where
         // Its matcher was just tested: it is the one to run first, unless its
         // dialect runs a group at once (the loop starts the group from it).
         let state = if hooks[first].spec.dialect().runs_hooks_at_once()
-            || (hooks[first].spec.runs_in_background() && self.offload.is_some())
+            || (hooks[first].spec.runs_in_background() && self.table.offload.is_some())
         {
             State::Idle
         } else {
@@ -259,7 +270,7 @@ where
         ResponseFuture {
             kind: Kind::Running {
                 run: Box::pin(Run {
-                    events: self.events.clone(),
+                    table: self.table.clone(),
                     event,
                     next: first,
                     request: Some(req),
@@ -268,7 +279,6 @@ where
                     records,
                     notes: None,
                     mark: None,
-                    offload: self.offload.clone(),
                     state,
                 }),
             },
@@ -295,7 +305,7 @@ enum Kind<S: Service<HookRequest>> {
 /// A call that runs at least one hook.
 #[pin_project]
 struct Run<S: Service<HookRequest>> {
-    events: Arc<[Box<[Slot<S>]>; Event::COUNT]>,
+    table: Arc<Table<S>>,
     event: Event,
     next: usize,
     request: Option<HookRequest>,
@@ -306,7 +316,6 @@ struct Run<S: Service<HookRequest>> {
     notes: Option<Box<Notes>>,
     /// When the last hook finished: the next one's start, saving a clock read.
     mark: Option<Instant>,
-    offload: Option<Arc<Offload<S>>>,
     #[pin]
     state: State<S>,
 }
@@ -397,7 +406,8 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        let hooks = &this.events[this.event.index()];
+        let hooks = &this.table.events[this.event.index()];
+        let offload = this.table.offload.as_ref();
         loop {
             let request = this
                 .request
@@ -406,7 +416,7 @@ where
             match this.state.as_mut().project() {
                 StateProj::Idle => {
                     let Some(slot) = hooks.get(*this.next) else {
-                        let delivered = this.offload.as_ref().and_then(|o| o.take_notes(request));
+                        let delivered = offload.and_then(|o| o.take_notes(request));
                         let request = this.request.take().expect("checked above");
                         let mut outcome = finish(
                             *this.event,
@@ -424,11 +434,7 @@ where
                         }
                         return Poll::Ready(Ok(outcome));
                     };
-                    let offload = this
-                        .offload
-                        .as_deref()
-                        .filter(|_| slot.spec.runs_in_background());
-                    if let Some(offload) = offload {
+                    if let Some(offload) = offload.filter(|_| slot.spec.runs_in_background()) {
                         let record = if slot.runs_for(request) {
                             offload.run(slot, request)
                         } else {
@@ -448,7 +454,6 @@ where
                                 .iter()
                                 .take_while(|slot| slot.spec.dialect() == dialect)
                                 .count();
-                        let offload = this.offload.as_deref();
                         let members = (*this.next..end)
                             .map(|index| {
                                 let slot = &hooks[index];
