@@ -30,7 +30,9 @@ pub use crate::outcome::{
     Verdict, DEFAULT_BLOCK_REASON,
 };
 pub use crate::pattern::{Pattern, PatternError};
-pub use crate::request::{CompactionReason, Deadline, HookRequest, ShutdownReason, StartReason};
+pub use crate::request::{
+    CompactionReason, Deadline, HookRequest, ShutdownReason, StartReason, ToolKind,
+};
 pub use crate::spec::{Dialect, HookSpec, DEFAULT_TIMEOUT};
 pub use crate::stack::{BoxHookStack, Builder, HookStack};
 

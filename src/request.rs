@@ -45,11 +45,83 @@ pub struct HookRequest {
     extras: Option<Arc<Extras>>,
 }
 
+/// What kind of tool a call is for: the fact Cursor's hooks fire by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolKind {
+    /// Runs a shell command (`beforeShellExecution`, `afterShellExecution`).
+    Shell,
+    /// Reads a file (`beforeReadFile`).
+    Read,
+    /// Writes or edits a file (`afterFileEdit`).
+    Edit,
+    /// A tool of an MCP server (`beforeMCPExecution`, `afterMCPExecution`).
+    Mcp,
+    /// Anything else: only the generic tool hooks fire.
+    Other,
+}
+
+impl ToolKind {
+    /// The kind a tool name suggests, ignoring case: `bash`, `shell`,
+    /// `run_command`, `terminal` are shell tools; `read`, `file_read`,
+    /// `read_file` read; `write`, `edit`, `multiedit`, `apply_patch`,
+    /// `file_write`, `str_replace` edit; a `mcp__`, `mcp_` or `mcp:` prefix
+    /// is an MCP tool; anything else is [`Other`](Self::Other).
+    ///
+    /// ```
+    /// use tower_hooks::ToolKind;
+    ///
+    /// assert_eq!(ToolKind::infer("Bash"), ToolKind::Shell);
+    /// assert_eq!(ToolKind::infer("mcp__github__create_issue"), ToolKind::Mcp);
+    /// assert_eq!(ToolKind::infer("MultiEdit"), ToolKind::Edit);
+    /// assert_eq!(ToolKind::infer("WebFetch"), ToolKind::Other);
+    /// ```
+    pub fn infer(tool_name: &str) -> ToolKind {
+        let is = |names: &[&str]| names.iter().any(|n| tool_name.eq_ignore_ascii_case(n));
+        let lower_prefix = |prefix: &str| {
+            tool_name
+                .get(..prefix.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+        };
+        if lower_prefix("mcp__") || lower_prefix("mcp_") || lower_prefix("mcp:") {
+            ToolKind::Mcp
+        } else if is(&["bash", "shell", "run_command", "terminal"]) {
+            ToolKind::Shell
+        } else if is(&["read", "file_read", "read_file"]) {
+            ToolKind::Read
+        } else if is(&[
+            "write",
+            "edit",
+            "multiedit",
+            "apply_patch",
+            "file_write",
+            "str_replace",
+        ]) {
+            ToolKind::Edit
+        } else {
+            ToolKind::Other
+        }
+    }
+
+    /// `shell`, `read`, `edit`, `mcp` or `other`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ToolKind::Shell => "shell",
+            ToolKind::Read => "read",
+            ToolKind::Edit => "edit",
+            ToolKind::Mcp => "mcp",
+            ToolKind::Other => "other",
+        }
+    }
+}
+
 /// The rarer facts of a [`HookRequest`].
 #[derive(Debug, Clone, Default)]
 struct Extras {
     /// The provider's id for the tool call in flight.
     tool_call_id: Option<Arc<str>>,
+    /// The kind of tool, when the host states it.
+    tool_kind: Option<ToolKind>,
     /// Fields other dialects' envelopes write as given (see `with_wire_fields`).
     wire: Option<Map<String, Value>>,
 }
@@ -436,6 +508,24 @@ impl HookRequest {
         self
     }
 
+    /// States the kind of tool the call is for, rather than letting it be
+    /// inferred from the tool name: Cursor's hooks fire by kind
+    /// (`beforeShellExecution` for a shell tool, `beforeReadFile`, …).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tower_hooks::{HookRequest, ToolKind};
+    ///
+    /// let req = HookRequest::tool_execution_start("Terminal", json!({"command": "ls"}));
+    /// assert_eq!(req.tool_kind(), Some(ToolKind::Shell)); // inferred
+    /// let req = HookRequest::tool_execution_start("run", json!({})).with_tool_kind(ToolKind::Shell);
+    /// assert_eq!(req.tool_kind(), Some(ToolKind::Shell)); // stated
+    /// ```
+    pub fn with_tool_kind(mut self, kind: ToolKind) -> Self {
+        self.extras_mut().tool_kind = Some(kind);
+        self
+    }
+
     /// Fields that a Claude Code hook's stdin object takes as given: each one
     /// replaces the engine's value of that name (`transcript_path`,
     /// `permission_mode`, `cwd`, …) or is added after the event's own fields.
@@ -498,6 +588,14 @@ impl HookRequest {
     /// The tool name, on the two tool events.
     pub fn tool_name(&self) -> Option<&str> {
         self.tool_name.as_deref()
+    }
+
+    /// The kind of tool the call is for: as the host stated it
+    /// ([`with_tool_kind`](Self::with_tool_kind)), else inferred from the tool
+    /// name ([`ToolKind::infer`]); `None` on an event without a tool.
+    pub fn tool_kind(&self) -> Option<ToolKind> {
+        let stated = self.extras.as_deref().and_then(|e| e.tool_kind);
+        stated.or_else(|| self.tool_name().map(ToolKind::infer))
     }
 
     /// The tool call id, when there is one.

@@ -30,7 +30,7 @@ use tower::util::option_layer;
 use tower::ServiceExt;
 use tower_hooks::config::read::{open_append, read_capped, read_regular, FileError};
 use tower_hooks::config::{Config, ConfigError, ConfigFile, Discovery, Format};
-use tower_hooks::dialect::claude;
+use tower_hooks::dialect::{claude, cursor};
 use tower_hooks::report::Notice;
 use tower_hooks::{Event, HookOutcome, HookRequest, HookStack, Host, MatcherSubject};
 use tower_hooks_layers::audit::AuditLayer;
@@ -321,6 +321,8 @@ enum Named {
     /// A Claude Code name (also react-agent-mini's two): the payload is the
     /// event's stdin fields.
     Claude(&'static str, Event),
+    /// A Cursor (and OpenHuman) name: the payload is the event's stdin fields.
+    Cursor(&'static str, Event),
 }
 
 impl Named {
@@ -333,6 +335,9 @@ impl Named {
                 return Ok(Named::Claude(claude, event));
             }
         }
+        if let Some(event) = cursor::CursorEvent::from_name(name) {
+            return Ok(Named::Cursor(event.name(), event.point()));
+        }
         // nanopi's message (with its hint for a CamelCase or retired
         // name), then the names of the other dialects.
         let nanopi = name.parse::<Event>().unwrap_err();
@@ -340,22 +345,25 @@ impl Named {
             .iter()
             .flat_map(|e| e.claude_names().iter().copied())
             .collect();
+        let cursor: Vec<&str> = cursor::CursorEvent::ALL.iter().map(|e| e.name()).collect();
         Err(Failure::Usage(format!(
-            "{nanopi}; or a Claude Code (and react-agent-mini) event: {}",
-            claude.join(", ")
+            "{nanopi}; or a Claude Code (and react-agent-mini) event: {}; or a Cursor (and \
+             OpenHuman) event: {}",
+            claude.join(", "),
+            cursor.join(", ")
         )))
     }
 
     fn event(self) -> Event {
         match self {
-            Named::Nanopi(event) | Named::Claude(_, event) => event,
+            Named::Nanopi(event) | Named::Claude(_, event) | Named::Cursor(_, event) => event,
         }
     }
 
     fn name(self) -> &'static str {
         match self {
             Named::Nanopi(event) => event.name(),
-            Named::Claude(name, _) => name,
+            Named::Claude(name, _) | Named::Cursor(name, _) => name,
         }
     }
 }
@@ -384,7 +392,7 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
             }
             req
         }
-        Named::Claude(name, _) => {
+        Named::Claude(name, _) | Named::Cursor(name, _) => {
             // The flags fill what the payload leaves out; the payload wins.
             let mut fields = payload;
             for (key, flag) in [
@@ -398,8 +406,11 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
                         .or_insert_with(|| Value::String(value.clone()));
                 }
             }
-            claude::request(name, fields)
-                .map_err(|e| Failure::Usage(format!("the payload of {name}: {e}")))?
+            let fired = match named {
+                Named::Cursor(..) => cursor::request(name, fields),
+                _ => claude::request(name, fields),
+            };
+            fired.map_err(|e| Failure::Usage(format!("the payload of {name}: {e}")))?
         }
     };
     req = req.with_cwd(cwd);
@@ -412,7 +423,9 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     {
         let (missing, hint) = match named {
             Named::Nanopi(_) => ("--tool", "try --tool bash"),
-            Named::Claude(..) => ("tool name", "give \"tool_name\" in --payload, or --tool"),
+            Named::Claude(..) | Named::Cursor(..) => {
+                ("tool name", "give \"tool_name\" in --payload, or --tool")
+            }
         };
         eprintln!(
             "hooks: warning: no {missing} given: the matchers of {} hooks see an empty tool \
@@ -520,7 +533,9 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
 /// Claude Code name, the `message` and `arguments` of that dialect.
 fn json_report(outcome: &HookOutcome, named: Named) -> Value {
     let mut report = serde_json::to_value(outcome).expect("an outcome always serializes");
-    if let (Named::Claude(name, event), Value::Object(map)) = (named, &mut report) {
+    if let (Named::Claude(name, event) | Named::Cursor(name, event), Value::Object(map)) =
+        (named, &mut report)
+    {
         map.insert("event".into(), Value::from(name));
         map.insert("message".into(), Value::from(message(outcome, named)));
         if event == Event::ToolExecutionEnd {
@@ -537,8 +552,8 @@ fn json_report(outcome: &HookOutcome, named: Named) -> Value {
 fn message(outcome: &HookOutcome, named: Named) -> Option<String> {
     match named {
         Named::Nanopi(_) => outcome.message(),
-        Named::Claude(..) if !outcome.is_blocked() => None,
-        Named::Claude(_, event) => {
+        Named::Claude(..) | Named::Cursor(..) if !outcome.is_blocked() => None,
+        Named::Claude(_, event) | Named::Cursor(_, event) => {
             let reason = outcome.reason().unwrap_or_default();
             Some(if event == Event::ToolExecutionStart {
                 format!("blocked by hook: {reason}")
@@ -563,6 +578,7 @@ fn tool_flags_fit_the_event(args: &TestArgs, named: Named) -> Result<(), Failure
     let events = match named {
         Named::Nanopi(_) => "tool_execution_start, tool_execution_end",
         Named::Claude(..) => "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest",
+        Named::Cursor(..) => "preToolUse, postToolUse and the events of a kind of tool",
     };
     Err(Failure::Usage(format!(
         "{flag} is only for the tool events ({events}): {} has no tool",

@@ -36,9 +36,9 @@ use serde_json::Value;
 use super::read::read_config;
 use super::{
     default_paths, env_home, home_dir, load_file, Config, ConfigError, ConfigWarning,
-    ConfigWarningKind, MAX_CONFIG_SIZE,
+    MAX_CONFIG_SIZE,
 };
-use crate::dialect::{agents, claude};
+use crate::dialect::{agents, claude, cursor};
 use crate::host::Host;
 
 /// The format of a configuration file: which dialect's loader reads it.
@@ -340,14 +340,13 @@ fn load(
     home: Option<&Path>,
     must_exist: bool,
 ) -> Result<Config, ConfigError> {
-    let home_text = home
-        .map(|home| home.display().to_string())
-        .or_else(env_home);
+    let home_text = match home {
+        Some(home) => home.to_str().map(str::to_owned),
+        None => env_home(),
+    };
     let mut config = Config::default();
     let mut loaded: Vec<PathBuf> = Vec::new();
-    // The Claude Code handlers loaded so far, with the position of their hook
-    // in `config.hooks`, for the dedup across files.
-    let mut handlers: Vec<(usize, claude::config::Handler)> = Vec::new();
+    let mut loading = Loading::default();
     for file in files {
         let path = file.path();
         if let Ok(canonical) = std::fs::canonicalize(path) {
@@ -361,7 +360,7 @@ fn load(
             project,
             home_text.as_deref(),
             &mut config,
-            &mut handlers,
+            &mut loading,
         );
         match result {
             Ok(()) => {}
@@ -369,6 +368,7 @@ fn load(
             Err(err) => return Err(err),
         }
     }
+    let handlers = &loading.claude_handlers;
     let originals = claude::config::duplicates(handlers.iter().map(|(_, handler)| handler));
     for ((at, _), original) in handlers.iter().zip(originals) {
         if let Some(original) = original {
@@ -376,7 +376,44 @@ fn load(
                 Some(format!("duplicate of {}", original.location()).into());
         }
     }
+    generic_cursor_hooks_first(&mut config.hooks);
     Ok(config)
+}
+
+/// What a load keeps besides the configuration.
+#[derive(Default)]
+struct Loading {
+    /// The Claude Code handlers loaded so far, with the position of their
+    /// hook in the configuration, for the dedup across files.
+    claude_handlers: Vec<(usize, claude::config::Handler)>,
+    /// What the Cursor hooks of this configuration share.
+    cursor_sessions: std::sync::Arc<cursor::hook::Sessions>,
+}
+
+/// Within each run of consecutive Cursor hooks of one point (a group), the
+/// hooks of the generic event (`preToolUse`, `postToolUse`) go before those of
+/// the events derived by tool kind (`beforeShellExecution`, …), whatever
+/// their files' order; each keeps its order among its own.
+fn generic_cursor_hooks_first(hooks: &mut [crate::HookSpec]) {
+    use crate::spec::Dialect;
+    for point in crate::Event::ALL {
+        // The positions of the point's hooks, each with whether it is Cursor's.
+        let at: Vec<(usize, bool)> = (0..hooks.len())
+            .filter(|&i| hooks[i].event() == point)
+            .map(|i| (i, hooks[i].dialect() == Dialect::Cursor))
+            .collect();
+        for run in at.chunk_by(|a, b| a.1 && b.1) {
+            if run.len() < 2 || !run[0].1 {
+                continue;
+            }
+            let run: Vec<usize> = run.iter().map(|(i, _)| *i).collect();
+            let mut specs: Vec<crate::HookSpec> = run.iter().map(|&i| hooks[i].clone()).collect();
+            specs.sort_by_key(cursor::hook::is_derived);
+            for (&i, spec) in run.iter().zip(specs) {
+                hooks[i] = spec;
+            }
+        }
+    }
 }
 
 fn load_one(
@@ -384,7 +421,7 @@ fn load_one(
     project: &Path,
     home: Option<&str>,
     config: &mut Config,
-    handlers: &mut Vec<(usize, claude::config::Handler)>,
+    loading: &mut Loading,
 ) -> Result<(), ConfigError> {
     let path = file.path();
     match file.format() {
@@ -401,7 +438,7 @@ fn load_one(
             );
             for handler in loaded.handlers {
                 if let Some(spec) = claude::hook::spec(&handler, &project_dir) {
-                    handlers.push((config.hooks.len(), handler));
+                    loading.claude_handlers.push((config.hooks.len(), handler));
                     config.hooks.push(spec);
                 }
             }
@@ -417,15 +454,26 @@ fn load_one(
             );
         }
         Format::Cursor | Format::OpenHuman => {
-            // Read, so that a missing or unreadable file is reported as for
-            // any other format; its hooks are not run by this version.
-            read_config(path, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(path, kind))?;
-            config.warnings.push(ConfigWarning::in_file(
+            let app = match file.format() {
+                Format::OpenHuman => cursor::App::OpenHuman,
+                _ => cursor::App::Cursor,
+            };
+            let loaded = cursor::config::load(path)?;
+            let first_id = config.hooks.len();
+            config.hooks.extend(cursor::hook::specs(
+                &loaded,
                 path,
-                ConfigWarningKind::UnsupportedFormat {
-                    format: file.format().name(),
-                },
+                app,
+                project,
+                &loading.cursor_sessions,
+                first_id,
             ));
+            config.warnings.extend(
+                loaded
+                    .warnings
+                    .into_iter()
+                    .map(|kind| ConfigWarning::in_file(path, kind)),
+            );
         }
     }
     Ok(())
@@ -573,20 +621,43 @@ mod tests {
     }
 
     #[test]
-    fn a_cursor_file_loads_with_a_warning_that_names_it() {
+    fn cursor_files_load_with_generic_hooks_first_in_each_group() {
         let dir = tmp("cursor");
-        let path = dir.join(".cursor/hooks.json");
+        let shell_first = dir.join("a.json");
         write(
-            &path,
-            r#"{"version": 1, "hooks": {"stop": [{"command": "x"}]}}"#,
+            &shell_first,
+            r#"{"version": 1, "hooks": {"beforeShellExecution": [{"command": "a-shell"}]}}"#,
         );
-        let config = Config::load_files(&[ConfigFile::detect(&path)], &dir).unwrap();
-        assert!(config.is_empty());
+        let generic = dir.join("b.json");
+        write(
+            &generic,
+            r#"{"version": 1, "hooks": {"preToolUse": [{"command": "b-pre"}]}}"#,
+        );
+        let other = dir.join("c.json");
+        write(
+            &other,
+            r#"{"version": 2, "hooks": {"stop": [{"command": "x"}]}}"#,
+        );
+        let files = [
+            ConfigFile::detect(&shell_first),
+            ConfigFile::detect(&generic),
+            ConfigFile::detect(&other),
+        ];
+        let config = Config::load_files(&files, &dir).unwrap();
+        let commands: Vec<&str> = config
+            .hooks()
+            .iter()
+            .map(|h| h.command_line().unwrap())
+            .collect();
+        assert_eq!(commands, ["b-pre", "a-shell"]);
+        assert!(config
+            .hooks()
+            .iter()
+            .all(|h| h.dialect() == crate::Dialect::Cursor));
         let [warning] = config.warnings() else {
             panic!("{:?}", config.warnings())
         };
-        assert_eq!(warning.path(), path);
-        assert_eq!(warning.event(), None);
-        assert!(warning.to_string().contains("cursor"), "{warning}");
+        assert_eq!(warning.path(), other);
+        assert!(warning.to_string().contains("version"), "{warning}");
     }
 }

@@ -185,6 +185,28 @@ pub enum ConfigErrorKind {
         found: String,
     },
 
+    /// A value in a Cursor or OpenHuman `hooks.json` has the wrong JSON type, or
+    /// one no hook can use.
+    #[error("{at} must be {expected}, not {found}")]
+    CursorInvalidValue {
+        /// Where the value is, as a JSON path: `hooks.stop[0].timeout`.
+        at: String,
+        /// What it must be: `a positive number of seconds`.
+        expected: &'static str,
+        /// What it is: `the string "5s"`.
+        found: String,
+    },
+
+    /// A Cursor or OpenHuman entry has no `command`, or a blank one.
+    #[error(
+        "{at} has no \"command\": a hooks.json entry needs the shell command to run \
+         (with sh -c)"
+    )]
+    CursorMissingCommand {
+        /// The entry, as a JSON path: `hooks.stop[0]`.
+        at: String,
+    },
+
     /// A react-agent-mini entry has no `command`, or a blank one.
     #[error(
         "{at} has no \"command\": a react-agent-mini hook needs the shell command to run \
@@ -457,11 +479,37 @@ pub enum ConfigWarningKind {
         /// The timeout as written, in seconds.
         seconds: u64,
     },
-    /// A file in a format this version reads but does not run yet (Cursor's
-    /// and OpenHuman's `hooks.json`): it is read, and its hooks never run.
-    UnsupportedFormat {
-        /// The format's name (`cursor`, `openhuman`).
-        format: &'static str,
+    /// A Cursor or OpenHuman `hooks.json` whose `version` is not 1: the file
+    /// is skipped.
+    CursorOtherVersion {
+        /// The version as written: `the number 2`.
+        found: String,
+    },
+    /// A key under a `hooks.json`'s `hooks` that is no Cursor event, however
+    /// spelled: its entries never run.
+    CursorUnknownEvent {
+        /// The key, as written.
+        event: String,
+        /// The event it is a close misspelling of.
+        suggestion: Option<&'static str>,
+    },
+    /// A Cursor matcher the `regex` crate cannot compile: the entry selects
+    /// nothing.
+    CursorInvalidMatcher {
+        /// The entry, as a JSON path: `hooks.preToolUse[0]`.
+        at: String,
+        /// The matcher as written.
+        matcher: String,
+        /// Why it does not compile.
+        error: String,
+    },
+    /// A Cursor entry of a type this host does not run (`prompt`): it is
+    /// listed, and never runs.
+    CursorUnsupportedType {
+        /// The entry, as a JSON path.
+        at: String,
+        /// The type as written.
+        kind: String,
     },
 }
 
@@ -557,10 +605,36 @@ impl fmt::Display for ConfigWarningKind {
                 seconds / 1000,
                 seconds / 1000
             ),
-            ConfigWarningKind::UnsupportedFormat { format } => write!(
+            ConfigWarningKind::CursorOtherVersion { ref found } => write!(
                 f,
-                "this version of tower-hooks does not run {format} hooks yet, so the hooks \
-                 of this file never run"
+                "\"version\" is {found}; only version 1 is read, so this file's hooks never run"
+            ),
+            ConfigWarningKind::CursorUnknownEvent {
+                ref event,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "hooks.{event}: {event:?} is not a Cursor hook event, so its hooks never run"
+                )?;
+                match suggestion {
+                    Some(known) => write!(f, "; did you mean {known:?}?"),
+                    None => Ok(()),
+                }
+            }
+            ConfigWarningKind::CursorInvalidMatcher {
+                ref at,
+                ref matcher,
+                ref error,
+            } => write!(
+                f,
+                "{at}: matcher \"{}\" is not a valid regex ({error}), so this hook never runs",
+                crate::pattern::display_pattern(matcher)
+            ),
+            ConfigWarningKind::CursorUnsupportedType { ref at, ref kind } => write!(
+                f,
+                "{at}: hooks of type {kind:?} are not runnable by this host (only \"command\" \
+                 runs), so this one never runs"
             ),
             ConfigWarningKind::ShortTimeout { ms } => {
                 let unit = if ms == 1 {

@@ -567,7 +567,7 @@ pub(crate) fn runs_for(extra: &AgentsExtra, req: &HookRequest) -> bool {
 
 /// The stdin line of a run (none: nothing is added to the environment).
 pub(crate) fn encode(req: &HookRequest) -> crate::dialect::Encoded {
-    (stdin_line(req).unwrap_or_default(), Vec::new())
+    (stdin_line(req).unwrap_or_default(), Vec::new(), None)
 }
 
 /// How a run ended, in neutral terms: a deny blocks; a failure is an `error`

@@ -9,6 +9,7 @@
 
 pub mod agents;
 pub mod claude;
+pub mod cursor;
 pub mod nanopi;
 
 use crate::outcome::{Notes, Termination, Verdict};
@@ -28,13 +29,37 @@ pub(crate) fn runs_for(spec: &HookSpec, req: &HookRequest) -> bool {
         Dialect::Agents => spec
             .extra::<agents::AgentsExtra>()
             .is_some_and(|extra| agents::runs_for(extra, req)),
-        _ => false,
+        Dialect::Cursor => spec
+            .extra::<cursor::hook::CursorHook>()
+            .is_some_and(|hook| cursor::hook::runs_for(hook, req)),
     }
 }
 
-/// What a hook of another dialect than nanopi's is given: the stdin bytes and
-/// the variables added to the environment.
-pub(crate) type Encoded = (Vec<u8>, Vec<(String, String)>);
+/// Whether `spec`'s hook is part of a call of `req` at all, matcher aside:
+/// a Cursor hook of `beforeShellExecution` is not part of a call of a read
+/// tool, nor a `PostToolUseFailure` hook of a call that succeeded. A hook that
+/// is not part of the call neither runs nor appears in its records.
+#[inline]
+pub(crate) fn applies(spec: &HookSpec, req: &HookRequest) -> bool {
+    match spec.dialect() {
+        Dialect::Claude => spec
+            .extra::<claude::hook::ClaudeHook>()
+            .is_none_or(|hook| claude::hook::applies(hook, req)),
+        Dialect::Cursor => spec
+            .extra::<cursor::hook::CursorHook>()
+            .is_none_or(|hook| cursor::hook::applies(hook, req)),
+        _ => true,
+    }
+}
+
+/// What a hook of another dialect than nanopi's is given: the stdin bytes, the
+/// variables added to the environment, and the directory it runs in (`None`:
+/// the session's working directory).
+pub(crate) type Encoded = (
+    Vec<u8>,
+    Vec<(String, String)>,
+    Option<std::sync::Arc<std::path::Path>>,
+);
 
 /// The stdin bytes and variables of a hook of a dialect other than nanopi's;
 /// `None` for nanopi's hooks (the command leaf encodes those itself).
@@ -46,6 +71,9 @@ pub(crate) fn encode(spec: &HookSpec, req: &HookRequest, cwd: &str) -> Option<En
         Dialect::Agents => spec
             .extra::<agents::AgentsExtra>()
             .map(|_| agents::encode(req)),
+        Dialect::Cursor => spec
+            .extra::<cursor::hook::CursorHook>()
+            .map(|hook| cursor::hook::encode(hook, req, cwd)),
         _ => None,
     }
 }
@@ -56,7 +84,11 @@ pub(crate) type Ended<'a> = Result<(Termination, &'a [u8], &'a [u8]), &'a dyn st
 
 /// How a run of a hook of another dialect than nanopi's ended, as a neutral
 /// verdict and notes; `None` for nanopi's hooks.
-pub(crate) fn answer(spec: &HookSpec, ended: Ended<'_>) -> Option<(Verdict, Notes)> {
+pub(crate) fn answer(
+    spec: &HookSpec,
+    req: &HookRequest,
+    ended: Ended<'_>,
+) -> Option<(Verdict, Notes)> {
     match spec.dialect() {
         Dialect::Claude => {
             let hook = spec.extra::<claude::hook::ClaudeHook>()?;
@@ -71,6 +103,11 @@ pub(crate) fn answer(spec: &HookSpec, ended: Ended<'_>) -> Option<(Verdict, Note
         Dialect::Agents => {
             let extra = spec.extra::<agents::AgentsExtra>()?;
             Some(agents::neutral(extra, ended, spec.timeout()))
+        }
+        Dialect::Cursor => {
+            let hook = spec.extra::<cursor::hook::CursorHook>()?;
+            let answer = cursor::hook::answer(ended, spec.timeout());
+            Some(cursor::hook::neutral(hook, req, answer))
         }
         _ => None,
     }
@@ -94,6 +131,9 @@ pub fn event_as_written(spec: &HookSpec) -> &str {
         Dialect::Agents => spec
             .extra::<agents::AgentsExtra>()
             .map_or(spec.event().name(), |extra| extra.event_name()),
+        Dialect::Cursor => spec
+            .extra::<cursor::hook::CursorHook>()
+            .map_or(spec.event().name(), |hook| &*hook.written),
         _ => spec.event().name(),
     }
 }

@@ -189,6 +189,12 @@ impl<S> Slot<S> {
         self.spec.is_runnable() && crate::dialect::runs_for(&self.spec, req)
     }
 
+    /// Whether this hook is part of a call of `req` at all (a hook of another
+    /// event of its dialect at the same point is not, and leaves no record).
+    fn applies(&self, req: &HookRequest) -> bool {
+        crate::dialect::applies(&self.spec, req)
+    }
+
     fn skipped(&self) -> HookRecord {
         HookRecord::skipped(self.spec.clone())
     }
@@ -243,6 +249,7 @@ where
         let first = hooks.iter().position(|slot| slot.runs_for(&req));
         let records: Records = hooks[..first.unwrap_or(hooks.len())]
             .iter()
+            .filter(|slot| slot.applies(&req))
             .map(Slot::skipped)
             .collect();
         let Some(first) = first else {
@@ -347,6 +354,8 @@ struct Member<S: Service<HookRequest>> {
 }
 
 enum MemberState<S: Service<HookRequest>> {
+    /// Not part of this call (another event of its dialect): no record.
+    Absent,
     /// Its matcher did not match: recorded as skipped, never called.
     Skipped,
     /// Handed to the background: this record is its part in the call.
@@ -435,12 +444,11 @@ where
                         return Poll::Ready(Ok(outcome));
                     };
                     if let Some(offload) = offload.filter(|_| slot.spec.runs_in_background()) {
-                        let record = if slot.runs_for(request) {
-                            offload.run(slot, request)
-                        } else {
-                            slot.skipped()
-                        };
-                        this.records.push(record);
+                        if slot.runs_for(request) {
+                            this.records.push(offload.run(slot, request));
+                        } else if slot.applies(request) {
+                            this.records.push(slot.skipped());
+                        }
                         *this.next += 1;
                         continue;
                     }
@@ -459,6 +467,7 @@ where
                                 let slot = &hooks[index];
                                 let background = offload.filter(|_| slot.spec.runs_in_background());
                                 let state = match background {
+                                    _ if !slot.applies(request) => MemberState::Absent,
                                     _ if !slot.runs_for(request) => MemberState::Skipped,
                                     Some(offload) => {
                                         MemberState::Offloaded(offload.run(slot, request))
@@ -475,7 +484,9 @@ where
                         continue;
                     }
                     if !slot.runs_for(request) {
-                        this.records.push(slot.skipped());
+                        if slot.applies(request) {
+                            this.records.push(slot.skipped());
+                        }
                         *this.next += 1;
                         continue;
                     }
@@ -500,6 +511,7 @@ where
                                 this.records.push(record);
                                 continue;
                             }
+                            MemberState::Absent => continue,
                             _ => {
                                 this.records.push(slot.skipped());
                                 continue;
@@ -519,7 +531,7 @@ where
                     if let Some(reason) = merged.block {
                         *this.decision = Decision::Block;
                         *this.reason = Some(reason);
-                        for slot in &hooks[end..] {
+                        for slot in hooks[end..].iter().filter(|s| s.applies(request)) {
                             this.records.push(HookRecord::not_run(slot.spec.clone()));
                         }
                         *this.next = hooks.len();
@@ -600,7 +612,7 @@ where
                         Verdict::Block { reason, .. } => {
                             *this.decision = Decision::Block;
                             *this.reason = Some(reason);
-                            for slot in &hooks[*this.next..] {
+                            for slot in hooks[*this.next..].iter().filter(|s| s.applies(request)) {
                                 this.records.push(HookRecord::not_run(slot.spec.clone()));
                             }
                             *this.next = hooks.len();
@@ -668,9 +680,10 @@ where
     for member in members.iter_mut() {
         loop {
             match &mut member.state {
-                MemberState::Skipped | MemberState::Offloaded(_) | MemberState::Done { .. } => {
-                    break
-                }
+                MemberState::Absent
+                | MemberState::Skipped
+                | MemberState::Offloaded(_)
+                | MemberState::Done { .. } => break,
                 MemberState::Waiting { service, span } => {
                     let _entered = span.enter();
                     if service.poll_ready(cx).is_pending() {

@@ -225,7 +225,7 @@ impl Command {
         };
         if let Some(spec) = req.hook() {
             // A hook of another dialect: its own envelope, variables and program.
-            if let Some((stdin, dialect_env)) = crate::dialect::encode(spec, req, cwd) {
+            if let Some((stdin, dialect_env, dir)) = crate::dialect::encode(spec, req, cwd) {
                 let mut env: Vec<(String, String)> = self
                     .env
                     .iter()
@@ -233,10 +233,12 @@ impl Command {
                     .map(|(k, v)| (k.clone(), env_value(v)))
                     .collect();
                 env.extend(dialect_env.into_iter().map(|(k, v)| (k, env_value(&v))));
-                // Their hooks run in the session's working directory.
-                let current_dir = match req.cwd() {
-                    Some(cwd) => Some(Arc::from(Path::new(cwd))),
-                    None => self.current_dir.clone(),
+                // Their hooks run where their dialect says, by default in the
+                // session's working directory.
+                let current_dir = match (dir, req.cwd()) {
+                    (Some(dir), _) => Some(dir),
+                    (None, Some(cwd)) => Some(Arc::from(Path::new(cwd))),
+                    (None, None) => self.current_dir.clone(),
                 };
                 return Job {
                     program: spec.program().clone(),
@@ -316,13 +318,13 @@ async fn answer_in_dialect(
                 finished.stdout.as_slice(),
                 finished.stderr.as_slice(),
             );
-            crate::dialect::answer(&spec, Ok(ended))
+            crate::dialect::answer(&spec, &req, Ok(ended))
         }
         Err(err) => {
             if let Some(slot) = slot {
                 slot.put(RunDetail::not_started());
             }
-            crate::dialect::answer(&spec, Err(&err))
+            crate::dialect::answer(&spec, &req, Err(&err))
         }
     }
     .unwrap_or((Verdict::Allow, crate::outcome::Notes::default()));

@@ -78,11 +78,17 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
     Some(spec)
 }
 
-/// Whether a Claude Code hook runs for `req`: its event is the one the request
-/// is under Claude Code's names (`PostToolUseFailure` for a tool that failed),
-/// its matcher matches that event's subject, and its `if` rule allows it.
-pub(crate) fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) -> bool {
+/// Whether a Claude Code hook is part of a call of `req`: its event is the
+/// one the request is under Claude Code's names (`PostToolUseFailure` for a
+/// tool that failed, `PostToolUse` otherwise).
+pub(crate) fn applies(hook: &ClaudeHook, req: &HookRequest) -> bool {
     event_name(req) == Some(&*hook.event)
+}
+
+/// Whether a Claude Code hook runs for `req`: it [applies](applies), its
+/// matcher matches that event's subject, and its `if` rule allows it.
+pub(crate) fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) -> bool {
+    applies(hook, req)
         && spec
             .pattern()
             .matches(&super::matcher::subject(&hook.event, req))
@@ -90,17 +96,13 @@ pub(crate) fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) ->
 }
 
 /// The stdin bytes and the variables of a Claude Code hook's run.
-pub(crate) fn encode(
-    hook: &ClaudeHook,
-    req: &HookRequest,
-    cwd: &str,
-) -> (Vec<u8>, Vec<(String, String)>) {
+pub(crate) fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> crate::dialect::Encoded {
     let envelope = Envelope::new(cwd).with_event_name(&hook.event);
     let stdin = stdin_bytes(req, &envelope);
     let env = env_vars(&hook.project_dir, hook.plugin_root.as_deref())
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
         .collect();
-    (stdin, env)
+    (stdin, env, None)
 }
 
 /// How a Claude Code hook's run ended, as its answer.

@@ -1,0 +1,310 @@
+//! A Cursor entry as a hook of the stack: the [`HookSpec`] made from it, when
+//! it applies and runs, the job it starts, how its answer becomes a neutral
+//! [`Verdict`] and [`Notes`], and what it leaves for the session (follow-up
+//! counts, `sessionStart`'s `env`).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::config::{run_dir, CursorEntry, CursorFile};
+use super::event::CursorEvent;
+use super::matcher::{subject, CursorMatcher};
+use super::wire::{decode, env_vars, stdin_bytes, App, CursorAnswer, CursorPermission, Envelope};
+use crate::dialect::claude::Failure;
+use crate::event::Event;
+use crate::outcome::{Notes, Termination, Verdict};
+use crate::request::HookRequest;
+use crate::spec::{Dialect, HookSpec, Program};
+
+/// What the Cursor hooks of one loaded configuration share: each hook's
+/// follow-up count per session, and the variables `sessionStart` hooks set
+/// for each session.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions {
+    follow_ups: Mutex<HashMap<(usize, String), u32>>,
+    env: Mutex<HashMap<String, Vec<(String, String)>>>,
+}
+
+impl Sessions {
+    fn follow_ups(&self, hook: usize, session: &str) -> u32 {
+        let counts = self
+            .follow_ups
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        counts
+            .get(&(hook, session.to_owned()))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Counts one more follow-up of `hook` in `session`, if `limit` allows
+    /// it; answers whether it did.
+    fn take_follow_up(&self, hook: usize, session: &str, limit: Option<u32>) -> bool {
+        let mut counts = self
+            .follow_ups
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let count = counts.entry((hook, session.to_owned())).or_insert(0);
+        if limit.is_some_and(|limit| *count >= limit) {
+            return false;
+        }
+        *count += 1;
+        true
+    }
+
+    fn env(&self, session: &str) -> Vec<(String, String)> {
+        let env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
+        env.get(session).cloned().unwrap_or_default()
+    }
+
+    fn set_env(&self, session: &str, vars: &serde_json::Map<String, Value>) {
+        let mut env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
+        let list = env.entry(session.to_owned()).or_default();
+        for (key, value) in vars {
+            let value = match value {
+                Value::String(s) => s.clone(),
+                Value::Null => continue,
+                other => other.to_string(),
+            };
+            list.retain(|(k, _)| k != key);
+            list.push((key.clone(), value));
+        }
+    }
+}
+
+/// What a Cursor hook keeps on its spec.
+#[derive(Debug)]
+pub(crate) struct CursorHook {
+    pub(crate) event: CursorEvent,
+    /// The event's key, as written.
+    pub(crate) written: Box<str>,
+    app: App,
+    project_dir: Box<str>,
+    run_dir: Box<str>,
+    matcher: CursorMatcher,
+    fail_closed: bool,
+    loop_limit: Option<u32>,
+    /// Its key in [`Sessions`].
+    id: usize,
+    sessions: Arc<Sessions>,
+}
+
+/// The hook specs of a loaded `hooks.json` at `source`, in order; they run
+/// under `sh -c` from [`run_dir`]. `sessions` is shared by every Cursor hook
+/// of one configuration; `first_id` numbers them apart.
+pub(crate) fn specs(
+    file: &CursorFile,
+    source: &Path,
+    app: App,
+    project: &Path,
+    sessions: &Arc<Sessions>,
+    first_id: usize,
+) -> Vec<HookSpec> {
+    let dir = run_dir(source, project).display().to_string();
+    let project_dir = project.display().to_string();
+    file.entries
+        .iter()
+        .enumerate()
+        .map(|(n, entry)| {
+            spec(
+                entry,
+                source,
+                app,
+                &project_dir,
+                &dir,
+                sessions,
+                first_id + n,
+            )
+        })
+        .collect()
+}
+
+fn spec(
+    entry: &CursorEntry,
+    source: &Path,
+    app: App,
+    project_dir: &str,
+    run_dir: &str,
+    sessions: &Arc<Sessions>,
+    id: usize,
+) -> HookSpec {
+    let hook = CursorHook {
+        event: entry.event,
+        written: entry.written.as_str().into(),
+        app,
+        project_dir: project_dir.into(),
+        run_dir: run_dir.into(),
+        matcher: entry.pattern.clone(),
+        fail_closed: entry.fail_closed,
+        loop_limit: entry.loop_limit,
+        id,
+        sessions: sessions.clone(),
+    };
+    let mut spec = HookSpec::command(entry.event.point(), entry.command.clone())
+        .with_source(source.display().to_string(), entry.index)
+        .with_timeout(entry.timeout)
+        .with_fail_closed(entry.fail_closed)
+        .with_program(Program::Sh)
+        .with_background(entry.event.is_observing())
+        .with_dialect(Dialect::Cursor, Some(Arc::new(hook)));
+    if entry.kind != "command" {
+        spec = spec.with_kind(entry.kind.as_str());
+    }
+    if !entry.enabled {
+        spec = spec.with_disabled("enabled: false");
+    }
+    spec.matcher = entry.matcher.clone();
+    spec
+}
+
+/// Whether `spec` is a Cursor hook of an event derived by tool kind
+/// (`beforeShellExecution`, `afterFileEdit`, …): within a group, these run
+/// after the generic event's.
+pub(crate) fn is_derived(spec: &HookSpec) -> bool {
+    spec.extra::<CursorHook>()
+        .is_some_and(|hook| hook.event.tool_kind().is_some())
+}
+
+/// Whether the hook's event is the one `req` fires: its point, and for a
+/// derived event the tool kind; `postToolUse` after a success and
+/// `postToolUseFailure` after a failure. A hook of another event is not part
+/// of the call at all (no record).
+pub(crate) fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
+    if req.event() != hook.event.point() {
+        return false;
+    }
+    if let Some(kind) = hook.event.tool_kind() {
+        return req.tool_kind() == Some(kind);
+    }
+    let failed = req.arguments().pointer("/tool_response/is_error") == Some(&Value::Bool(true));
+    match hook.event {
+        CursorEvent::PostToolUse => !failed,
+        CursorEvent::PostToolUseFailure => failed,
+        _ => true,
+    }
+}
+
+/// Whether the hook runs for `req`: it applies, and its matcher selects the call.
+pub(crate) fn runs_for(hook: &CursorHook, req: &HookRequest) -> bool {
+    applies(hook, req) && hook.matcher.matches(&subject(hook.event, req))
+}
+
+/// The stdin bytes, variables and working directory of the hook's run.
+pub(crate) fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> crate::dialect::Encoded {
+    let session = req.session_id();
+    let envelope = Envelope {
+        app: hook.app,
+        cwd,
+        project: &hook.project_dir,
+        loop_count: hook.sessions.follow_ups(hook.id, session.unwrap_or("")),
+    };
+    let mut env = hook.sessions.env(session.unwrap_or(""));
+    env.extend(env_vars(hook.app, &hook.project_dir, hook.event, session));
+    (
+        stdin_bytes(hook.event, req, &envelope),
+        env,
+        Some(Path::new(&*hook.run_dir).into()),
+    )
+}
+
+/// How the hook's run ended, as its answer.
+pub(crate) fn answer(
+    termination: Result<(Termination, &[u8], &[u8]), &dyn std::fmt::Display>,
+    timeout: Duration,
+) -> CursorAnswer {
+    match termination {
+        Ok((Termination::Exited(code), stdout, stderr)) => decode(Some(code), stdout, stderr),
+        Ok((Termination::Signaled(_), stdout, stderr)) => decode(None, stdout, stderr),
+        Ok((Termination::TimedOut, _, _)) => CursorAnswer::failed(&Failure::TimedOut(timeout)),
+        Err(error) => CursorAnswer::failed(&Failure::CouldNotStart(error.to_string())),
+    }
+}
+
+/// A Cursor answer in neutral terms.
+///
+/// A failure allows with an `error` record, or blocks when the hook fails
+/// closed. A deny blocks (its reason: `agent_message`, else `user_message`);
+/// an ask asks; `updated_input` rewrites; an explicit allow approves.
+/// `continue: false` asks to stop the agent, and on `beforeSubmitPrompt` also
+/// drops the prompt. A `followup_message` is the follow-up while the hook's
+/// `loop_limit` allows it in the session; a `sessionStart` hook's `env` goes
+/// to the session's later hooks. An observing hook's decision changes nothing.
+pub(crate) fn neutral(
+    hook: &CursorHook,
+    req: &HookRequest,
+    answer: CursorAnswer,
+) -> (Verdict, Notes) {
+    if let Some(error) = answer.error {
+        let verdict = if hook.fail_closed && !hook.event.is_observing() {
+            Verdict::failed_closed(error)
+        } else {
+            Verdict::failed_open(error)
+        };
+        return (verdict, Notes::default());
+    }
+    let session = req.session_id().unwrap_or("");
+    if let (CursorEvent::SessionStart, Some(env)) = (hook.event, &answer.env) {
+        hook.sessions.set_env(session, env);
+    }
+    let reason = answer.reason();
+    let mut notes = Notes {
+        context: answer.additional_context.clone().into_iter().collect(),
+        user_messages: answer.user_message.clone().into_iter().collect(),
+        stop: answer.stop.then(String::new),
+        follow_up: answer.followup_message.clone().filter(|_| {
+            hook.sessions
+                .take_follow_up(hook.id, session, hook.loop_limit)
+        }),
+        approved: answer.permission == Some(CursorPermission::Allow),
+        block_honored: None,
+    };
+    if hook.event.is_observing() {
+        notes.stop = None;
+        notes.approved = false;
+        return (Verdict::Allow, notes);
+    }
+    let prompt_dropped = hook.event == CursorEvent::BeforeSubmitPrompt && answer.stop;
+    let verdict = match answer.permission {
+        Some(CursorPermission::Deny) => Verdict::block(reason.unwrap_or_default()),
+        _ if prompt_dropped => Verdict::block(
+            answer
+                .user_message
+                .clone()
+                .unwrap_or_else(|| crate::DEFAULT_BLOCK_REASON.to_owned()),
+        ),
+        Some(CursorPermission::Ask) => Verdict::ask(
+            answer
+                .user_message
+                .or(answer.agent_message)
+                .unwrap_or_default(),
+        ),
+        _ => match answer.updated_input {
+            Some(input) if hook.event.point() == Event::ToolExecutionStart => {
+                Verdict::Transform(input)
+            }
+            _ => Verdict::Allow,
+        },
+    };
+    if matches!(verdict, Verdict::Block { .. }) {
+        // Cursor's events that cannot be refused keep their block as a record.
+        notes.block_honored = Some(can_deny(hook.event));
+    }
+    (verdict, notes)
+}
+
+/// The events whose hooks can refuse what is about to happen.
+fn can_deny(event: CursorEvent) -> bool {
+    matches!(
+        event,
+        CursorEvent::PreToolUse
+            | CursorEvent::BeforeShellExecution
+            | CursorEvent::BeforeReadFile
+            | CursorEvent::BeforeMcpExecution
+            | CursorEvent::BeforeSubmitPrompt
+            | CursorEvent::SubagentStart
+    )
+}

@@ -1,0 +1,183 @@
+//! A Cursor event fired by name: its stdin fields, as Cursor would write them,
+//! read back into a neutral [`HookRequest`] (the inverse of
+//! [`stdin_bytes`](super::stdin_bytes)).
+
+use serde_json::{json, Map, Value};
+
+use super::event::CursorEvent;
+use crate::dialect::claude::FireError;
+use crate::event::Event;
+use crate::request::{HookRequest, ToolKind};
+
+/// The fields every Cursor envelope has; they are not the event's facts.
+const COMMON: [&str; 8] = [
+    "hook_event_name",
+    "conversation_id",
+    "generation_id",
+    "workspace_roots",
+    "cwd",
+    "cursor_version",
+    "openhuman_version",
+    "transcript_path",
+];
+
+/// The neutral request for the Cursor event `event` whose stdin fields are
+/// `fields`.
+///
+/// | event | the neutral request |
+/// | --- | --- |
+/// | `preToolUse`, `postToolUse`, `postToolUseFailure` | the tool call: `tool_name`, `tool_input`, `tool_use_id`; after it, `tool_output` (or `error_message`) is the result's text |
+/// | `beforeShellExecution`, `afterShellExecution` | a shell tool (`Shell`) with `{"command"}`; after it, `output` is the result |
+/// | `beforeReadFile` | a read tool (`Read`) with `{"file_path"}` |
+/// | `afterFileEdit` | an edit tool (`Write`) with `{"file_path", "edits"}` |
+/// | `beforeMCPExecution`, `afterMCPExecution` | an MCP tool: `tool_name`, `tool_input` (a JSON string is parsed); after it, `result_json` |
+/// | `beforeSubmitPrompt` | `input` with `prompt` |
+/// | the others | their fields are the arguments (`subagentStart`'s `subagent_type` is also `agent_type`) |
+///
+/// The derived events state their tool kind ([`HookRequest::with_tool_kind`]).
+/// `session_id` (else `conversation_id`) sets the session; every field given is
+/// also kept as a [wire field](HookRequest::with_wire_fields), so a Cursor
+/// hook reads exactly what was given.
+pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, FireError> {
+    let event =
+        CursorEvent::from_name(event).ok_or_else(|| FireError::UnknownEvent(event.to_owned()))?;
+    let text = |key: &str| fields.get(key).and_then(Value::as_str).unwrap_or("");
+    let object_or_parsed = |key: &str| match fields.get(key) {
+        Some(Value::String(s)) => serde_json::from_str::<Value>(s)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or_else(|| json!({})),
+        Some(v @ Value::Object(_)) => v.clone(),
+        _ => json!({}),
+    };
+    let point = event.point();
+    let mut req = match event {
+        CursorEvent::PreToolUse | CursorEvent::BeforeMcpExecution => {
+            HookRequest::new(point, object_or_parsed("tool_input"))
+                .with_tool_name(text("tool_name"))
+        }
+        CursorEvent::BeforeShellExecution => {
+            HookRequest::new(point, json!({ "command": text("command") })).with_tool_name("Shell")
+        }
+        CursorEvent::BeforeReadFile => {
+            HookRequest::new(point, json!({ "file_path": text("file_path") }))
+                .with_tool_name("Read")
+        }
+        CursorEvent::PostToolUse
+        | CursorEvent::PostToolUseFailure
+        | CursorEvent::AfterShellExecution
+        | CursorEvent::AfterFileEdit
+        | CursorEvent::AfterMcpExecution => {
+            let (tool, input, result) = match event {
+                CursorEvent::AfterShellExecution => (
+                    "Shell",
+                    json!({ "command": text("command") }),
+                    text("output"),
+                ),
+                CursorEvent::AfterFileEdit => (
+                    "Write",
+                    json!({ "file_path": text("file_path"),
+                            "edits": fields.get("edits").cloned().unwrap_or(json!([])) }),
+                    "",
+                ),
+                CursorEvent::AfterMcpExecution => (
+                    text("tool_name"),
+                    object_or_parsed("tool_input"),
+                    text("result_json"),
+                ),
+                CursorEvent::PostToolUseFailure => (
+                    text("tool_name"),
+                    object_or_parsed("tool_input"),
+                    text("error_message"),
+                ),
+                _ => (
+                    text("tool_name"),
+                    object_or_parsed("tool_input"),
+                    text("tool_output"),
+                ),
+            };
+            let failed = event == CursorEvent::PostToolUseFailure;
+            let mut response = json!({ "content": result, "is_error": failed });
+            if let Some(ms) = fields.get("duration").or_else(|| fields.get("duration_ms")) {
+                response["duration_ms"] = ms.clone();
+            }
+            HookRequest::new(
+                point,
+                json!({ "tool_input": input, "tool_response": response }),
+            )
+            .with_tool_name(tool)
+        }
+        CursorEvent::BeforeSubmitPrompt => HookRequest::input(text("prompt")),
+        _ => {
+            let mut args: Map<String, Value> = fields
+                .iter()
+                .filter(|(k, _)| !COMMON.contains(&k.as_str()) && *k != "session_id")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if let Some(kind) = args.get("subagent_type").cloned() {
+                args.entry("agent_type").or_insert(kind);
+            }
+            HookRequest::new(point, Value::Object(args))
+        }
+    };
+    if let Some(id) = fields.get("tool_use_id").and_then(Value::as_str) {
+        req = req.with_tool_call_id(id);
+    }
+    let session = fields
+        .get("session_id")
+        .or_else(|| fields.get("conversation_id"))
+        .and_then(Value::as_str);
+    if let Some(session) = session {
+        req = req.with_session_id(session);
+    }
+    if let Some(kind) = event.tool_kind() {
+        req = req.with_tool_kind(kind);
+    } else if point == Event::ToolExecutionStart || point == Event::ToolExecutionEnd {
+        let kind = ToolKind::infer(req.tool_name().unwrap_or(""));
+        req = req.with_tool_kind(kind);
+    }
+    Ok(req.with_wire_fields(fields))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fire(event: &str, fields: Value) -> HookRequest {
+        request(event, fields.as_object().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn derived_events_state_their_tool_kind() {
+        let shell = fire("beforeShellExecution", json!({"command": "ls"}));
+        assert_eq!(shell.event(), Event::ToolExecutionStart);
+        assert_eq!(shell.tool_kind(), Some(ToolKind::Shell));
+        assert_eq!(shell.arguments(), &json!({"command": "ls"}));
+        let read = fire("beforeReadFile", json!({"file_path": ".env"}));
+        assert_eq!(read.tool_kind(), Some(ToolKind::Read));
+        let generic = fire(
+            "preToolUse",
+            json!({"tool_name": "Terminal", "tool_input": {"command": "make"}}),
+        );
+        assert_eq!(generic.tool_kind(), Some(ToolKind::Shell));
+        let after = fire(
+            "postToolUse",
+            json!({"tool_name": "Read", "tool_input": {}, "tool_output": "hi"}),
+        );
+        assert_eq!(after.arguments()["tool_response"]["content"], "hi");
+        assert_eq!(after.arguments()["tool_response"]["is_error"], false);
+    }
+
+    #[test]
+    fn other_events_keep_their_fields() {
+        let stop = fire(
+            "stop",
+            json!({"status": "completed", "loop_count": 0, "session_id": "s"}),
+        );
+        assert_eq!(stop.event(), Event::Stop);
+        assert_eq!(stop.arguments()["status"], "completed");
+        assert_eq!(stop.session_id(), Some("s"));
+        assert_eq!(stop.wire_fields().unwrap()["loop_count"], 0);
+        assert!(request("PreToolUse", Map::new()).is_err());
+    }
+}
