@@ -17,7 +17,7 @@
 pub mod config;
 mod event;
 pub(crate) mod hook;
-mod matcher;
+pub mod matcher;
 mod request;
 mod wire;
 
