@@ -634,7 +634,7 @@ impl Serialize for HookRecord {
     /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let run = self.run();
-        let mut s = serializer.serialize_struct("HookRecord", 12)?;
+        let mut s = serializer.serialize_struct("HookRecord", 13)?;
         s.serialize_field("dialect", self.spec.dialect().as_str())?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
@@ -647,6 +647,7 @@ impl Serialize for HookRecord {
         s.serialize_field("exit", &run.and_then(RunDetail::exit_code))?;
         s.serialize_field("signal", &run.and_then(RunDetail::signal))?;
         s.serialize_field("stderr", &run.and_then(RunDetail::stderr))?;
+        s.serialize_field("persistent", &self.spec.is_persistent())?;
         s.end()
     }
 }
@@ -1051,7 +1052,8 @@ mod tests {
                 "context": [], "user_messages": [], "stop": null, "follow_up": null,
                 "hooks": [{"dialect": "nanopi", "source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
                            "outcome": "block", "outcome_detail": "block", "reason": "why",
-                           "duration_ms": 4, "exit": null, "signal": null, "stderr": null}]
+                           "duration_ms": 4, "exit": null, "signal": null, "stderr": null,
+                           "persistent": false}]
             })
         );
     }

@@ -52,6 +52,14 @@ pub enum Notice<'a> {
         /// What went wrong.
         error: &'a str,
     },
+    /// A persistent hook crashed too often and is disabled for the life of its
+    /// stack: each of its events now fails by its dialect's rule.
+    PersistentDisabled {
+        /// The hook's command.
+        command: &'a str,
+        /// Why: `it crashed 5 times within 60 s`.
+        why: &'a str,
+    },
     /// A hook that runs in the background was not started: the stack's
     /// background queue was full. The call went on without it.
     BackgroundDropped {
@@ -90,6 +98,12 @@ impl fmt::Display for Notice<'_> {
                 one_line(tool),
                 one_line(matcher),
                 one_line(error)
+            ),
+            Notice::PersistentDisabled { command, why } => write!(
+                f,
+                "persistent hook disabled; its events fail from now on [command={} why={}]",
+                one_line(command),
+                one_line(why)
             ),
             Notice::BackgroundDropped { matcher, dropped } => write!(
                 f,

@@ -108,6 +108,8 @@ pub struct HookSpec {
     pub(crate) disabled: Option<Arc<str>>,
     /// The call does not wait for it (Claude Code's `async: true`).
     pub(crate) background: bool,
+    /// One long-lived process answers every event.
+    pub(crate) persistent: bool,
 }
 
 impl HookSpec {
@@ -131,6 +133,7 @@ impl HookSpec {
             extra: None,
             disabled: None,
             background: false,
+            persistent: false,
         }
     }
 
@@ -334,6 +337,19 @@ impl HookSpec {
         self
     }
 
+    /// Marks the hook persistent: one long-lived process, started at the first
+    /// event that reaches it, answers every event over its stdin and stdout,
+    /// one JSON line each way (see [`process::persistent`](crate::process::persistent)).
+    pub fn with_persistent(mut self, persistent: bool) -> Self {
+        self.persistent = persistent;
+        self
+    }
+
+    /// Whether the hook is persistent ([`with_persistent`](Self::with_persistent)).
+    pub fn is_persistent(&self) -> bool {
+        self.persistent
+    }
+
     /// Whether the hook runs in the background ([`with_background`](Self::with_background)).
     pub fn runs_in_background(&self) -> bool {
         self.background
@@ -375,6 +391,7 @@ impl fmt::Debug for HookSpec {
             .field("fail_closed", &self.fail_closed)
             .field("disabled", &self.disabled)
             .field("background", &self.background)
+            .field("persistent", &self.persistent)
             .finish()
     }
 }

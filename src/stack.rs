@@ -67,8 +67,9 @@ use crate::layer::gate::{Gate, GateHandle};
 use crate::layer::timeout::HookTimeout;
 use crate::outcome::{HookOutcome, RunSlot, Verdict};
 use crate::process::background::{Background, BackgroundLimits, Delivery};
+use crate::process::persistent::{Persistent, PersistentLimits};
 use crate::process::{BoxFuture, ProcessRunner, Runner};
-use crate::report::{Report, SharedReport, StderrReport};
+use crate::report::{Notice, Report, SharedReport, StderrReport};
 use crate::request::{Deadline, HookRequest};
 use crate::spec::HookSpec;
 use crate::BoxError;
@@ -266,6 +267,8 @@ pub struct HookStack<S = StackService<Identity, Identity>> {
     gate: GateHandle,
     specs: Arc<[Arc<HookSpec>]>,
     background: Background,
+    /// The processes of the persistent hooks.
+    persistent: Arc<[Persistent]>,
 }
 
 impl HookStack {
@@ -307,7 +310,26 @@ impl<S> HookStack<S> {
     /// # }
     /// ```
     pub async fn shutdown(&self, grace: Duration) -> usize {
-        self.background.shutdown(grace).await
+        let cancelled = self.background.shutdown(grace).await;
+        self.shutdown_persistent().await;
+        cancelled
+    }
+
+    /// Ends the processes of the persistent hooks: each one's stdin is closed,
+    /// it gets its grace (1 s) to exit, then `SIGTERM` and `SIGKILL` go to its
+    /// group. The next event that reaches one starts it again.
+    /// [`shutdown`](Self::shutdown) does this too.
+    pub async fn shutdown_persistent(&self) {
+        // All at once: each may take its grace and the kill's.
+        let mut ends = tokio::task::JoinSet::new();
+        for hook in self.persistent.iter() {
+            let hook = hook.clone();
+            ends.spawn(async move {
+                hook.shutdown(PersistentLimits::default().shutdown_grace)
+                    .await
+            });
+        }
+        while ends.join_next().await.is_some() {}
     }
 
     /// The service inside.
@@ -332,6 +354,7 @@ impl<S> HookStack<S> {
             gate: self.gate,
             specs: self.specs,
             background: self.background,
+            persistent: self.persistent,
         }
     }
 }
@@ -695,6 +718,7 @@ impl<C, H> Builder<C, H> {
         let current_dir: Option<Arc<Path>> = self.current_dir.map(Into::into);
         let mut specs = Vec::with_capacity(self.hooks.len());
         let mut hooks = Vec::with_capacity(self.hooks.len());
+        let mut persistent = Vec::new();
         for (mut spec, source) in self.hooks {
             if matches!(source, Source::Command) && spec.kind() != "command" {
                 // No service stands behind it: it is listed and never runs.
@@ -703,14 +727,24 @@ impl<C, H> Builder<C, H> {
             let kind = match source {
                 Source::InProcess(service) => LeafKind::InProcess(service),
                 Source::Function(f) => LeafKind::Function(f),
-                Source::Command => LeafKind::Command(
-                    Command::with_runner(
-                        spec.command_line().unwrap_or_default(),
-                        runner.clone(),
-                        host.clone(),
+                Source::Command => {
+                    // A persistent hook has a process of its own.
+                    let runner = if spec.is_persistent() {
+                        let hook = persistent_runner(&spec, &report);
+                        persistent.push(hook.clone());
+                        Arc::new(hook) as Arc<dyn Runner>
+                    } else {
+                        runner.clone()
+                    };
+                    LeafKind::Command(
+                        Command::with_runner(
+                            spec.command_line().unwrap_or_default(),
+                            runner,
+                            host.clone(),
+                        )
+                        .with_shared(env.clone(), current_dir.clone()),
                     )
-                    .with_shared(env.clone(), current_dir.clone()),
-                ),
+                }
             };
             let base = HookTimeout::new(Leaf { kind }, spec.timeout());
             let hook = FailOpen::new(self.around_hook.layer(base), report.clone());
@@ -732,8 +766,23 @@ impl<C, H> Builder<C, H> {
             gate: self.gate,
             specs: specs.into(),
             background,
+            persistent: persistent.into(),
         }
     }
+}
+
+/// The runner of a persistent hook: its own process, which reports once when
+/// it crashed too often.
+fn persistent_runner(spec: &HookSpec, report: &SharedReport) -> Persistent {
+    let report = report.clone();
+    let command = spec.command_line().unwrap_or_default().to_owned();
+    let on_disabled = move |why: &str| {
+        report.report(&Notice::PersistentDisabled {
+            command: &command,
+            why,
+        });
+    };
+    Persistent::new(PersistentLimits::default(), Some(Box::new(on_disabled)))
 }
 
 /// One background run of a hook: the hook runs as in a call (its layers see

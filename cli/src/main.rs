@@ -475,7 +475,9 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
         .build()
         .map_err(|e| Failure::Other(format!("cannot start the async runtime: {e}")))?;
     let outcome = runtime.block_on(async {
-        let outcome = stack.oneshot(req).await;
+        let outcome = stack.clone().oneshot(req).await;
+        // Persistent hooks: stdin closed, their grace, then SIGTERM and SIGKILL.
+        stack.shutdown_persistent().await;
         if let Some(log) = &audit_log {
             // A disk that hangs must not hang the CLI: give the writer a bound.
             if tokio::time::timeout(AUDIT_SHUTDOWN, log.shutdown())

@@ -28,6 +28,7 @@ pub(crate) fn spec_json(spec: &HookSpec) -> Value {
         "fail_closed": spec.fail_closed(),
         "name": spec.name(),
         "disabled": spec.disabled(),
+        "persistent": spec.is_persistent(),
     })
 }
 

@@ -141,7 +141,8 @@ fn test_prints_the_contract_json_report() {
             "hooks": [{"dialect": "nanopi", "source": path_str(&cfg), "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block",
                        "reason": "refused by guard", "duration_ms": 0,
-                       "exit": 2, "signal": null, "stderr": "refused by guard\n"}]
+                       "exit": 2, "signal": null, "stderr": "refused by guard\n",
+                       "persistent": false}]
         })
     );
 }
@@ -455,10 +456,11 @@ fn list_json_shows_every_hook_in_execution_order() {
             {"dialect": "nanopi", "event": "tool_execution_start", "source": path_str(&home_cfg),
              "index": 0, "matcher": "^bash$", "type": "command",
              "command": format!("{}/hooks/guard.sh", s.home.display()),
-             "timeout_ms": 3000, "fail_closed": true, "name": null, "disabled": null},
+             "timeout_ms": 3000, "fail_closed": true, "name": null, "disabled": null,
+             "persistent": false},
             {"dialect": "nanopi", "event": "turn_end", "source": path_str(&legacy), "index": 0,
              "matcher": null, "type": "http", "command": null, "timeout_ms": 5000,
-             "fail_closed": false, "name": null, "disabled": null},
+             "fail_closed": false, "name": null, "disabled": null, "persistent": false},
         ])
     );
 }

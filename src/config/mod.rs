@@ -415,7 +415,8 @@ fn build(
         .with_source(source.display().to_string(), index)
         .with_source_label(source_label(source, home))
         .with_timeout(timeout)
-        .with_fail_closed(entry.fail_closed);
+        .with_fail_closed(entry.fail_closed)
+        .with_persistent(entry.persistent);
     if let Some(name) = entry.name {
         spec = spec.with_name(name);
     }

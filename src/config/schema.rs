@@ -138,6 +138,9 @@ pub(super) struct Entry {
     pub(super) fail_closed: bool,
     /// How metrics, audit and the CLI name the hook (a tower-hooks extension).
     pub(super) name: Option<String>,
+    /// One long-lived process answers every event (a tower-hooks extension).
+    #[serde(default)]
+    pub(super) persistent: bool,
 }
 
 #[cfg(test)]

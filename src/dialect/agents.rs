@@ -548,6 +548,7 @@ pub fn specs(file: &AgentsFile, source: &Path) -> Vec<crate::HookSpec> {
                 .with_source(source.display().to_string(), hook.index)
                 .with_timeout(hook.timeout)
                 .with_program(crate::spec::Program::Sh)
+                .with_persistent(hook.persistent)
                 .with_dialect(
                     crate::Dialect::Agents,
                     Some(std::sync::Arc::new(AgentsExtra { hook: hook.clone() })),
@@ -567,7 +568,10 @@ pub(crate) fn runs_for(extra: &AgentsExtra, req: &HookRequest) -> bool {
 
 /// The stdin line of a run (none: nothing is added to the environment).
 pub(crate) fn encode(req: &HookRequest) -> crate::dialect::Encoded {
-    (stdin_line(req).unwrap_or_default(), Vec::new(), None)
+    crate::dialect::Encoded {
+        stdin: stdin_line(req).unwrap_or_default(),
+        ..Default::default()
+    }
 }
 
 /// How a run ended, in neutral terms: a deny blocks; a failure is an `error`

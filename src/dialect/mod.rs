@@ -52,14 +52,19 @@ pub(crate) fn applies(spec: &HookSpec, req: &HookRequest) -> bool {
     }
 }
 
-/// What a hook of another dialect than nanopi's is given: the stdin bytes, the
-/// variables added to the environment, and the directory it runs in (`None`:
-/// the session's working directory).
-pub(crate) type Encoded = (
-    Vec<u8>,
-    Vec<(String, String)>,
-    Option<std::sync::Arc<std::path::Path>>,
-);
+/// What a hook of another dialect than nanopi's is given.
+#[derive(Debug, Default)]
+pub(crate) struct Encoded {
+    /// The bytes on its stdin.
+    pub(crate) stdin: Vec<u8>,
+    /// The variables added to the environment that belong to the hook.
+    pub(crate) env: Vec<(String, String)>,
+    /// The variables added to the environment that belong to this event (a
+    /// persistent hook gets them with each request).
+    pub(crate) event_env: Vec<(String, String)>,
+    /// The directory it runs in; `None`: the session's working directory.
+    pub(crate) dir: Option<std::sync::Arc<std::path::Path>>,
+}
 
 /// The stdin bytes and variables of a hook of a dialect other than nanopi's;
 /// `None` for nanopi's hooks (the command leaf encodes those itself).

@@ -126,7 +126,6 @@ fn stderr_suffix(stderr: &str) -> String {
 }
 
 /// Runs one command hook. See the [module docs](self).
-#[derive(Clone)]
 pub struct Command {
     command: Arc<str>,
     runner: Arc<dyn Runner>,
@@ -134,6 +133,30 @@ pub struct Command {
     /// Extra variables, shared by every hook of a stack.
     env: Arc<[(String, String)]>,
     current_dir: Option<Arc<Path>>,
+    /// For a runner with a bound on runs in flight: the permit `poll_ready`
+    /// took for the next call, or the wait for one.
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    acquiring: Option<Acquiring>,
+}
+
+/// The wait for a permit of a bounded runner (`Sync`, as `Command` must be).
+type Acquiring = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Option<tokio::sync::OwnedSemaphorePermit>> + Send + Sync>,
+>;
+
+impl Clone for Command {
+    /// A clone shares the runner and its bound, and holds no permit.
+    fn clone(&self) -> Self {
+        Command {
+            command: self.command.clone(),
+            runner: self.runner.clone(),
+            host: self.host.clone(),
+            env: self.env.clone(),
+            current_dir: self.current_dir.clone(),
+            permit: None,
+            acquiring: None,
+        }
+    }
 }
 
 impl Command {
@@ -154,6 +177,8 @@ impl Command {
             host,
             env: Arc::from([]),
             current_dir: None,
+            permit: None,
+            acquiring: None,
         }
     }
 
@@ -225,14 +250,32 @@ impl Command {
         };
         if let Some(spec) = req.hook() {
             // A hook of another dialect: its own envelope, variables and program.
-            if let Some((stdin, dialect_env, dir)) = crate::dialect::encode(spec, req, cwd) {
+            if let Some(encoded) = crate::dialect::encode(spec, req, cwd) {
+                let crate::dialect::Encoded {
+                    stdin,
+                    env: dialect_env,
+                    event_env,
+                    dir,
+                } = encoded;
+                let ours = |k: &String| {
+                    dialect_env
+                        .iter()
+                        .chain(&event_env)
+                        .any(|(name, _)| name == k)
+                };
                 let mut env: Vec<(String, String)> = self
                     .env
                     .iter()
-                    .filter(|(k, _)| !dialect_env.iter().any(|(name, _)| name == k))
+                    .filter(|(k, _)| !ours(k))
                     .map(|(k, v)| (k.clone(), env_value(v)))
                     .collect();
-                env.extend(dialect_env.into_iter().map(|(k, v)| (k, env_value(&v))));
+                let event_names = event_env.iter().map(|(k, _)| k.clone()).collect();
+                env.extend(
+                    dialect_env
+                        .into_iter()
+                        .chain(event_env)
+                        .map(|(k, v)| (k, env_value(&v))),
+                );
                 // Their hooks run where their dialect says, by default in the
                 // session's working directory.
                 let current_dir = match (dir, req.cwd()) {
@@ -246,6 +289,7 @@ impl Command {
                     stdin,
                     env,
                     env_remove: Vec::new(),
+                    event_env: event_names,
                     current_dir,
                     deadline: req.deadline(),
                 };
@@ -268,12 +312,15 @@ impl Command {
             .filter(|name| !env[extra..].iter().any(|(k, _)| k == name))
             .map(str::to_owned)
             .collect();
+        // The protocol's variables all belong to the event.
+        let event_env = env[extra..].iter().map(|(k, _)| k.clone()).collect();
         Job {
             program: Program::Bash,
             command: self.command.clone(),
             stdin: stdin_line(req, cwd),
             env,
             env_remove,
+            event_env,
             current_dir: self.current_dir.clone(),
             deadline: req.deadline(),
         }
@@ -358,14 +405,41 @@ impl Service<HookRequest> for Command {
     type Future = BoxFuture<'static, Result<Verdict, BoxError>>;
 
     // poll_ready: always ready; a process is started per call.
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
+    // poll_ready: ready, unless the runner bounds its runs in flight (a
+    // persistent hook) and is at its bound: then it waits for a permit.
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        if self.permit.is_some() {
+            return Poll::Ready(Ok(()));
+        }
+        let Some(limit) = self.runner.in_flight_limit() else {
+            return Poll::Ready(Ok(()));
+        };
+        let acquiring = self
+            .acquiring
+            .get_or_insert_with(|| Box::pin(async move { limit.acquire_owned().await.ok() }));
+        match acquiring.as_mut().poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(permit) => {
+                self.acquiring = None;
+                self.permit = permit;
+                Poll::Ready(Ok(()))
+            }
+        }
     }
 
     fn call(&mut self, req: HookRequest) -> Self::Future {
         let job = self.job(&req);
         let fail_closed = req.hook().is_some_and(|h| h.fail_closed());
         let run = self.runner.run(job);
+        // The permit, if any, is held until the run is over.
+        let run = match self.permit.take() {
+            Some(permit) => Box::pin(async move {
+                let finished = run.await;
+                drop(permit);
+                finished
+            }),
+            None => run,
+        };
         if req
             .hook()
             .is_some_and(|spec| spec.dialect() != crate::spec::Dialect::Nanopi)

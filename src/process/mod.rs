@@ -17,6 +17,7 @@
 
 pub mod background;
 mod oneshot;
+pub mod persistent;
 
 use std::future::Future;
 use std::io;
@@ -52,6 +53,11 @@ pub struct Job {
     /// event does not set (a stale `NANOPI_TOOL_NAME` from the host's own
     /// environment on `session_start`, say).
     pub env_remove: Vec<String>,
+    /// The names, among [`env`](Self::env), of the variables that belong to
+    /// this event rather than to the hook (`NANOPI_EVENT`, `CURSOR_HOOK_EVENT`,
+    /// …): a persistent hook gets them with each request instead of in its
+    /// environment.
+    pub event_env: Vec<String>,
     /// The directory the hook runs in, if not the process's own
     /// ([`Command::current_dir`](crate::layer::command::Command::current_dir)); a runner that starts processes runs the
     /// command there, and fails the run when it cannot.
@@ -79,4 +85,11 @@ pub struct Finished {
 pub trait Runner: Send + Sync + 'static {
     /// Runs the job to its end. An error means the hook could not be run at all.
     fn run(&self, job: Job) -> BoxFuture<'static, io::Result<Finished>>;
+
+    /// The bound on jobs in flight, if the runner has one: the command leaf
+    /// takes a permit in `poll_ready` and holds it for the run, so a hook at
+    /// its bound is not ready. The default: no bound.
+    fn in_flight_limit(&self) -> Option<Arc<tokio::sync::Semaphore>> {
+        None
+    }
 }

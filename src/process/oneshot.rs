@@ -135,7 +135,7 @@ impl ProcessRunner {
 
     /// What to spawn for `job`: the executable, `argv[0]`, and the arguments
     /// after it.
-    fn argv(&self, job: &Job) -> io::Result<Argv> {
+    pub(super) fn argv(&self, job: &Job) -> io::Result<Argv> {
         let dir = job.current_dir.as_deref();
         let shell = |cell, name: &'static str| -> io::Result<Argv> {
             let command = match dir {
@@ -182,10 +182,17 @@ impl ProcessRunner {
 
 /// The executable of a spawn, the name it runs under (`bash`, `sh`, or the
 /// program as written), and its arguments.
-struct Argv {
+pub(super) struct Argv {
     path: CString,
     arg0: CString,
     args: Vec<CString>,
+}
+
+impl Argv {
+    /// The executable.
+    pub(super) fn path(&self) -> &CStr {
+        &self.path
+    }
 }
 
 fn c_string(bytes: Vec<u8>) -> io::Result<CString> {
@@ -355,7 +362,7 @@ fn termination_of(status: WaitStatus) -> Termination {
 }
 
 /// A started hook: its pid, and this process's ends of its pipes.
-struct Child {
+pub(super) struct Child {
     /// Its group: dropped unreaped, it kills and reaps.
     group: Group,
     /// The write end of its stdin.
@@ -407,6 +414,29 @@ fn in_dir(dir: &Path, command: &str) -> io::Result<Vec<u8>> {
 /// empty signal mask and every signal at its default action: a host that
 /// blocks or ignores `SIGTERM` does not hand that to its hooks, so the graceful
 /// `SIGTERM` of a timeout works.
+/// [`spawn`], for the persistent runner.
+pub(super) fn spawn_group(
+    argv: &Argv,
+    env: &[(String, String)],
+    env_remove: &[String],
+) -> io::Result<Child> {
+    spawn(argv, env, env_remove)
+}
+
+impl Child {
+    /// Its group, the write end of its stdin (non-blocking), our copy of the
+    /// read end of its stdin, and the read ends of its stdout and stderr.
+    pub(super) fn into_parts(self) -> (Group, OwnedFd, OwnedFd, OwnedFd, OwnedFd) {
+        (
+            self.group,
+            self.stdin,
+            self.stdin_theirs,
+            self.stdout,
+            self.stderr,
+        )
+    }
+}
+
 fn spawn(argv: &Argv, env: &[(String, String)], env_remove: &[String]) -> io::Result<Child> {
     let env = environment(env, env_remove)?;
     let (stdin_theirs, stdin) = pipe()?;
@@ -610,12 +640,42 @@ async fn drain(mut pipe: pipe::Receiver, mut keep: impl FnMut(&[u8])) {
 
 /// A spawned hook and its process group. Until it is reaped, dropping it kills
 /// the group and reaps the hook on a thread of its own.
-struct Group {
+pub(super) struct Group {
     pid: Pid,
     reaped: bool,
 }
 
 impl Group {
+    /// The leader's pid.
+    pub(super) fn pid_raw(&self) -> i32 {
+        self.pid.as_raw_nonzero().get()
+    }
+
+    /// A watch on the leader's exit.
+    pub(super) fn exit_watch(&self) -> io::Result<ExitWatch> {
+        ExitWatch::new(self.pid, WatchKind::Best)
+    }
+
+    /// `SIGTERM` to the group.
+    pub(super) fn signal_term(&self) {
+        self.signal(Signal::TERM);
+    }
+
+    /// `SIGKILL` to the group.
+    pub(super) fn signal_kill(&self) {
+        self.signal(Signal::KILL);
+    }
+
+    /// Ends a leader that has exited or is being killed: `SIGKILL` to what is
+    /// left of the group, then the leader and the leftovers this process
+    /// inherits are reaped (by the guard's thread if the leader is not gone yet).
+    pub(super) async fn end(mut self) {
+        self.signal(Signal::KILL);
+        if let Ok(Some(_)) = self.reap() {
+            reap_leftovers(self.pid, KILL_GRACE).await;
+        }
+    }
+
     /// Signals every process in the group, while the leader is unreaped.
     fn signal(&self, signal: Signal) {
         if !self.reaped {
@@ -720,7 +780,7 @@ fn reap_leftovers_blocking(pgid: Pid, limit: Duration) {
 }
 
 /// Learns that the hook exited without reaping it (so its group id stays ours).
-enum ExitWatch {
+pub(super) enum ExitWatch {
     /// Linux: a pidfd turns readable when the process exits.
     Pidfd(AsyncFd<OwnedFd>),
     /// Elsewhere: a blocking `waitid(WNOWAIT)` on a thread of its own, never
@@ -766,7 +826,7 @@ impl ExitWatch {
     }
 
     /// Resolves once the hook has exited; again at once on later calls.
-    async fn exited(&mut self) {
+    pub(super) async fn exited(&mut self) {
         match self {
             ExitWatch::Pidfd(fd) => {
                 // The readiness is kept (never cleared): later calls return at once.
@@ -812,6 +872,7 @@ mod tests {
             stdin: b"{}\n".to_vec(),
             env: Vec::new(),
             env_remove: Vec::new(),
+            event_env: Vec::new(),
             current_dir: None,
             deadline: Some(crate::request::Deadline {
                 at: tokio::time::Instant::now() + deadline,

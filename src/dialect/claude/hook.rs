@@ -66,6 +66,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         .with_timeout(handler.timeout)
         .with_program(program)
         .with_background(handler.is_async)
+        .with_persistent(handler.persistent)
         .with_dialect(Dialect::Claude, Some(Arc::new(extra)));
     if handler.command.is_none() {
         spec.command = None;
@@ -102,7 +103,11 @@ pub(crate) fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> crate::
     let env = env_vars(&hook.project_dir, hook.plugin_root.as_deref())
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
         .collect();
-    (stdin, env, None)
+    crate::dialect::Encoded {
+        stdin,
+        env,
+        ..Default::default()
+    }
 }
 
 /// How a Claude Code hook's run ended, as its answer.

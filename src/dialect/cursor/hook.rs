@@ -150,6 +150,7 @@ fn spec(
         .with_fail_closed(entry.fail_closed)
         .with_program(Program::Sh)
         .with_background(entry.event.is_observing())
+        .with_persistent(entry.persistent)
         .with_dialect(Dialect::Cursor, Some(Arc::new(hook)));
     if entry.kind != "command" {
         spec = spec.with_kind(entry.kind.as_str());
@@ -202,13 +203,19 @@ pub(crate) fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> crate::
         project: &hook.project_dir,
         loop_count: hook.sessions.follow_ups(hook.id, session.unwrap_or("")),
     };
-    let mut env = hook.sessions.env(session.unwrap_or(""));
-    env.extend(env_vars(hook.app, &hook.project_dir, hook.event, session));
-    (
-        stdin_bytes(hook.event, req, &envelope),
+    // The event's name and session, and what `sessionStart` set for the
+    // session, change from event to event; the rest belongs to the hook.
+    let (mut event_env, env): (Vec<_>, Vec<_>) =
+        env_vars(hook.app, &hook.project_dir, hook.event, session)
+            .into_iter()
+            .partition(|(name, _)| name.ends_with("_HOOK_EVENT") || name.ends_with("_SESSION_ID"));
+    event_env.extend(hook.sessions.env(session.unwrap_or("")));
+    crate::dialect::Encoded {
+        stdin: stdin_bytes(hook.event, req, &envelope),
         env,
-        Some(Path::new(&*hook.run_dir).into()),
-    )
+        event_env,
+        dir: Some(Path::new(&*hook.run_dir).into()),
+    }
 }
 
 /// How the hook's run ended, as its answer.

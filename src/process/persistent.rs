@@ -1,0 +1,675 @@
+//! [`Persistent`]: one long-lived process answers every event of a hook.
+//!
+//! A hook marked persistent is started at the first event that reaches it,
+//! with the command, shell and working directory a one-shot run would have,
+//! in its own process group, with the environment a one-shot run would get
+//! less the per-event variables, plus `HOOK_PROTOCOL=lines/1`. Each event is
+//! one line on its stdin:
+//!
+//! ```text
+//! {"id": 7, "input": <what a one-shot run reads on stdin>, "env": {<the per-event variables>}}
+//! ```
+//!
+//! and it answers each with one line on its stdout, in any order:
+//!
+//! ```text
+//! {"id": 7, "exit": 0, "stdout": "…", "stderr": "…"}
+//! ```
+//!
+//! `exit` defaults to 0, `stdout` and `stderr` to `""`. The answer is read
+//! exactly as a one-shot run that exited with that status and printed that
+//! stdout and stderr, by the hook's dialect's own decoder. A line that is not
+//! such an object, or that names no request in flight, is ignored (and
+//! logged); what the process writes on its stderr goes to `tracing`.
+//!
+//! * **Concurrency**: at most [`PersistentLimits::max_in_flight`] requests at
+//!   once; beyond that the hook's service is not ready.
+//! * **Timeout**: a request that is not answered by its deadline is the
+//!   dialect's timeout result; the process is killed (its group) and started
+//!   again for the next event, and the other requests in flight on it fail.
+//! * **Crash** (it exits, or closes its stdout): the requests in flight fail as
+//!   a hook that could not run; the next event starts it again after a
+//!   backoff; after [`PersistentLimits::crash_limit`] crashes within
+//!   [`PersistentLimits::crash_window`] it is disabled for good, and every
+//!   event fails.
+//! * **Bounded memory**: an answer line longer than
+//!   [`PersistentLimits::max_line`] kills the process (a crash), never grows a
+//!   buffer without end.
+//! * **Shutdown** ([`Persistent::shutdown`]): stdin is closed, the process gets
+//!   a grace to exit, then `SIGTERM` and `SIGKILL` go to its group. Dropping the
+//!   last handle kills the group at once. No process outlives its stack.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::net::unix::pipe;
+use tokio::sync::{oneshot, Semaphore};
+
+use super::oneshot::{spawn_group, Group, ProcessRunner};
+use super::{BoxFuture, Finished, Job, Runner, Termination};
+use crate::layer::timeout::KILL_GRACE;
+
+/// The variable that tells a persistent hook which protocol it speaks.
+pub const PROTOCOL_VAR: (&str, &str) = ("HOOK_PROTOCOL", "lines/1");
+
+/// The bounds of a persistent hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PersistentLimits {
+    /// Requests in flight at once (default 16).
+    pub max_in_flight: usize,
+    /// The longest answer line, in bytes (default 1 MiB).
+    pub max_line: usize,
+    /// How long a process whose stdin was closed has to exit at shutdown
+    /// before `SIGTERM` (default 1 s).
+    pub shutdown_grace: Duration,
+    /// How many crashes within [`crash_window`](Self::crash_window) disable
+    /// the hook (default 5).
+    pub crash_limit: usize,
+    /// See [`crash_limit`](Self::crash_limit) (default 60 s).
+    pub crash_window: Duration,
+    /// The wait before the first restart after a crash; it doubles with each
+    /// crash in the window (default 100 ms, at most 2 s).
+    pub backoff: Duration,
+}
+
+impl Default for PersistentLimits {
+    fn default() -> Self {
+        PersistentLimits {
+            max_in_flight: 16,
+            max_line: 1024 * 1024,
+            shutdown_grace: Duration::from_secs(1),
+            crash_limit: 5,
+            crash_window: Duration::from_secs(60),
+            backoff: Duration::from_millis(100),
+        }
+    }
+}
+
+/// What is told when a persistent hook is disabled: why.
+pub type OnDisabled = Box<dyn Fn(&str) + Send + Sync>;
+
+/// The most a restart waits after crashes.
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+
+/// One persistent hook's process, started on demand. A [`Runner`]: the
+/// command leaf hands it the same [`Job`] a one-shot run would get, and gets
+/// back the same [`Finished`]. Cheap to clone; clones share the process.
+#[derive(Clone)]
+pub struct Persistent {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    argv: ProcessRunner,
+    limits: PersistentLimits,
+    permits: Arc<Semaphore>,
+    live: tokio::sync::Mutex<Option<Live>>,
+    next_id: AtomicU64,
+    crashes: Mutex<VecDeque<Instant>>,
+    disabled: AtomicBool,
+    /// Told once when the hook is disabled.
+    on_disabled: Option<OnDisabled>,
+}
+
+impl fmt::Debug for Persistent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Persistent")
+            .field("limits", &self.inner.limits)
+            .field("disabled", &self.inner.disabled.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// An answer line, read.
+struct Answer {
+    exit: i32,
+    stdout: String,
+    stderr: String,
+}
+
+type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Answer>>>>;
+
+/// A running process.
+struct Live {
+    stdin: Option<pipe::Sender>,
+    /// Held while the process runs: a pipe with a reader never raises SIGPIPE.
+    _stdin_theirs: OwnedFd,
+    waiters: Waiters,
+    /// Tells the watcher to end the process: `Some(grace)` after stdin was
+    /// closed, `None` at once. Dropped unsent: at once.
+    stop: Option<oneshot::Sender<Option<Duration>>>,
+    /// Set by the watcher when the process has ended.
+    ended: Arc<AtomicBool>,
+    /// Resolves when the watcher is done (the group killed and reaped).
+    done: Option<oneshot::Receiver<()>>,
+    /// Whether it ended by itself (or by a line too long): a crash.
+    crashed: Arc<AtomicBool>,
+}
+
+impl Persistent {
+    /// A persistent hook with these limits; `on_disabled` is told (once) when
+    /// it crashed too often and is disabled.
+    pub fn new(limits: PersistentLimits, on_disabled: Option<OnDisabled>) -> Self {
+        Persistent {
+            inner: Arc::new(Inner {
+                argv: ProcessRunner::new(),
+                limits,
+                permits: Arc::new(Semaphore::new(limits.max_in_flight.max(1))),
+                live: tokio::sync::Mutex::new(None),
+                next_id: AtomicU64::new(1),
+                crashes: Mutex::new(VecDeque::new()),
+                disabled: AtomicBool::new(false),
+                on_disabled,
+            }),
+        }
+    }
+
+    /// Whether it crashed too often and answers nothing any more.
+    pub fn is_disabled(&self) -> bool {
+        self.inner.disabled.load(Ordering::Acquire)
+    }
+
+    /// Ends the process, if one runs: its stdin is closed, it gets `grace` to
+    /// exit, then `SIGTERM`, then `SIGKILL` to its group; the requests in flight
+    /// fail. Waits until the group is gone.
+    pub async fn shutdown(&self, grace: Duration) {
+        let live = self.inner.live.lock().await.take();
+        if let Some(mut live) = live {
+            live.stdin = None;
+            if let Some(stop) = live.stop.take() {
+                let _ = stop.send(Some(grace));
+            }
+            if let Some(done) = live.done.take() {
+                let _ = done.await;
+            }
+        }
+    }
+
+    /// Starts the process now rather than at the first event, with what `job`
+    /// would run (its input is not sent).
+    pub async fn start(&self, job: &Job) -> io::Result<()> {
+        let mut live = self.inner.live.lock().await;
+        if live.as_ref().is_none_or(Live::has_ended) {
+            *live = Some(self.inner.spawn(job)?);
+        }
+        Ok(())
+    }
+}
+
+impl Inner {
+    fn spawn(&self, job: &Job) -> io::Result<Live> {
+        let argv = self.argv.argv(job)?;
+        // The process's environment: the job's, less the per-event variables,
+        // plus the protocol's name.
+        let mut env: Vec<(String, String)> = job
+            .env
+            .iter()
+            .filter(|(k, _)| !job.event_env.contains(k))
+            .cloned()
+            .collect();
+        env.push((PROTOCOL_VAR.0.to_owned(), PROTOCOL_VAR.1.to_owned()));
+        let mut env_remove = job.env_remove.clone();
+        env_remove.extend(job.event_env.iter().cloned());
+        let child = spawn_group(&argv, &env, &env_remove).map_err(|err| {
+            io::Error::new(
+                err.kind(),
+                format!("could not spawn {}: {err}", argv.path().to_string_lossy()),
+            )
+        })?;
+        let (group, stdin, stdin_theirs, stdout, stderr) = child.into_parts();
+        let waiters: Waiters = Arc::default();
+        let ended = Arc::new(AtomicBool::new(false));
+        let crashed = Arc::new(AtomicBool::new(false));
+        let (stop_tx, stop_rx) = oneshot::channel();
+        let (done_tx, done_rx) = oneshot::channel();
+        let (kill_tx, kill_rx) = oneshot::channel::<()>();
+        let stdout = pipe::Receiver::from_owned_fd(stdout)?;
+        let stderr = pipe::Receiver::from_owned_fd(stderr)?;
+        let stdin = pipe::Sender::from_owned_fd(stdin)?;
+        let pid = group.pid_raw();
+        tokio::spawn(read_answers(
+            stdout,
+            waiters.clone(),
+            self.limits.max_line,
+            kill_tx,
+            crashed.clone(),
+        ));
+        tokio::spawn(log_stderr(stderr, pid));
+        tokio::spawn(watch(
+            group,
+            stop_rx,
+            kill_rx,
+            waiters.clone(),
+            ended.clone(),
+            crashed.clone(),
+            done_tx,
+        ));
+        Ok(Live {
+            stdin: Some(stdin),
+            _stdin_theirs: stdin_theirs,
+            waiters,
+            stop: Some(stop_tx),
+            ended,
+            done: Some(done_rx),
+            crashed,
+        })
+    }
+
+    /// Counts a crash now; answers whether the hook is now disabled.
+    fn crash(&self) -> bool {
+        let now = Instant::now();
+        let mut crashes = self.crashes.lock().unwrap_or_else(PoisonError::into_inner);
+        crashes.push_back(now);
+        while crashes
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > self.limits.crash_window)
+        {
+            crashes.pop_front();
+        }
+        if crashes.len() >= self.limits.crash_limit && !self.disabled.swap(true, Ordering::AcqRel) {
+            let why = format!(
+                "it crashed {} times within {} s",
+                crashes.len(),
+                self.limits.crash_window.as_secs()
+            );
+            tracing::error!(%why, "persistent hook disabled");
+            if let Some(tell) = &self.on_disabled {
+                tell(&why);
+            }
+        }
+        self.disabled.load(Ordering::Acquire)
+    }
+
+    /// How long to wait before starting again after the crashes in the window.
+    fn backoff(&self) -> Duration {
+        let crashes = self.crashes.lock().unwrap_or_else(PoisonError::into_inner);
+        match crashes.len() {
+            0 => Duration::ZERO,
+            n => {
+                let factor = 1u32 << (n - 1).min(16);
+                self.limits.backoff.saturating_mul(factor).min(MAX_BACKOFF)
+            }
+        }
+    }
+}
+
+impl Live {
+    fn has_ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        // Unsent: the watcher kills the group at once.
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(None);
+        }
+    }
+}
+
+impl Runner for Persistent {
+    fn run(&self, job: Job) -> BoxFuture<'static, io::Result<Finished>> {
+        let inner = self.inner.clone();
+        Box::pin(async move { inner.run(job).await })
+    }
+
+    fn in_flight_limit(&self) -> Option<Arc<Semaphore>> {
+        Some(self.inner.permits.clone())
+    }
+}
+
+fn disabled_error() -> io::Error {
+    io::Error::other("the persistent hook is disabled: it crashed too often")
+}
+
+impl Inner {
+    async fn run(&self, job: Job) -> io::Result<Finished> {
+        if self.disabled.load(Ordering::Acquire) {
+            return Err(disabled_error());
+        }
+        let deadline = job.deadline.map(|d| d.at);
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = request_line(id, &job);
+        let (tx, rx) = oneshot::channel();
+        let waiters = {
+            let mut live = self.live.lock().await;
+            if let Some(old) = live.as_ref().filter(|l| l.has_ended()) {
+                let crashed = old.crashed.load(Ordering::Acquire);
+                *live = None;
+                if crashed && self.crash() {
+                    return Err(disabled_error());
+                }
+                let wait = self.backoff();
+                if !wait.is_zero() {
+                    let until = tokio::time::Instant::now() + wait;
+                    tokio::time::sleep_until(deadline.map_or(until, |d| d.min(until))).await;
+                }
+            }
+            if live.is_none() {
+                *live = Some(self.spawn(&job)?);
+            }
+            let current = live.as_mut().expect("set above");
+            lock(&current.waiters).insert(id, tx);
+            let waiters = current.waiters.clone();
+            let write = async {
+                match current.stdin.as_mut() {
+                    Some(stdin) => stdin.write_all(&line).await,
+                    None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
+                }
+            };
+            let written = match deadline {
+                Some(at) => tokio::time::timeout_at(at, write).await.ok(),
+                None => Some(write.await),
+            };
+            match written {
+                Some(Ok(())) => waiters,
+                Some(Err(err)) => {
+                    lock(&waiters).remove(&id);
+                    return Err(io::Error::new(
+                        err.kind(),
+                        format!("could not send the event to the persistent hook: {err}"),
+                    ));
+                }
+                None => {
+                    // Not even read in time: it is stuck; kill it.
+                    lock(&waiters).remove(&id);
+                    *live = None;
+                    return Ok(timed_out());
+                }
+            }
+        };
+        let answer = match deadline {
+            Some(at) => match tokio::time::timeout_at(at, rx).await {
+                Ok(answer) => answer,
+                Err(_) => {
+                    lock(&waiters).remove(&id);
+                    // Overdue: the process is killed, and started again for
+                    // the next event; the others in flight on it fail.
+                    let mut live = self.live.lock().await;
+                    if live
+                        .as_ref()
+                        .is_some_and(|l| Arc::ptr_eq(&l.waiters, &waiters))
+                    {
+                        *live = None;
+                    }
+                    return Ok(timed_out());
+                }
+            },
+            None => rx.await,
+        };
+        match answer {
+            Ok(answer) => Ok(Finished {
+                termination: Termination::Exited(answer.exit),
+                stdout: answer.stdout.into_bytes(),
+                stdout_truncated: false,
+                stderr: answer.stderr.into_bytes(),
+            }),
+            Err(_) => Err(io::Error::other(
+                "the persistent hook ended before it answered",
+            )),
+        }
+    }
+}
+
+fn timed_out() -> Finished {
+    Finished {
+        termination: Termination::TimedOut,
+        stdout: Vec::new(),
+        stdout_truncated: false,
+        stderr: Vec::new(),
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `{"id": N, "input": <the one-shot stdin>, "env": {<per-event variables>}}`
+/// and a newline. The input is written as the bytes a one-shot run would read
+/// (a JSON object the engine made), without parsing it again.
+fn request_line(id: u64, job: &Job) -> Vec<u8> {
+    let input = trim_ascii(&job.stdin);
+    let env: serde_json::Map<String, Value> = job
+        .env
+        .iter()
+        .filter(|(k, _)| job.event_env.contains(k))
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    let env = Value::Object(env).to_string();
+    let mut line = Vec::with_capacity(input.len() + env.len() + 40);
+    line.extend_from_slice(format!("{{\"id\":{id},\"input\":").as_bytes());
+    if input.is_empty() {
+        line.extend_from_slice(b"{}");
+    } else {
+        line.extend_from_slice(input);
+    }
+    line.extend_from_slice(b",\"env\":");
+    line.extend_from_slice(env.as_bytes());
+    line.extend_from_slice(b"}\n");
+    line
+}
+
+fn trim_ascii(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
+    &bytes[start..end]
+}
+
+/// Reads answer lines and hands each to its waiter. A line longer than
+/// `max_line` ends the process (a crash); the end of stdout ends the reader.
+async fn read_answers(
+    mut stdout: pipe::Receiver,
+    waiters: Waiters,
+    max_line: usize,
+    kill: oneshot::Sender<()>,
+    crashed: Arc<AtomicBool>,
+) {
+    use tokio::io::AsyncReadExt;
+    let mut line: Vec<u8> = Vec::new();
+    let mut chunk = Vec::with_capacity(16 * 1024);
+    loop {
+        chunk.clear();
+        match stdout.read_buf(&mut chunk).await {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+        let mut rest = &chunk[..];
+        while let Some(end) = rest.iter().position(|b| *b == b'\n') {
+            line.extend_from_slice(&rest[..end]);
+            deliver(&line, &waiters);
+            line.clear();
+            rest = &rest[end + 1..];
+        }
+        line.extend_from_slice(rest);
+        if line.len() > max_line {
+            tracing::warn!(
+                max_line,
+                "a persistent hook wrote an answer line over the limit; ending it"
+            );
+            crashed.store(true, Ordering::Release);
+            let _ = kill.send(());
+            return;
+        }
+    }
+    // Its stdout is closed: it cannot answer any more.
+    crashed.store(true, Ordering::Release);
+    let _ = kill.send(());
+}
+
+/// One answer line: a JSON object with an integer `id` of a request in
+/// flight, an integer `exit` and string `stdout` and `stderr` when present.
+/// Anything else is ignored and logged.
+fn deliver(line: &[u8], waiters: &Waiters) {
+    let text = String::from_utf8_lossy(line);
+    if text.trim().is_empty() {
+        return;
+    }
+    match parse_answer(&text) {
+        Some((id, answer)) => match lock(waiters).remove(&id) {
+            Some(waiter) => {
+                let _ = waiter.send(answer);
+            }
+            None => tracing::debug!(id, "persistent hook answered an id not in flight"),
+        },
+        None => {
+            let shown: String = text.chars().take(200).collect();
+            tracing::debug!(line = %shown, "persistent hook wrote a line that is no answer");
+        }
+    }
+}
+
+fn parse_answer(text: &str) -> Option<(u64, Answer)> {
+    let Value::Object(map) = serde_json::from_str::<Value>(text).ok()? else {
+        return None;
+    };
+    // `"id": "1"` and `"id": 1.0` are not id 1.
+    let id = match map.get("id")? {
+        Value::Number(n) if n.is_u64() => n.as_u64()?,
+        _ => return None,
+    };
+    let exit = match map.get("exit") {
+        None => 0,
+        Some(Value::Number(n)) if n.is_i64() => i32::try_from(n.as_i64()?).ok()?,
+        Some(_) => return None,
+    };
+    let text_field = |key: &str| match map.get(key) {
+        None => Some(String::new()),
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => None,
+    };
+    Some((
+        id,
+        Answer {
+            exit,
+            stdout: text_field("stdout")?,
+            stderr: text_field("stderr")?,
+        },
+    ))
+}
+
+/// What the process writes on its own stderr, to `tracing`, line by line.
+async fn log_stderr(mut stderr: pipe::Receiver, pid: i32) {
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(&mut stderr).split(b'\n');
+    while let Ok(Some(line)) = lines.next_segment().await {
+        let shown: String = String::from_utf8_lossy(&line).chars().take(1000).collect();
+        tracing::info!(pid, line = %shown, "persistent hook stderr");
+    }
+}
+
+/// Owns the process group: waits until the process ends by itself, or is told
+/// to end it (gracefully after its stdin was closed, or at once), then kills
+/// what is left of the group, reaps it, and fails the requests in flight.
+async fn watch(
+    group: Group,
+    stop: oneshot::Receiver<Option<Duration>>,
+    kill: oneshot::Receiver<()>,
+    waiters: Waiters,
+    ended: Arc<AtomicBool>,
+    crashed: Arc<AtomicBool>,
+    done: oneshot::Sender<()>,
+) {
+    let mut exit = match group.exit_watch() {
+        Ok(exit) => exit,
+        Err(err) => {
+            tracing::warn!(%err, "cannot watch a persistent hook; ending it");
+            ended.store(true, Ordering::Release);
+            lock(&waiters).clear();
+            drop(group);
+            let _ = done.send(());
+            return;
+        }
+    };
+    let graceful = tokio::select! {
+        () = exit.exited() => {
+            crashed.store(true, Ordering::Release);
+            None
+        }
+        _ = kill => None,
+        told = stop => told.unwrap_or(None),
+    };
+    if let Some(grace) = graceful {
+        if tokio::time::timeout(grace, exit.exited()).await.is_err() {
+            group.signal_term();
+            if tokio::time::timeout(KILL_GRACE, exit.exited())
+                .await
+                .is_err()
+            {
+                group.signal_kill();
+                let _ = tokio::time::timeout(KILL_GRACE * 4, exit.exited()).await;
+            }
+        }
+    }
+    ended.store(true, Ordering::Release);
+    // Dropping the waiters fails every request still in flight.
+    lock(&waiters).clear();
+    group.end().await;
+    let _ = done.send(());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_read_strictly() {
+        let (id, a) = parse_answer(r#"{"id": 3, "exit": 2, "stderr": "no"}"#).unwrap();
+        assert_eq!(
+            (id, a.exit, a.stdout.as_str(), a.stderr.as_str()),
+            (3, 2, "", "no")
+        );
+        for bad in [
+            r#"{"id": "3"}"#,
+            r#"{"id": 3.0}"#,
+            r#"{"id": -1}"#,
+            r#"{"id": 3, "exit": "0"}"#,
+            r#"{"id": 3, "stdout": 5}"#,
+            r#"[1]"#,
+            "garbage",
+        ] {
+            assert!(parse_answer(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_request_line_carries_the_input_and_the_per_event_variables() {
+        let mut job = Job {
+            program: super::super::Program::Bash,
+            command: "x".into(),
+            stdin: b"{\"event\":\"turn_start\"}\n".to_vec(),
+            env: vec![
+                ("MINE".into(), "1".into()),
+                ("NANOPI_EVENT".into(), "turn_start".into()),
+            ],
+            env_remove: Vec::new(),
+            event_env: vec!["NANOPI_EVENT".into()],
+            current_dir: None,
+            deadline: None,
+        };
+        let line = request_line(7, &job);
+        assert_eq!(
+            String::from_utf8(line).unwrap(),
+            "{\"id\":7,\"input\":{\"event\":\"turn_start\"},\"env\":{\"NANOPI_EVENT\":\"turn_start\"}}\n"
+        );
+        job.stdin.clear();
+        let line: Value = serde_json::from_slice(&request_line(1, &job)).unwrap();
+        assert_eq!(line["input"], serde_json::json!({}));
+    }
+}
