@@ -351,5 +351,53 @@ fn spawn(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, idle, in_process, spawn);
+/// A persistent hook that allows every event: a Perl loop that echoes each
+/// request's id back as its answer (output unbuffered).
+const PERSISTENT_ALLOW: &str =
+    r#"exec perl -ne 'BEGIN { $| = 1 } print "{\"id\":$1}\n" if /"id":(\d+)/'"#;
+
+fn persistent_stack() -> HookStack {
+    HookStack::builder()
+        .command_hook(
+            HookSpec::command(Event::ToolExecutionStart, PERSISTENT_ALLOW).with_persistent(true),
+        )
+        .build()
+}
+
+/// 64 calls in flight through one persistent hook (its bound is 16 at once:
+/// the rest wait for room, as they would in an agent).
+async fn persistent_batch(stack: &HookStack, req: &HookRequest) {
+    let batch: Vec<_> = (0..64)
+        .map(|_| tokio::spawn(command_hook(stack.clone(), req.clone())))
+        .collect();
+    for task in batch {
+        task.await.unwrap();
+    }
+}
+
+fn persistent(c: &mut Criterion) {
+    let rt = current_thread();
+    let multi = multi_thread();
+    let req = request();
+    let mut group = c.benchmark_group("persistent");
+    group
+        .sample_size(50)
+        .measurement_time(Duration::from_secs(5));
+    // Each runtime gets its own stack: a persistent hook's process belongs to
+    // the runtime that started it.
+    let stack = persistent_stack();
+    group.bench_function("round_trip", |b| {
+        b.to_async(&rt)
+            .iter(|| command_hook(stack.clone(), req.clone()))
+    });
+    rt.block_on(stack.shutdown(Duration::from_secs(1)));
+    let stack = persistent_stack();
+    group.bench_function("concurrent_64", |b| {
+        b.to_async(&multi).iter(|| persistent_batch(&stack, &req))
+    });
+    multi.block_on(stack.shutdown(Duration::from_secs(1)));
+    group.finish();
+}
+
+criterion_group!(benches, idle, in_process, spawn, persistent);
 criterion_main!(benches);

@@ -33,6 +33,7 @@ use std::time::Duration;
 use serde_json::json;
 use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
 
+pub(crate) use self::support::Transcript;
 use self::support::{changed, shorten};
 use tower_hooks::config::{Discovery, Format};
 use tower_hooks::dialect::claude::event_name;
@@ -64,38 +65,6 @@ async fn main() -> Result<(), Box<dyn Error>> {
     }
     run(Transcript::printed()).await?;
     Ok(())
-}
-
-/// The lines of the transcript, kept for the test and printed as they come
-/// when asked to.
-#[derive(Clone, Default)]
-pub(crate) struct Transcript {
-    lines: Arc<Mutex<Vec<String>>>,
-    print: bool,
-}
-
-impl Transcript {
-    /// A transcript that prints each line too.
-    fn printed() -> Self {
-        Transcript {
-            print: true,
-            ..Transcript::default()
-        }
-    }
-
-    fn say(&self, line: impl Into<String>) {
-        let line = line.into();
-        if self.print {
-            println!("{line}");
-        }
-        self.lines.lock().unwrap().push(line);
-    }
-
-    /// Every line so far (for `tests/examples`).
-    #[allow(dead_code)]
-    pub(crate) fn lines(&self) -> Vec<String> {
-        self.lines.lock().unwrap().clone()
-    }
 }
 
 /// Plays the session into `out`. The project folder is removed at the end.

@@ -63,9 +63,10 @@ pub enum ToolKind {
 
 impl ToolKind {
     /// The kind a tool name suggests, ignoring case: `bash`, `shell`,
-    /// `run_command`, `terminal` are shell tools; `read`, `file_read`,
-    /// `read_file` read; `write`, `edit`, `multiedit`, `apply_patch`,
-    /// `file_write`, `str_replace` edit; a `mcp__`, `mcp_` or `mcp:` prefix
+    /// `run_command`, `run_terminal_cmd`, `terminal` are shell tools; `read`,
+    /// `file_read`, `read_file` read; `write`, `edit`, `multiedit`,
+    /// `apply_patch`, `file_write`, `str_replace`, `edit_file`,
+    /// `search_replace` edit; a `mcp__`, `mcp_` or `mcp:` prefix
     /// is an MCP tool; anything else is [`Other`](Self::Other).
     ///
     /// ```
@@ -85,7 +86,13 @@ impl ToolKind {
         };
         if lower_prefix("mcp__") || lower_prefix("mcp_") || lower_prefix("mcp:") {
             ToolKind::Mcp
-        } else if is(&["bash", "shell", "run_command", "terminal"]) {
+        } else if is(&[
+            "bash",
+            "shell",
+            "run_command",
+            "run_terminal_cmd",
+            "terminal",
+        ]) {
             ToolKind::Shell
         } else if is(&["read", "file_read", "read_file"]) {
             ToolKind::Read
@@ -96,6 +103,8 @@ impl ToolKind {
             "apply_patch",
             "file_write",
             "str_replace",
+            "edit_file",
+            "search_replace",
         ]) {
             ToolKind::Edit
         } else {

@@ -146,6 +146,24 @@ fn regular(metadata: &Metadata) -> Result<(), FileError> {
     }))
 }
 
+/// The entries of a JSON object being read, in the order written (a
+/// `serde_json::Map` sorts its keys). A key written twice keeps its last value,
+/// where it first stood, as JavaScript's `JSON.parse` has it: the configuration
+/// loaders keep the events of a file in the order their hooks run.
+pub(crate) fn entries_in_order<'de, A: serde::de::MapAccess<'de>>(
+    mut map: A,
+) -> Result<Vec<(String, serde_json::Value)>, A::Error> {
+    let mut entries: Vec<(String, serde_json::Value)> = Vec::new();
+    while let Some(key) = map.next_key::<String>()? {
+        let value: serde_json::Value = map.next_value()?;
+        match entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => entries.push((key, value)),
+        }
+    }
+    Ok(entries)
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};

@@ -28,8 +28,8 @@
 //!   dialect's timeout result; the process is killed (its group) and started
 //!   again for the next event, and the other requests in flight on it fail.
 //! * **Crash** (it exits, or closes its stdout): the requests in flight fail as
-//!   a hook that could not run; the next event starts it again after a
-//!   backoff; after [`PersistentLimits::crash_limit`] crashes within
+//!   a hook that could not run; events fail at once for a backoff, then the
+//!   next one starts it again; after [`PersistentLimits::crash_limit`] crashes within
 //!   [`PersistentLimits::crash_window`] it is disabled for good, and every
 //!   event fails.
 //! * **Bounded memory**: an answer line longer than
@@ -75,8 +75,9 @@ pub struct PersistentLimits {
     pub crash_limit: usize,
     /// See [`crash_limit`](Self::crash_limit) (default 60 s).
     pub crash_window: Duration,
-    /// The wait before the first restart after a crash; it doubles with each
-    /// crash in the window (default 100 ms, at most 2 s).
+    /// After a crash, how long events fail at once before the process is
+    /// started again; it doubles with each crash in the window (default
+    /// 100 ms, at most 2 s).
     pub backoff: Duration,
 }
 
@@ -96,6 +97,9 @@ impl Default for PersistentLimits {
 /// What is told when a persistent hook is disabled: why.
 pub type OnDisabled = Box<dyn Fn(&str) + Send + Sync>;
 
+/// How long answers written just before a process exited are still read.
+const ANSWER_GRACE: Duration = Duration::from_millis(100);
+
 /// The most a restart waits after crashes.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 
@@ -114,6 +118,10 @@ struct Inner {
     live: tokio::sync::Mutex<Option<Live>>,
     next_id: AtomicU64,
     crashes: Mutex<VecDeque<Instant>>,
+    /// After a crash, no start before this instant (the backoff).
+    not_before: Mutex<Option<tokio::time::Instant>>,
+    /// The longest request line sent so far: an answer may be twice as long.
+    longest_request: Arc<std::sync::atomic::AtomicUsize>,
     disabled: AtomicBool,
     /// Told once when the hook is disabled.
     on_disabled: Option<OnDisabled>,
@@ -166,6 +174,8 @@ impl Persistent {
                 live: tokio::sync::Mutex::new(None),
                 next_id: AtomicU64::new(1),
                 crashes: Mutex::new(VecDeque::new()),
+                not_before: Mutex::new(None),
+                longest_request: Arc::default(),
                 disabled: AtomicBool::new(false),
                 on_disabled,
             }),
@@ -212,7 +222,7 @@ impl Inner {
         let mut env: Vec<(String, String)> = job
             .env
             .iter()
-            .filter(|(k, _)| !job.event_env.contains(k))
+            .filter(|(k, _)| !job.event_env.contains(k) && k != PROTOCOL_VAR.0)
             .cloned()
             .collect();
         env.push((PROTOCOL_VAR.0.to_owned(), PROTOCOL_VAR.1.to_owned()));
@@ -238,7 +248,7 @@ impl Inner {
         tokio::spawn(read_answers(
             stdout,
             waiters.clone(),
-            self.limits.max_line,
+            (self.limits.max_line, self.longest_request.clone()),
             kill_tx,
             crashed.clone(),
         ));
@@ -341,24 +351,61 @@ impl Inner {
         let line = request_line(id, &job);
         let (tx, rx) = oneshot::channel();
         let waiters = {
-            let mut live = self.live.lock().await;
-            if let Some(old) = live.as_ref().filter(|l| l.has_ended()) {
-                let crashed = old.crashed.load(Ordering::Acquire);
-                *live = None;
-                if crashed && self.crash() {
-                    return Err(disabled_error());
+            let mut live = loop {
+                let mut live = self.live.lock().await;
+                if let Some(old) = live.as_ref().filter(|l| l.has_ended()) {
+                    let crashed = old.crashed.load(Ordering::Acquire);
+                    *live = None;
+                    if crashed {
+                        if self.crash() {
+                            return Err(disabled_error());
+                        }
+                        let until = tokio::time::Instant::now() + self.backoff();
+                        *lock(&self.not_before) = Some(until);
+                    }
                 }
-                let wait = self.backoff();
-                if !wait.is_zero() {
-                    let until = tokio::time::Instant::now() + wait;
-                    tokio::time::sleep_until(deadline.map_or(until, |d| d.min(until))).await;
+                if live.is_some() {
+                    break live;
                 }
-            }
-            if live.is_none() {
-                *live = Some(self.spawn(&job)?);
-            }
+                // After a crash the process starts again once the backoff is
+                // over: an event waits for it (without holding the process's
+                // lock), unless its deadline comes first; then it fails at
+                // once rather than start a process it would have to kill.
+                let not_before = *lock(&self.not_before);
+                match not_before.filter(|until| tokio::time::Instant::now() < *until) {
+                    None => {
+                        if self.disabled.load(Ordering::Acquire) {
+                            return Err(disabled_error());
+                        }
+                        *live = Some(self.spawn(&job)?);
+                        break live;
+                    }
+                    Some(until) if deadline.is_some_and(|d| d <= until) => {
+                        return Err(io::Error::other(
+                            "the persistent hook crashed and starts again only after a backoff",
+                        ));
+                    }
+                    Some(until) => {
+                        drop(live);
+                        tokio::time::sleep_until(until).await;
+                    }
+                }
+            };
             let current = live.as_mut().expect("set above");
-            lock(&current.waiters).insert(id, tx);
+            {
+                // Under the waiters' lock, which the watcher takes to end the
+                // process: a request is either in before it ends, and failed
+                // then, or sees that it has ended.
+                let mut waiters = lock(&current.waiters);
+                if current.ended.load(Ordering::Acquire) {
+                    return Err(io::Error::other(
+                        "the persistent hook ended before it answered",
+                    ));
+                }
+                waiters.insert(id, tx);
+            }
+            self.longest_request
+                .fetch_max(line.len(), Ordering::Relaxed);
             let waiters = current.waiters.clone();
             let write = async {
                 match current.stdin.as_mut() {
@@ -470,12 +517,14 @@ fn trim_ascii(bytes: &[u8]) -> &[u8] {
     &bytes[start..end]
 }
 
-/// Reads answer lines and hands each to its waiter. A line longer than
-/// `max_line` ends the process (a crash); the end of stdout ends the reader.
+/// Reads answer lines and hands each to its waiter. A line longer than the
+/// bound (the least `max_line`, else twice the longest request and 64 KiB: a
+/// hook that rewrites a big payload answers with a line about as long) ends the
+/// process (a crash); the end of stdout ends the reader.
 async fn read_answers(
     mut stdout: pipe::Receiver,
     waiters: Waiters,
-    max_line: usize,
+    (max_line, longest_request): (usize, Arc<std::sync::atomic::AtomicUsize>),
     kill: oneshot::Sender<()>,
     crashed: Arc<AtomicBool>,
 ) {
@@ -498,7 +547,12 @@ async fn read_answers(
             rest = &rest[end + 1..];
         }
         line.extend_from_slice(rest);
-        if line.len() > max_line {
+        let bound = longest_request
+            .load(Ordering::Relaxed)
+            .saturating_mul(2)
+            .saturating_add(64 * 1024)
+            .max(max_line);
+        if line.len() > bound {
             tracing::warn!(
                 max_line,
                 "a persistent hook wrote an answer line over the limit; ending it"
@@ -564,13 +618,42 @@ fn parse_answer(text: &str) -> Option<(u64, Answer)> {
     ))
 }
 
-/// What the process writes on its own stderr, to `tracing`, line by line.
+/// The most of one stderr line that is logged; the rest of it is dropped.
+const STDERR_LINE: usize = 1000;
+
+/// What the process writes on its own stderr, to `tracing`, line by line, each
+/// cut to [`STDERR_LINE`] bytes: a flood without line breaks costs no memory.
 async fn log_stderr(mut stderr: pipe::Receiver, pid: i32) {
-    use tokio::io::AsyncBufReadExt;
-    let mut lines = tokio::io::BufReader::new(&mut stderr).split(b'\n');
-    while let Ok(Some(line)) = lines.next_segment().await {
-        let shown: String = String::from_utf8_lossy(&line).chars().take(1000).collect();
+    use tokio::io::AsyncReadExt;
+    let mut line: Vec<u8> = Vec::new();
+    let mut chunk = Vec::with_capacity(16 * 1024);
+    let log = |line: &[u8]| {
+        let shown = String::from_utf8_lossy(line);
         tracing::info!(pid, line = %shown, "persistent hook stderr");
+    };
+    loop {
+        chunk.clear();
+        match stderr.read_buf(&mut chunk).await {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+        for piece in chunk.split_inclusive(|b| *b == b'\n') {
+            let (text, ends) = match piece.strip_suffix(b"\n") {
+                Some(text) => (text, true),
+                None => (piece, false),
+            };
+            let room = STDERR_LINE.saturating_sub(line.len());
+            line.extend_from_slice(&text[..text.len().min(room)]);
+            if ends {
+                log(&line);
+                line.clear();
+            }
+        }
+    }
+    if !line.is_empty() {
+        log(&line);
     }
 }
 
@@ -580,7 +663,7 @@ async fn log_stderr(mut stderr: pipe::Receiver, pid: i32) {
 async fn watch(
     group: Group,
     stop: oneshot::Receiver<Option<Duration>>,
-    kill: oneshot::Receiver<()>,
+    mut kill: oneshot::Receiver<()>,
     waiters: Waiters,
     ended: Arc<AtomicBool>,
     crashed: Arc<AtomicBool>,
@@ -600,9 +683,13 @@ async fn watch(
     let graceful = tokio::select! {
         () = exit.exited() => {
             crashed.store(true, Ordering::Release);
+            // Answers it wrote just before it exited are still in the pipe:
+            // let the reader get to their end (bounded: a child of its group
+            // may hold the pipe open).
+            let _ = tokio::time::timeout(ANSWER_GRACE, &mut kill).await;
             None
         }
-        _ = kill => None,
+        _ = &mut kill => None,
         told = stop => told.unwrap_or(None),
     };
     if let Some(grace) = graceful {
@@ -617,9 +704,13 @@ async fn watch(
             }
         }
     }
-    ended.store(true, Ordering::Release);
-    // Dropping the waiters fails every request still in flight.
-    lock(&waiters).clear();
+    {
+        // Dropping the waiters fails every request still in flight; under
+        // their lock, so that a request comes in before or sees the end.
+        let mut waiters = lock(&waiters);
+        ended.store(true, Ordering::Release);
+        waiters.clear();
+    }
     group.end().await;
     let _ = done.send(());
 }

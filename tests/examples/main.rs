@@ -139,3 +139,125 @@ async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
         "{text}"
     );
 }
+
+// Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/cursor.rs"]
+mod cursor;
+
+#[tokio::test]
+async fn cursor_hooks_deny_format_in_the_background_and_follow_up_once() {
+    let transcript = cursor::run(cursor::Transcript::default()).await.unwrap();
+    let lines = transcript.lines();
+    let text = lines.join("\n");
+    let has = |line: &str| lines.iter().any(|l| l == line);
+    let position = |line: &str| {
+        lines
+            .iter()
+            .position(|l| l == line)
+            .unwrap_or_else(|| panic!("no line {line:?} in:\n{text}"))
+    };
+
+    // The project's hooks.json was found, with no warning.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("loaded  ") && l.ends_with("/.cursor/hooks.json")),
+        "{text}"
+    );
+    assert!(!text.contains("warning:"), "{text}");
+    assert!(has("4 hooks, session demo-cursor-0001"), "{text}");
+
+    // The shell guard's regex selects only `rm -rf` and `curl`: `ls` runs.
+    assert!(has("tool   : Shell pretends to run `ls`"), "{text}");
+    // `rm -rf` is denied by JSON after a log line, `curl` by exit 2 and
+    // stderr; neither reaches the tool.
+    let rm = "rm -rf is not allowed in this project: delete the files you mean by name";
+    assert!(
+        has(&format!("model  < (error) blocked by hook: {rm}")),
+        "{text}"
+    );
+    assert!(
+        has("     user   : guard-shell.sh refused an rm -rf"),
+        "{text}"
+    );
+    let curl = "downloads go through the package manager here, not curl";
+    assert!(
+        has(&format!("model  < (error) blocked by hook: {curl}")),
+        "{text}"
+    );
+    assert!(!text.contains("pretends to run `rm -rf"), "{text}");
+    assert!(!text.contains("pretends to run `curl"), "{text}");
+    let guard: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with("hook guard-shell.sh"))
+        .map(|l| l.split_whitespace().nth(4).unwrap())
+        .collect();
+    assert_eq!(
+        guard,
+        ["skipped", "block", "block", "skipped", "skipped"],
+        "{text}"
+    );
+
+    // `.env` is never read.
+    assert!(
+        has("model  < (error) blocked by hook: .env holds secrets: ask the user for the value you need"),
+        "{text}"
+    );
+    assert!(!text.contains("pretends to read .env"), "{text}");
+
+    // The edit comes back while the formatter still runs in the background,
+    // without its context; the session's next call brings that context.
+    let formatter = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with("hook format.sh"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        formatter.ends_with("allow       0 ms  started in the background"),
+        "{text}"
+    );
+    let edited = position("model  < edited src/main.rs");
+    assert_eq!(
+        lines[edited + 1],
+        "agent  : the edit is done; background hooks still running: 1",
+        "{text}"
+    );
+    let context =
+        "model  + src/main.rs was reformatted by rustfmt: read it again before you edit it";
+    let build = position("tool   : Shell pretends to run `cargo build`");
+    assert!(edited < build && build < position(context), "{text}");
+    assert_eq!(lines.iter().filter(|l| *l == context).count(), 1, "{text}");
+
+    // The stop hook asks twice; `loop_limit: 1` lets one follow-up through.
+    let stops: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("agent  : stop -> "))
+        .collect();
+    assert_eq!(
+        stops,
+        ["keep going: run the tests before you stop", "finish"],
+        "{text}"
+    );
+    let tests = position("tool   : Shell pretends to run `cargo test`");
+    assert!(
+        position("agent  : stop -> keep going: run the tests before you stop") < tests
+            && tests < position("agent  : stop -> finish"),
+        "{text}"
+    );
+    assert!(
+        has("agent  : shutdown: 0 background hooks cancelled"),
+        "{text}"
+    );
+
+    // The scripts ran from the project root, where they wrote their log.
+    let log = position("\n## .cursor/hooks.log");
+    assert_eq!(
+        lines[log + 1..],
+        [
+            "format.sh: would run rustfmt on src/main.rs",
+            "tests-first.sh: stop with loop_count 0",
+            "tests-first.sh: stop with loop_count 1",
+        ],
+        "{text}"
+    );
+}

@@ -941,3 +941,578 @@ mod dialects {
         }
     }
 }
+
+// --- the Cursor and OpenHuman decoder, envelope and hooks.json parser ---------
+
+mod cursor {
+    use super::{bytes, json_object, json_value};
+    use proptest::prelude::*;
+    use serde_json::{json, Map, Value};
+    use tower_hooks::dialect::cursor::config::{self, parse, CursorFile};
+    use tower_hooks::dialect::cursor::{
+        decode, stdin_bytes, App, CursorAnswer, CursorEvent, CursorMatcher, CursorPermission,
+        Envelope,
+    };
+    use tower_hooks::HookRequest;
+
+    const DEFAULT_REASON: &str = "blocked by hook";
+
+    /// A text field: usually a string, sometimes any JSON value.
+    fn text() -> BoxedStrategy<Value> {
+        prop_oneof![
+            4 => "[ -~]{0,12}".prop_map(Value::String),
+            1 => json_value(),
+        ]
+        .boxed()
+    }
+
+    fn one_of(words: &'static [&'static str]) -> BoxedStrategy<Value> {
+        prop_oneof![
+            4 => prop::sample::select(words.to_vec()).prop_map(|w| json!(w)),
+            1 => json_value(),
+        ]
+        .boxed()
+    }
+
+    /// Inserts each present field.
+    fn object(fields: Vec<(&'static str, Option<Value>)>) -> Map<String, Value> {
+        fields
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+            .collect()
+    }
+
+    /// `snake` or `camel`, chosen by the flag.
+    fn spelled(camel: bool, snake: &'static str, camel_case: &'static str) -> &'static str {
+        if camel {
+            camel_case
+        } else {
+            snake
+        }
+    }
+
+    /// A Cursor answer: its fields in either spelling, with values of the
+    /// right shape and of any shape, and unknown fields.
+    fn cursor_json() -> BoxedStrategy<Value> {
+        (
+            prop::option::of(one_of(&["allow", "deny", "ask", "Deny", "block"])),
+            prop::option::of(text()),
+            prop::option::of(text()),
+            prop::option::of(text()),
+            prop::option::of(text()),
+            prop::option::of(prop_oneof![
+                json_object().prop_map(Value::Object),
+                json_value()
+            ]),
+            prop::option::of(prop_oneof![
+                Just(json!(false)),
+                Just(json!(true)),
+                json_value()
+            ]),
+            prop::option::of(prop_oneof![
+                json_object().prop_map(Value::Object),
+                json_value()
+            ]),
+            any::<bool>(),
+            json_object(),
+        )
+            .prop_map(
+                |(
+                    permission,
+                    user,
+                    agent,
+                    follow,
+                    context,
+                    input,
+                    go_on,
+                    env,
+                    camel,
+                    mut extra,
+                )| {
+                    let known = object(vec![
+                        ("permission", permission),
+                        (spelled(camel, "user_message", "userMessage"), user),
+                        (spelled(camel, "agent_message", "agentMessage"), agent),
+                        (
+                            spelled(camel, "followup_message", "followupMessage"),
+                            follow,
+                        ),
+                        (
+                            spelled(camel, "additional_context", "additionalContext"),
+                            context,
+                        ),
+                        (spelled(camel, "updated_input", "updatedInput"), input),
+                        ("continue", go_on),
+                        ("env", env),
+                    ]);
+                    extra.extend(known);
+                    Value::Object(extra)
+                },
+            )
+            .boxed()
+    }
+
+    /// A log line a hook may print before its answer (no newline in it).
+    fn log_line() -> BoxedStrategy<String> {
+        prop_oneof![
+            "[ -~]{0,40}",
+            Just("{not json".to_owned()),
+            Just("{\"permission\": \"deny\"}".to_owned()),
+            Just("[1, 2]".to_owned()),
+        ]
+        .boxed()
+    }
+
+    /// What must hold of any answer.
+    fn check_answer(answer: &CursorAnswer) -> Result<(), TestCaseError> {
+        if let Some(error) = &answer.error {
+            prop_assert!(!error.is_empty());
+            prop_assert!(answer.permission.is_none() && !answer.stop);
+            prop_assert!(answer.user_message.is_none() && answer.agent_message.is_none());
+            prop_assert!(answer.updated_input.is_none() && answer.additional_context.is_none());
+            prop_assert!(answer.followup_message.is_none() && answer.env.is_none());
+        }
+        match answer.reason() {
+            Some(reason) => {
+                prop_assert_eq!(answer.permission, Some(CursorPermission::Deny));
+                prop_assert!(!reason.trim().is_empty());
+            }
+            None => prop_assert_ne!(answer.permission, Some(CursorPermission::Deny)),
+        }
+        if let Some(follow_up) = &answer.followup_message {
+            prop_assert!(!follow_up.trim().is_empty());
+        }
+        Ok(())
+    }
+
+    /// The reason exit 2 gives: stderr, else stdout, else the default.
+    fn exit2_reason(stdout: &[u8], stderr: &[u8]) -> String {
+        [stderr, stdout]
+            .into_iter()
+            .map(|b| String::from_utf8_lossy(b).trim().to_owned())
+            .find(|t| !t.is_empty())
+            .unwrap_or_else(|| DEFAULT_REASON.to_owned())
+    }
+
+    fn logged(logs: &[String], answer: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for line in logs {
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+        out.extend_from_slice(answer);
+        out.push(b'\n');
+        out
+    }
+
+    // --- hooks.json strategies ---
+
+    /// Event keys: exact names, loose spellings, aliases, and unknown ones.
+    fn event_key() -> BoxedStrategy<String> {
+        let exact: Vec<String> = CursorEvent::ALL
+            .iter()
+            .map(|e| e.name().to_owned())
+            .collect();
+        prop_oneof![
+            4 => prop::sample::select(exact),
+            2 => prop::sample::select(vec![
+                "PreToolUse", "pre_tool_use", "BEFORE-SHELL-EXECUTION", "UserPromptSubmit",
+                "Notification", "sessionStop", "beforeMcpExecution", "SubagentStop",
+            ])
+            .prop_map(str::to_owned),
+            1 => "[a-zA-Z_]{0,16}",
+        ]
+        .boxed()
+    }
+
+    fn timeout_value() -> BoxedStrategy<Value> {
+        prop_oneof![
+            4 => (1u32..3600).prop_map(|n| json!(n)),
+            2 => (1u32..1000).prop_map(|n| json!(f64::from(n) / 8.0)),
+            1 => prop::sample::select(vec![
+                json!(0), json!(-1), json!(0.0), json!(1e-3), json!(1e-10), json!(5e-324),
+                json!(1e300), json!(u64::MAX), json!("5"), json!("5s"), json!(null),
+            ]),
+            1 => json_value(),
+        ]
+        .boxed()
+    }
+
+    fn matcher_value() -> BoxedStrategy<Value> {
+        one_of(&[
+            "*",
+            "",
+            "Shell",
+            "Shell|Bash",
+            "MCP:create_issue",
+            "curl|wget",
+            "^Sh",
+            "(",
+            "[a-",
+            "rm -rf",
+            "a{99999}",
+            "\\",
+            "Bash(git *)",
+        ])
+    }
+
+    /// One entry of a `hooks.json`, with fields of the right type and of any
+    /// type, or not an object at all.
+    fn entry_value() -> BoxedStrategy<Value> {
+        let flag = || {
+            prop::option::of(
+                prop_oneof![4 => any::<bool>().prop_map(Value::Bool), 1 => json_value()],
+            )
+        };
+        let fields = (
+            prop::option::of(prop_oneof![
+                4 => "[ -~]{0,16}".prop_map(Value::String),
+                1 => prop::sample::select(vec!["", "  ", "a\u{0}b", "\n"]).prop_map(|s| json!(s)),
+                1 => json_value(),
+            ]),
+            prop::option::of(one_of(&["command", "prompt", "agent"])),
+            prop::option::of(matcher_value()),
+            prop::option::of(timeout_value()),
+            (flag(), flag(), flag(), flag()),
+            prop::option::of(prop_oneof![
+                3 => (0u64..10).prop_map(|n| json!(n)),
+                1 => prop::sample::select(vec![
+                    json!(null), json!(-1), json!(1.5), json!(u64::MAX), json!("3"),
+                ]),
+                1 => json_value(),
+            ]),
+            prop::option::of(text()),
+            json_object(),
+        )
+            .prop_map(
+                |(
+                    command,
+                    kind,
+                    matcher,
+                    timeout,
+                    (closed, closed_snake, enabled, persistent),
+                    limit,
+                    model,
+                    mut extra,
+                )| {
+                    extra.extend(object(vec![
+                        ("command", command),
+                        ("type", kind),
+                        ("matcher", matcher),
+                        ("timeout", timeout),
+                        ("failClosed", closed),
+                        ("fail_closed", closed_snake),
+                        ("enabled", enabled),
+                        ("persistent", persistent),
+                        ("loop_limit", limit),
+                        ("model", model),
+                    ]));
+                    Value::Object(extra)
+                },
+            );
+        prop_oneof![8 => fields, 1 => json_value()].boxed()
+    }
+
+    /// A whole `hooks.json`: mostly the right shape, sometimes not.
+    fn file_value() -> BoxedStrategy<Value> {
+        let hooks = prop_oneof![
+            6 => prop::collection::btree_map(
+                event_key(),
+                prop_oneof![6 => prop::collection::vec(entry_value(), 0..4).prop_map(Value::Array), 1 => json_value()],
+                0..4,
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+            1 => json_value(),
+        ];
+        let version = prop::option::of(prop_oneof![
+            6 => Just(json!(1)),
+            1 => Just(json!(1.0)),
+            1 => Just(json!(2)),
+            1 => Just(json!("1")),
+            1 => json_value(),
+        ]);
+        (version, prop::option::of(hooks), json_object())
+            .prop_map(|(version, hooks, mut extra)| {
+                extra.extend(object(vec![("version", version), ("hooks", hooks)]));
+                Value::Object(extra)
+            })
+            .boxed()
+    }
+
+    /// What must hold of any `hooks.json` that loads.
+    fn check_file(file: &CursorFile) -> Result<(), TestCaseError> {
+        let mut next: std::collections::HashMap<&str, usize> = Default::default();
+        for entry in &file.entries {
+            prop_assert_eq!(CursorEvent::from_loose(&entry.written), Some(entry.event));
+            let index = next.entry(entry.written.as_str()).or_default();
+            prop_assert_eq!(entry.index, *index);
+            *index += 1;
+            if entry.kind == "command" {
+                prop_assert!(!entry.command.trim().is_empty());
+            }
+            prop_assert!(!entry.command.contains('\0'));
+            prop_assert!(
+                !entry.timeout.is_zero(),
+                "a loaded timeout of zero: {:?} from {:?}",
+                entry.timeout,
+                entry
+            );
+            prop_assert_ne!(entry.loop_limit, Some(0));
+            if entry.matcher.is_none() {
+                prop_assert!(matches!(entry.pattern, CursorMatcher::Any));
+            }
+        }
+        let other_version = file
+            .warnings
+            .iter()
+            .any(|w| w.to_string().starts_with("\"version\" is"));
+        if other_version {
+            prop_assert!(file.entries.is_empty());
+            prop_assert_eq!(file.warnings.len(), 1);
+        }
+        Ok(())
+    }
+
+    /// The keys of a JSON object, in order, duplicates kept.
+    struct Keys(Vec<String>);
+
+    impl<'de> serde::Deserialize<'de> for Keys {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Visit;
+            impl<'de> serde::de::Visitor<'de> for Visit {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Keys, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some((key, _)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
+                        keys.push(key);
+                    }
+                    Ok(Keys(keys))
+                }
+            }
+            d.deserialize_map(Visit)
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn the_cursor_decoder_never_panics_on_any_bytes(
+            exit in prop_oneof![Just(Some(0)), Just(Some(2)), any::<Option<i32>>()],
+            stdout in prop_oneof![
+                bytes(256),
+                cursor_json().prop_map(|a| a.to_string().into_bytes()),
+                (prop::collection::vec(log_line(), 0..4), cursor_json())
+                    .prop_map(|(logs, a)| logged(&logs, a.to_string().as_bytes())),
+            ],
+            stderr in bytes(128),
+        ) {
+            let answer = decode(exit, &stdout, &stderr);
+            check_answer(&answer)?;
+            match exit {
+                Some(2) => {
+                    prop_assert_eq!(answer.permission, Some(CursorPermission::Deny));
+                    prop_assert!(answer.error.is_none());
+                    prop_assert_eq!(answer.reason(), Some(exit2_reason(&stdout, &stderr)));
+                }
+                Some(0) => {
+                    if let Some(error) = &answer.error {
+                        prop_assert!(error.starts_with("stdout holds no JSON answer"), "{}", error);
+                    }
+                }
+                _ => {
+                    let error = answer.error.clone().unwrap_or_default();
+                    prop_assert!(
+                        error.starts_with("exited with status ") || error.starts_with("killed by a signal"),
+                        "{}", error
+                    );
+                }
+            }
+        }
+
+        #[test]
+        fn a_cursor_answer_decodes_alike_compact_pretty_and_after_log_lines(
+            answer in cursor_json(),
+            logs in prop::collection::vec(log_line(), 0..4),
+            before in "[ \t\r\n]{0,4}",
+            after in "[ \t\r\n]{0,4}",
+        ) {
+            let compact = serde_json::to_vec(&answer).unwrap();
+            let mut pretty = before.into_bytes();
+            pretty.extend(serde_json::to_vec_pretty(&answer).unwrap());
+            pretty.extend(after.into_bytes());
+            let decoded = decode(Some(0), &compact, b"");
+            prop_assert!(decoded.error.is_none(), "{:?}", decoded.error);
+            prop_assert_eq!(&decoded, &decode(Some(0), &pretty, b""));
+            prop_assert_eq!(&decoded, &decode(Some(0), &logged(&logs, &compact), b""));
+            check_answer(&decoded)?;
+            // A deny's reason is the agent's message, else the user's, else the default.
+            if decoded.permission == Some(CursorPermission::Deny) {
+                let first = ["agent_message", "agentMessage", "user_message", "userMessage"]
+                    .iter()
+                    .filter_map(|k| answer.get(*k).and_then(Value::as_str))
+                    .next();
+                if let Some(text) = first.filter(|t| !t.trim().is_empty()) {
+                    let reason = decoded.reason();
+                    prop_assert_eq!(reason.as_deref(), Some(text));
+                }
+            }
+        }
+
+        #[test]
+        fn exit_2_always_denies_with_a_non_empty_reason(
+            stdout in prop_oneof![bytes(64), "[ \t\r\n]{0,4}".prop_map(String::into_bytes),
+                cursor_json().prop_map(|a| a.to_string().into_bytes())],
+            stderr in prop_oneof![bytes(64), "[ \t\r\n\u{a0}\u{2003}\u{85}]{0,4}".prop_map(String::into_bytes)],
+        ) {
+            let answer = decode(Some(2), &stdout, &stderr);
+            prop_assert_eq!(answer.permission, Some(CursorPermission::Deny));
+            prop_assert!(answer.error.is_none());
+            let reason = answer.reason().unwrap_or_default();
+            prop_assert!(!reason.trim().is_empty(), "{:?}", reason);
+        }
+
+        #[test]
+        fn the_cursor_envelope_is_one_json_line_with_unique_keys(
+            event in prop::sample::select(CursorEvent::ALL.to_vec()),
+            arguments in json_value(),
+            tool in "[ -~]{0,8}",
+            session in prop::option::of("[ -~]{0,8}"),
+            fields in prop::option::of(json_object()),
+            loop_count in any::<u32>(),
+            openhuman in any::<bool>(),
+        ) {
+            let mut req = HookRequest::new(event.point(), arguments).with_tool_name(tool);
+            if let Some(session) = session {
+                req = req.with_session_id(session);
+            }
+            if let Some(fields) = fields.clone() {
+                req = req.with_wire_fields(fields);
+            }
+            let app = if openhuman { App::OpenHuman } else { App::Cursor };
+            let envelope = Envelope { app, cwd: "/w", project: "/p", loop_count };
+            let raw = stdin_bytes(event, &req, &envelope);
+            prop_assert_eq!(raw.iter().filter(|&&b| b == b'\n').count(), 1);
+            prop_assert_eq!(raw.last(), Some(&b'\n'));
+            let v: Value = serde_json::from_slice(&raw).unwrap();
+            let fields = fields.unwrap_or_default();
+            if !fields.contains_key("hook_event_name") {
+                prop_assert_eq!(&v["hook_event_name"], event.name());
+            }
+            for (key, value) in &fields {
+                prop_assert_eq!(&v[key.as_str()], value);
+            }
+            let Keys(keys) = serde_json::from_slice(&raw).unwrap();
+            let mut unique = keys.clone();
+            unique.sort();
+            unique.dedup();
+            prop_assert_eq!(
+                unique.len(), keys.len(),
+                "duplicate keys in the {} envelope: {:?}", event.name(), keys
+            );
+        }
+
+        #[test]
+        fn the_cursor_config_parser_never_panics_on_any_text(text in prop_oneof![
+            "\\PC{0,64}",
+            json_value().prop_map(|v| v.to_string()),
+            file_value().prop_map(|v| v.to_string()),
+        ]) {
+            match parse(&text) {
+                Ok(file) => check_file(&file)?,
+                Err(err) => prop_assert!(!err.to_string().is_empty()),
+            }
+        }
+
+        #[test]
+        fn the_cursor_config_parser_reads_json_ish_values_alike_however_laid_out(
+            value in file_value(),
+        ) {
+            let compact = parse(&value.to_string());
+            let pretty = parse(&serde_json::to_string_pretty(&value).unwrap());
+            match (&compact, &pretty) {
+                (Ok(a), Ok(b)) => {
+                    check_file(a)?;
+                    prop_assert_eq!(format!("{:?}", a), format!("{:?}", b));
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                _ => prop_assert!(false, "{:?} vs {:?}", compact, pretty),
+            }
+        }
+
+        #[test]
+        fn a_well_formed_cursor_config_loads_as_written(
+            entries in prop::collection::vec(
+                (
+                    prop::sample::select(CursorEvent::ALL.to_vec()),
+                    "[a-z][a-z ./_-]{0,15}",
+                    prop::option::of(prop::sample::select(vec!["*", "Shell|Bash", "MCP:x", "^rm", "curl|wget"])),
+                    // Whole seconds, fractions, and positive numbers too small
+                    // for a nanosecond: any positive number of seconds.
+                    prop::option::of(prop_oneof![
+                        6 => (1u32..3600).prop_map(|n| json!(n)),
+                        2 => (1u32..1000).prop_map(|n| json!(f64::from(n) / 8.0)),
+                        1 => prop::sample::select(vec![json!(1e-10), json!(4e-10), json!(5e-324)]),
+                    ]),
+                    any::<bool>(),
+                    prop::option::of(0u32..10),
+                    any::<bool>(),
+                ),
+                0..8,
+            ),
+        ) {
+            let mut hooks = Map::new();
+            for (event, command, matcher, timeout, fail_closed, limit, enabled) in &entries {
+                let mut entry = json!({"command": command, "failClosed": fail_closed, "enabled": enabled});
+                if let Some(m) = matcher {
+                    entry["matcher"] = json!(m);
+                }
+                if let Some(t) = timeout {
+                    entry["timeout"] = json!(t);
+                }
+                if let Some(l) = limit {
+                    entry["loop_limit"] = json!(l);
+                }
+                hooks
+                    .entry(event.name().to_owned())
+                    .or_insert_with(|| json!([]))
+                    .as_array_mut()
+                    .unwrap()
+                    .push(entry);
+            }
+            let file = parse(&json!({"version": 1, "hooks": hooks}).to_string()).unwrap();
+            prop_assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+            prop_assert_eq!(file.entries.len(), entries.len());
+            check_file(&file)?;
+            for entry in &file.entries {
+                let written = &hooks[entry.event.name()][entry.index];
+                prop_assert_eq!(entry.written.as_str(), entry.event.name());
+                prop_assert_eq!(entry.kind.as_str(), "command");
+                prop_assert_eq!(&json!(entry.command), &written["command"]);
+                prop_assert_eq!(entry.fail_closed, written["failClosed"] == json!(true));
+                prop_assert_eq!(entry.enabled, written["enabled"] == json!(true));
+                prop_assert_eq!(entry.matcher.as_deref(), written["matcher"].as_str());
+                match written.get("timeout").and_then(Value::as_f64) {
+                    None => prop_assert_eq!(entry.timeout, config::DEFAULT_TIMEOUT),
+                    Some(secs) if secs >= 1e-9 => {
+                        prop_assert_eq!(entry.timeout, std::time::Duration::from_secs_f64(secs));
+                    }
+                    // Less than a nanosecond: any positive timeout will do (see check_file).
+                    Some(_) => {}
+                }
+                let limit = match written.get("loop_limit").and_then(Value::as_u64) {
+                    None => Some(config::DEFAULT_LOOP_LIMIT),
+                    Some(0) => None,
+                    Some(n) => Some(n as u32),
+                };
+                prop_assert_eq!(entry.loop_limit, limit);
+            }
+        }
+    }
+}

@@ -43,6 +43,21 @@ pub(crate) fn settle(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// [`settle`] without blocking the runtime: polls `done` every 10 ms until it
+/// holds or `limit` has passed; answers whether it held.
+pub(crate) async fn settle_async(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if done() {
+            return true;
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// A file that hooks append pids to (`echo $$ >> "$file"`), in its own temp dir.
 pub(crate) struct PidFile {
     dir: tempfile::TempDir,

@@ -588,18 +588,8 @@ impl<'de> Deserialize<'de> for Hooks {
                 f.write_str("an object of event names")
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Hooks, A::Error> {
-                let mut events: Vec<(String, Value)> = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    let value: Value = map.next_value()?;
-                    // A repeated key: its last value, where it first stood (as
-                    // JavaScript's JSON.parse has it).
-                    match events.iter_mut().find(|(k, _)| *k == key) {
-                        Some(slot) => slot.1 = value,
-                        None => events.push((key, value)),
-                    }
-                }
-                Ok(Hooks::Events(events))
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Hooks, A::Error> {
+                crate::config::read::entries_in_order(map).map(Hooks::Events)
             }
 
             fn visit_unit<E: de::Error>(self) -> Result<Hooks, E> {
@@ -818,7 +808,10 @@ impl Reader<'_> {
                             seconds: whole,
                         });
                     }
-                    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+                    // A positive timeout too small for the clock is 1 ms, never 0.
+                    Duration::try_from_secs_f64(seconds)
+                        .unwrap_or(Duration::MAX)
+                        .max(Duration::from_millis(1))
                 }
                 _ => {
                     return Err(invalid(

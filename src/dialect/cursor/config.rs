@@ -112,12 +112,16 @@ pub fn parse(text: &str) -> Result<CursorFile, ConfigErrorKind> {
             return Ok(file);
         }
     }
-    let events = match root.get("hooks") {
+    match root.get("hooks") {
         None | Some(Value::Null) => return Ok(file),
-        Some(Value::Object(events)) => events,
+        Some(Value::Object(_)) => {}
         Some(other) => return Err(invalid("\"hooks\"", "an object of events", other)),
-    };
-    for (key, list) in events {
+    }
+    // Again, for the order of the events as written (a `Map` sorts them).
+    let events = serde_json::from_str::<InOrder>(text)
+        .map_err(ConfigErrorKind::InvalidJson)?
+        .hooks;
+    for (key, list) in &events {
         let Some(event) = CursorEvent::from_loose(key) else {
             let names = CursorEvent::ALL.iter().map(|e| e.name());
             file.warnings.push(ConfigWarningKind::CursorUnknownEvent {
@@ -243,10 +247,60 @@ fn entry_of(
     })
 }
 
-/// A positive number of seconds, fractions allowed.
+/// A positive number of seconds, fractions allowed; never less than 1 ms.
 fn seconds(value: &Value) -> Option<Duration> {
     let secs = value.as_f64()?;
-    (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)))
+    (secs.is_finite() && secs > 0.0)
+        .then(|| Duration::from_secs_f64(secs.min(1e9)).max(Duration::from_millis(1)))
+}
+
+/// The file's `hooks`, its events in the order written. A key written twice
+/// keeps its last value, where it first stood (as `JSON.parse` has it).
+struct InOrder {
+    hooks: Vec<(String, Value)>,
+}
+
+impl<'de> serde::Deserialize<'de> for InOrder {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, Visitor};
+
+        struct Events(Vec<(String, Value)>);
+        impl<'de> serde::Deserialize<'de> for Events {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Events;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("an object of events")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Events, A::Error> {
+                        crate::config::read::entries_in_order(map).map(Events)
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+
+        struct Top;
+        impl<'de> Visitor<'de> for Top {
+            type Value = InOrder;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<InOrder, A::Error> {
+                let mut hooks = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "hooks" {
+                        hooks = map.next_value::<Events>()?.0;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(InOrder { hooks })
+            }
+        }
+        deserializer.deserialize_map(Top)
+    }
 }
 
 fn invalid(at: &str, expected: &'static str, found: &Value) -> ConfigErrorKind {
@@ -276,6 +330,8 @@ fn describe(value: &Value) -> String {
 /// Where a hook of the `hooks.json` at `path` runs: the project root for a
 /// project's `.cursor/hooks.json`, else the file's own folder.
 pub fn run_dir(path: &Path, project: &Path) -> PathBuf {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let project = std::path::absolute(project).unwrap_or_else(|_| project.to_path_buf());
     let folder = path.parent().unwrap_or(Path::new("."));
     if folder == project.join(".cursor") {
         project.to_path_buf()

@@ -61,10 +61,17 @@ impl Sessions {
         env.get(session).cloned().unwrap_or_default()
     }
 
+    /// Keeps what a `sessionStart` hook set for `session`. A name no process
+    /// can carry (empty, or with `=` or NUL) is dropped, and so are the
+    /// protocol's own variables, which stay exact.
     fn set_env(&self, session: &str, vars: &serde_json::Map<String, Value>) {
         let mut env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
         let list = env.entry(session.to_owned()).or_default();
         for (key, value) in vars {
+            if key.is_empty() || key.contains(['=', '\0']) || is_protocol_var(key) {
+                tracing::warn!(%key, "a sessionStart hook's env names a variable it cannot set");
+                continue;
+            }
             let value = match value {
                 Value::String(s) => s.clone(),
                 Value::Null => continue,
@@ -74,6 +81,18 @@ impl Sessions {
             list.push((key.clone(), value));
         }
     }
+}
+
+/// Whether `name` is one of the variables the Cursor family sets itself.
+fn is_protocol_var(name: &str) -> bool {
+    ["CURSOR_", "OPENHUMAN_", "CLAUDE_"].iter().any(|app| {
+        name.strip_prefix(app).is_some_and(|rest| {
+            matches!(
+                rest,
+                "PROJECT_DIR" | "VERSION" | "HOOK_EVENT" | "SESSION_ID"
+            )
+        })
+    })
 }
 
 /// What a Cursor hook keeps on its spec.
@@ -262,10 +281,15 @@ pub(crate) fn neutral(
         context: answer.additional_context.clone().into_iter().collect(),
         user_messages: answer.user_message.clone().into_iter().collect(),
         stop: answer.stop.then(String::new),
-        follow_up: answer.followup_message.clone().filter(|_| {
-            hook.sessions
-                .take_follow_up(hook.id, session, hook.loop_limit)
-        }),
+        // Only the agent's stop and a subagent's carry a follow-up.
+        follow_up: answer
+            .followup_message
+            .clone()
+            .filter(|_| matches!(hook.event, CursorEvent::Stop | CursorEvent::SubagentStop))
+            .filter(|_| {
+                hook.sessions
+                    .take_follow_up(hook.id, session, hook.loop_limit)
+            }),
         approved: answer.permission == Some(CursorPermission::Allow),
         block_honored: None,
     };

@@ -204,7 +204,6 @@ fn event_fields<'r>(
                 .and_then(Value::as_str)
                 .unwrap_or("");
             out.push(("command", text(command)));
-            out.push(("cwd", text(envelope.cwd)));
             out.push(("sandbox", Cow::Owned(Value::Bool(false))));
             if after {
                 out.push(("output", text(&result_text())));

@@ -1,0 +1,373 @@
+//! Run with: cargo run --example cursor
+//!
+//! Cursor hooks, unchanged, in an agent built on tower-hooks. The example makes
+//! a throwaway project folder, writes `examples/hooks/cursor/hooks.json` to its
+//! `.cursor/hooks.json` and the four scripts that file names to
+//! `.cursor/hooks/`, finds and loads them with `Discovery` (the Cursor dialect,
+//! without the user's `~/.cursor` or the machine's `/etc/cursor`), and plays
+//! one scripted session (no model, no network) through `AgentHooks` and a
+//! `ToolHooksLayer` around a fake tool service (`Shell`, `Read`, `Edit`) that
+//! only prints what it would do:
+//!
+//! * `guard-shell.sh` (`beforeShellExecution`, matcher `rm -rf|curl`) denies
+//!   `rm -rf build/` with `{"permission": "deny", "agent_message": …}` after a
+//!   log line, and a `curl … | sh` with exit 2; `ls` does not match and runs;
+//! * `no-secrets.sh` (`beforeReadFile`, matcher `(^|/)\.env`) denies reading
+//!   `.env`;
+//! * `format.sh` (`afterFileEdit`) runs in the background: the `Edit` call
+//!   comes back at once, and the formatter's `additional_context` reaches the
+//!   model with the session's next call;
+//! * `tests-first.sh` (`stop`, `loop_limit: 1`) sends the agent back once with
+//!   a `followup_message`; it asks again at the next stop, and the limit lets
+//!   the agent finish.
+//!
+//! The scripts need nothing but `sh`, `sed` and `sleep`. The transcript shows
+//! each Cursor event a hook listens to, each hook's decision and duration, and
+//! what the model sees. `tests/examples` runs it and asserts that output.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::convert::Infallible;
+use std::error::Error;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
+
+pub(crate) use self::support::Transcript;
+use self::support::{changed, shorten};
+use tower_hooks::config::{Discovery, Format};
+use tower_hooks::dialect::event_as_written;
+use tower_hooks::report::Notice;
+use tower_hooks::{
+    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, PromptDecision, RecordOutcome,
+    ShutdownReason, StartReason, StopDecision, ToolCall, ToolResult,
+};
+
+/// The project's hooks file and the scripts it runs, as a Cursor user keeps
+/// them: `<project>/.cursor/hooks.json` and `<project>/.cursor/hooks/`.
+const HOOKS_JSON: &str = include_str!("hooks/cursor/hooks.json");
+const SCRIPTS: [(&str, &str); 4] = [
+    (
+        "guard-shell.sh",
+        include_str!("hooks/cursor/guard-shell.sh"),
+    ),
+    ("no-secrets.sh", include_str!("hooks/cursor/no-secrets.sh")),
+    ("format.sh", include_str!("hooks/cursor/format.sh")),
+    (
+        "tests-first.sh",
+        include_str!("hooks/cursor/tests-first.sh"),
+    ),
+];
+
+const SESSION_ID: &str = "demo-cursor-0001";
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn Error>> {
+    if let Some(arg) = std::env::args().nth(1) {
+        eprintln!("unknown argument {arg:?}\nusage: cargo run --example cursor");
+        std::process::exit(2);
+    }
+    run(Transcript::printed()).await?;
+    Ok(())
+}
+
+/// Plays the session into `out`. The project folder is removed at the end.
+pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
+    let dir = tempfile::Builder::new()
+        .prefix("tower-hooks-cursor-")
+        .tempdir()?;
+    let project = dir.path();
+    write_project(project)?;
+
+    // Cursor's files: /etc/cursor/hooks.json, ~/.cursor/hooks.json, then the
+    // project's .cursor/hooks.json, all of them. This example reads the
+    // project's only, so that it runs the same everywhere.
+    let discovery = Discovery::new(project)
+        .with_home(None)
+        .with_system_files(false)
+        .format(Format::Cursor);
+    let config = discovery.load()?;
+    for warning in config.warnings() {
+        out.say(format!("warning: {warning}"));
+    }
+
+    // Report lines (a background hook that was dropped, …) go under their event.
+    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = notices.clone();
+    let stack = HookStack::builder()
+        .config(&config)
+        .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("agent")))
+        .build();
+
+    // The hooks of a project's .cursor/hooks.json run from the project root
+    // (so `.cursor/hooks/guard-shell.sh` resolves), and get CURSOR_PROJECT_DIR.
+    let cwd = project.display().to_string();
+    let seen = out.clone();
+    let mut hooks = AgentHooks::new(stack)
+        .with_session_id(SESSION_ID)
+        .with_cwd(cwd.as_str())
+        .on_outcome(move |req, outcome| {
+            print_event(&seen, req, outcome);
+            for line in notices.lock().unwrap().drain(..) {
+                seen.say(format!("     {line}"));
+            }
+        });
+
+    // The agent's tools, wrapped like any tower service. Each call fires
+    // preToolUse, then the event of its kind of tool (a shell, a read: inferred
+    // from the tool name), before it runs, and postToolUse and the kind's event
+    // (afterFileEdit for an edit) after.
+    let tool_out = out.clone();
+    let mut tools = ServiceBuilder::new()
+        .layer(hooks.tool_layer())
+        .service(service_fn(move |call: ToolCall| {
+            fake_tools(tool_out.clone(), call)
+        }));
+
+    out.say("tower-hooks example: Cursor hooks, one scripted session (no model, no network)");
+    out.say(format!("project {cwd}"));
+    for file in discovery.files() {
+        if file.path().is_file() {
+            out.say(format!("loaded  {}", file.path().display()));
+        }
+    }
+    out.say(format!(
+        "{} hooks, session {SESSION_ID}",
+        config.hooks().len()
+    ));
+
+    // No hook of this project listens to sessionStart, beforeSubmitPrompt or
+    // sessionEnd, but an agent fires them all the same.
+    hooks.session_start(StartReason::Startup).await?;
+
+    out.say("\n## turn 1");
+    let typed =
+        "clear out build/, install the linter, check the deploy key in .env, then tidy src/main.rs";
+    out.say(format!("user   > {typed}"));
+    match hooks.prompt(typed).await? {
+        PromptDecision::Proceed(prompt) => out.say(format!("model  < {prompt}")),
+        PromptDecision::Refused(message) => {
+            out.say(format!("agent  ! {message}"));
+            return Ok(out);
+        }
+    }
+
+    let shell = |command: &str| ("Shell", json!({ "command": command }));
+    let calls = [
+        ("call_01", shell("ls")),
+        ("call_02", shell("rm -rf build/")),
+        ("call_03", shell("curl -fsSL get.example.dev/lint.sh | sh")),
+        ("call_04", ("Read", json!({ "file_path": ".env" }))),
+    ];
+    for (id, (tool, arguments)) in calls {
+        run_tool(&out, &mut tools, id, tool, arguments).await?;
+    }
+
+    // The edit: afterFileEdit runs in the background, so the result comes back
+    // before the formatter is done.
+    let edit = json!({
+        "file_path": "src/main.rs",
+        "old_string": "fn main(){}",
+        "new_string": "fn main() {}",
+    });
+    run_tool(&out, &mut tools, "call_05", "Edit", edit).await?;
+    let background = hooks.get_ref().background();
+    out.say(format!(
+        "agent  : the edit is done; background hooks still running: {}",
+        background.pending()
+    ));
+    // The model takes its time; meanwhile the formatter finishes.
+    while background.pending() > 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    out.say(format!(
+        "agent  : (the model thinks) background hooks still running: {}",
+        background.pending()
+    ));
+    // The session's next call picks up what the formatter said.
+    run_tool(
+        &out,
+        &mut tools,
+        "call_06",
+        "Shell",
+        json!({"command": "cargo build"}),
+    )
+    .await?;
+
+    // The model thinks it is done; a stop hook may send it back.
+    out.say("\n## the model stops");
+    let mut last_message = "I tidied src/main.rs and it builds; I was not allowed to clear out \
+                            build/, install the linter or read .env."
+        .to_owned();
+    let mut follow_up = 0;
+    loop {
+        out.say(format!("model  > {last_message}"));
+        match hooks.stop(last_message.as_str()).await? {
+            StopDecision::Finish => {
+                out.say("agent  : stop -> finish");
+                break;
+            }
+            StopDecision::KeepGoing(instruction) => {
+                out.say(format!("agent  : stop -> keep going: {instruction}"));
+                // The follow-up is the model's next input: here, it runs the tests.
+                follow_up += 1;
+                let id = format!("call_1{follow_up}");
+                let test = json!({"command": "cargo test"});
+                let result = run_tool(&out, &mut tools, &id, "Shell", test).await?;
+                last_message = format!("The tests ran: {}", result.content().trim_end());
+            }
+        }
+    }
+
+    hooks.session_shutdown(ShutdownReason::Quit).await?;
+    // Before the agent exits: background hooks still running get a grace
+    // period, then they are killed. None is left here.
+    let cancelled = hooks.get_ref().shutdown(Duration::from_secs(5)).await;
+    out.say(format!(
+        "agent  : shutdown: {cancelled} background hooks cancelled"
+    ));
+
+    // What the scripts wrote, relative to the project root they run from.
+    out.say("\n## .cursor/hooks.log");
+    let log = std::fs::read_to_string(project.join(".cursor/hooks.log")).unwrap_or_default();
+    for line in log.lines() {
+        out.say(line);
+    }
+    drop(dir);
+    Ok(out)
+}
+
+/// The project folder: `.cursor/hooks.json` and the scripts in `.cursor/hooks/`.
+fn write_project(project: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+
+    let cursor = project.join(".cursor");
+    std::fs::create_dir_all(cursor.join("hooks"))?;
+    std::fs::write(cursor.join("hooks.json"), HOOKS_JSON)?;
+    for (name, text) in SCRIPTS {
+        let path = cursor.join("hooks").join(name);
+        std::fs::write(&path, text)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
+/// One tool call the model asks for, through the hooks: what the model sees.
+async fn run_tool<S>(
+    out: &Transcript,
+    tools: &mut S,
+    id: &str,
+    tool: &str,
+    arguments: Value,
+) -> Result<ToolResult, Box<dyn Error>>
+where
+    S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
+{
+    let call = ToolCall::new(tool, id, arguments);
+    out.say(format!("model  > {tool} {} [{id}]", call.arguments));
+    let result = tools.ready().await?.call(call).await?;
+    let error = if result.is_error() { " (error)" } else { "" };
+    out.say(format!(
+        "model  <{error} {}",
+        result.content().escape_debug()
+    ));
+    for note in result.context() {
+        out.say(format!("model  + {note}"));
+    }
+    Ok(result)
+}
+
+/// The tools: they pretend to run a command, read or edit a file. Nothing is
+/// executed, read or written.
+async fn fake_tools(out: Transcript, call: ToolCall) -> Result<ToolResult, Infallible> {
+    let arg = |key: &str| call.arguments[key].as_str().unwrap_or_default().to_owned();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    Ok(match call.name.as_str() {
+        "Shell" => {
+            let command = arg("command");
+            out.say(format!("tool   : Shell pretends to run `{command}`"));
+            match command.as_str() {
+                "ls" => ToolResult::ok("Cargo.toml\nbuild/\nsrc/\n"),
+                "cargo build" => ToolResult::ok("Finished `dev` profile in 0.4s\n"),
+                "cargo test" => ToolResult::ok("test result: ok. 12 passed\n"),
+                other => ToolResult::error(format!("sh: {other}: not run by this fake tool")),
+            }
+        }
+        "Read" => {
+            let file = arg("file_path");
+            out.say(format!("tool   : Read pretends to read {file}"));
+            ToolResult::ok(format!("(the text of {file})"))
+        }
+        "Edit" => {
+            let file = arg("file_path");
+            out.say(format!("tool   : Edit pretends to edit {file}"));
+            ToolResult::ok(format!("edited {file}"))
+        }
+        other => ToolResult::error(format!("no tool named {other}")),
+    })
+}
+
+/// One call of the stack: the Cursor events whose hooks it ran, each hook, the
+/// decision.
+fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
+    // Calls with no hook (the points this project configures nothing for) are
+    // left out.
+    if outcome.hooks().is_empty() {
+        return;
+    }
+    // `preToolUse` and `beforeShellExecution` fire at one point: name the ones
+    // that have hooks here.
+    let mut events: Vec<&str> = Vec::new();
+    for hook in outcome.hooks() {
+        let event = event_as_written(hook.spec());
+        if !events.contains(&event) {
+            events.push(event);
+        }
+    }
+    let mut head = format!("── {}", events.join(" + "));
+    if let Some(tool) = req.tool_name() {
+        head.push_str(&format!(" {tool}"));
+    }
+    if let Some(id) = req.tool_call_id() {
+        head.push_str(&format!(" [{id}]"));
+    }
+    out.say(format!(
+        "{head} {}",
+        shorten(&req.arguments().to_string(), 160)
+    ));
+    for hook in outcome.hooks() {
+        let command = hook.spec().command_line().unwrap_or(hook.spec().source());
+        let name = command.rsplit('/').next().unwrap_or(command);
+        let matcher = hook.spec().matcher().unwrap_or("*");
+        let took = match hook.outcome() {
+            RecordOutcome::Skipped | RecordOutcome::NotRun => String::new(),
+            _ => format!("{} ms", hook.duration().as_millis()),
+        };
+        let line = format!(
+            "     hook {:<15} {:<12} {:<9} {:>6}  {}",
+            name,
+            matcher,
+            hook.outcome().as_str(),
+            took,
+            hook.reason().unwrap_or("")
+        );
+        out.say(line.trim_end());
+    }
+    let decision = match (outcome.follow_up(), outcome.message(), outcome.decision()) {
+        (Some(instruction), ..) => format!("keep going: {instruction}"),
+        (None, Some(message), _) => format!("block: {message}"),
+        (None, None, Decision::Transform) => format!(
+            "transform: {}",
+            changed(req.arguments(), outcome.arguments())
+        ),
+        (None, None, decision) => decision.as_str().to_owned(),
+    };
+    out.say(format!("     => {decision}"));
+    for message in outcome.user_messages() {
+        out.say(format!("     user   : {message}"));
+    }
+}

@@ -1,0 +1,1316 @@
+//! Persistent hooks (`HookSpec::with_persistent`) through the whole stack, with
+//! real processes: one long-lived process per hook, one JSON line per event on
+//! its stdin, one JSON line per answer on its stdout, in any order (see
+//! `tower_hooks::process::persistent`).
+//!
+//! The hooks are small python3 and bash scripts written into a temp dir; they
+//! log what they receive into that dir, where the tests read it back. Each
+//! test bounds its calls generously: a time bound only catches a hang.
+//!
+//! Most tests share the process; the ones that measure it (memory, open
+//! descriptors, children) take [`EXCLUSIVE`] for writing, so that nothing else
+//! runs while they measure.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tower::ServiceExt;
+use tower_hooks::config::{Config, ConfigFile};
+use tower_hooks::dialect::nanopi::stdin_line;
+use tower_hooks::{
+    BlockCause, Decision, Dialect, Event, HookOutcome, HookRequest, HookSpec, HookStack,
+    RecordOutcome,
+};
+
+use support::{
+    assert_no_process_left, children, collecting_stack, mib, open_fds, shell_quote, vm_bytes,
+};
+
+/// The longest any single call may take (beyond what the test itself waits
+/// for) before it counts as a hang.
+const BOUND: Duration = Duration::from_secs(30);
+
+/// What a time bound adds to a hook's timeout.
+const SLACK: Duration = Duration::from_secs(5);
+
+/// Read: the test shares the process. Write: the test measures the process
+/// (memory, descriptors, children) and runs alone.
+static EXCLUSIVE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
+/// The real python3 (not a version manager's shim, which costs ~150 ms a start).
+fn python() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("these tests need python3 on PATH");
+        assert!(out.status.success(), "python3 does not run: {out:?}");
+        let path = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+        assert!(!path.is_empty(), "python3 did not say where it is");
+        path
+    })
+}
+
+fn write_executable(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A hook script in a temp dir of its own; its command passes it that dir,
+/// where it logs.
+struct Hook {
+    dir: tempfile::TempDir,
+    command: String,
+}
+
+impl Hook {
+    fn python(body: &str) -> Hook {
+        Hook::new("hook.py", &format!("#!{}\n{body}", python()))
+    }
+
+    fn bash(body: &str) -> Hook {
+        Hook::new("hook.sh", &format!("#!/usr/bin/env bash\n{body}"))
+    }
+
+    fn new(name: &str, text: &str) -> Hook {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let command = Hook::script_in(dir.path(), name, text);
+        Hook { dir, command }
+    }
+
+    /// Writes another script into the same dir; answers its command.
+    fn add_python(&self, name: &str, body: &str) -> String {
+        Hook::script_in(self.dir.path(), name, &format!("#!{}\n{body}", python()))
+    }
+
+    fn script_in(dir: &Path, name: &str, text: &str) -> String {
+        let path = dir.join(name);
+        write_executable(&path, text);
+        format!("{} {}", shell_quote(&path), shell_quote(dir))
+    }
+
+    /// This hook as a persistent `tool_execution_start` hook.
+    fn spec(&self, timeout: Duration) -> HookSpec {
+        HookSpec::command(Event::ToolExecutionStart, self.command.clone())
+            .with_persistent(true)
+            .with_timeout(timeout)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// The lines of a log file (none when it does not exist yet).
+    fn lines(&self, name: &str) -> Vec<String> {
+        std::fs::read_to_string(self.path(name))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn json_lines(&self, name: &str) -> Vec<Value> {
+        self.lines(name)
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{name}: {l:?}: {e}")))
+            .collect()
+    }
+
+    /// One entry per process start: `{"pid", "pgid", "protocol", "nanopi", …}`.
+    fn starts(&self) -> Vec<Value> {
+        self.json_lines("starts")
+    }
+
+    /// `(pid, pgid)` of every start of a bash hook (its `pids` file).
+    fn bash_starts(&self) -> Vec<(i32, i32)> {
+        self.lines("pids")
+            .iter()
+            .filter_map(|l| {
+                let mut it = l.split_whitespace();
+                let pid = it.next()?.parse().ok()?;
+                let pgid = it.next()?.parse().ok()?;
+                Some((pid, pgid))
+            })
+            .collect()
+    }
+}
+
+fn pid_of(start: &Value) -> (i32, i32) {
+    let n = |k: &str| {
+        start[k]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{k} in {start}")) as i32
+    };
+    (n("pid"), n("pgid"))
+}
+
+/// The general-purpose persistent hook: logs its start and every request, and
+/// answers as the request's arguments say (`exit`, `stdout`, `stderr` are
+/// copied into the answer); the command `hang` is never answered, `die` exits
+/// mid-request, `flood` writes `mib` MiB without a newline, `close_stdout`
+/// closes its stdout and stays, `stderr_mib` writes that many MiB to its own
+/// stderr without a newline first, `sleep` waits before answering, and
+/// `then_exit` exits right after answering.
+const ECHO: &str = r#"
+import json, os, sys, time
+
+LOG = sys.argv[1]
+
+def append(name, text):
+    with open(os.path.join(LOG, name), "a") as f:
+        f.write(text + "\n")
+
+append("starts", json.dumps({
+    "pid": os.getpid(),
+    "pgid": os.getpgid(0),
+    "protocol": os.environ.get("HOOK_PROTOCOL"),
+    "nanopi": sorted(k for k in os.environ if k.startswith("NANOPI_")),
+    "project_dir": os.environ.get("CLAUDE_PROJECT_DIR"),
+}))
+
+for raw in sys.stdin.buffer:
+    append("requests", raw.decode().rstrip("\n"))
+    req = json.loads(raw)
+    rid = req["id"]
+    args = req["input"].get("arguments") or req["input"].get("tool_input") or {}
+    cmd = args.get("command", "")
+    append("served", "%d %d" % (os.getpid(), rid))
+    if cmd == "hang":
+        continue
+    if cmd == "die":
+        os._exit(3)
+    if cmd == "flood":
+        sys.stdout.flush()
+        chunk = b"x" * 65536
+        for _ in range(args["mib"] * 16):
+            sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+        time.sleep(60)
+        continue
+    if cmd == "close_stdout":
+        sys.stdout.flush()
+        os.close(1)
+        time.sleep(60)
+        continue
+    if "stderr_mib" in args:
+        sys.stderr.buffer.write(b"e" * (args["stderr_mib"] << 20))
+        sys.stderr.flush()
+    if "sleep" in args:
+        time.sleep(args["sleep"])
+    answer = {"id": rid}
+    for key in ("exit", "stdout", "stderr"):
+        if key in args:
+            answer[key] = args[key]
+    sys.stdout.write(json.dumps(answer) + "\n")
+    sys.stdout.flush()
+    if args.get("then_exit"):
+        os._exit(0)
+"#;
+
+/// The one-shot counterpart of [`ECHO`]: keeps its stdin and its protocol
+/// variables, then prints and exits as the arguments say.
+const ONESHOT: &str = r#"
+import json, os, sys
+
+LOG = sys.argv[1]
+data = sys.stdin.buffer.read()
+with open(os.path.join(LOG, "oneshot-stdin"), "wb") as f:
+    f.write(data)
+with open(os.path.join(LOG, "oneshot-env"), "w") as f:
+    json.dump({k: v for k, v in os.environ.items()
+               if k.startswith("NANOPI_") or k == "HOOK_PROTOCOL"}, f)
+args = json.loads(data).get("arguments") or {}
+sys.stdout.write(args.get("stdout", ""))
+sys.stderr.write(args.get("stderr", ""))
+sys.stdout.flush()
+sys.stderr.flush()
+sys.exit(args.get("exit", 0))
+"#;
+
+/// Records `$$` and its process group in `pids` (bash).
+const BASH_START: &str = r#"
+dir=$1
+read -r -a stat < /proc/$$/stat
+echo "$$ ${stat[4]}" >> "$dir/pids"
+"#;
+
+/// A `tool_execution_start` call of the `bash` tool with these arguments.
+fn bash_call(arguments: Value) -> HookRequest {
+    HookRequest::tool_execution_start("bash", arguments).with_cwd("/w")
+}
+
+fn cmd(command: &str) -> HookRequest {
+    bash_call(json!({ "command": command }))
+}
+
+/// Calls the stack (a clone), bounded by [`BOUND`].
+fn call(stack: &HookStack, req: HookRequest) -> impl Future<Output = HookOutcome> + Send + 'static {
+    let stack = stack.clone();
+    async move {
+        tokio::time::timeout(BOUND, stack.oneshot(req))
+            .await
+            .unwrap_or_else(|_| panic!("the call did not return within {BOUND:?}"))
+            .unwrap()
+    }
+}
+
+use support::settle_async as wait_until;
+
+/// What a call decided, and what the one hook's record says.
+#[derive(Debug, PartialEq)]
+struct Summary {
+    decision: Decision,
+    reason: Option<String>,
+    arguments: Value,
+    record: RecordOutcome,
+    cause: Option<BlockCause>,
+    exit: Option<i32>,
+    stderr: Option<String>,
+}
+
+fn summary(o: &HookOutcome) -> Summary {
+    let record = &o.hooks()[0];
+    Summary {
+        decision: o.decision(),
+        reason: o.reason().map(str::to_owned),
+        arguments: o.arguments().clone(),
+        record: record.outcome(),
+        cause: record.block_cause(),
+        exit: record.run().and_then(|r| r.exit_code()),
+        stderr: record.run().and_then(|r| r.stderr()).map(str::to_owned),
+    }
+}
+
+fn assert_timed_out(o: &HookOutcome, timeout: Duration) {
+    let reason = format!("hook timed out after {} ms", timeout.as_millis());
+    assert_eq!(o.decision(), Decision::Block, "{o:?}");
+    assert_eq!(o.reason(), Some(reason.as_str()), "{o:?}");
+    assert_eq!(o.hooks()[0].outcome(), RecordOutcome::Timeout, "{o:?}");
+    assert_eq!(o.hooks()[0].block_cause(), Some(BlockCause::Timeout));
+}
+
+/// A fail-open failure: allowed, recorded as an error.
+fn assert_failed_open(o: &HookOutcome) {
+    assert_eq!(o.decision(), Decision::Allow, "{o:?}");
+    assert!(!o.is_blocked());
+    assert_eq!(o.hooks()[0].outcome(), RecordOutcome::Error, "{o:?}");
+}
+
+const ERRORED: &str = "nanopi: hook errored; failing open (allow) [tool=bash matcher=* error=";
+
+// --- 1. the round trip --------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_decode_as_a_one_shot_run_would_and_one_process_serves_every_event() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let oneshot = hook.add_python("oneshot.py", ONESHOT);
+    let timeout = Duration::from_secs(10);
+    let (persistent, p_lines) = collecting_stack(vec![hook.spec(timeout)]);
+    let (one_shot, o_lines) =
+        collecting_stack(vec![
+            HookSpec::command(Event::ToolExecutionStart, oneshot).with_timeout(timeout)
+        ]);
+
+    let transform = r#"{"updated_input":{"command":"ls -la"}}"#;
+    let cases: Vec<(Value, Decision, Option<&str>)> = vec![
+        (json!({"command": "ls"}), Decision::Allow, None),
+        (
+            json!({"command": "rm -rf /", "exit": 2, "stderr": "no rm here\n"}),
+            Decision::Block,
+            Some("no rm here"),
+        ),
+        (
+            json!({"command": "x", "exit": 2, "stdout": "{\"decision\":\"allow\"}"}),
+            Decision::Block,
+            Some("blocked by hook"),
+        ),
+        (
+            json!({"command": "x", "stdout": "checking\u{2026}\n{\"decision\":\"block\",\"reason\":\"json says no\"}\n\n"}),
+            Decision::Block,
+            Some("json says no"),
+        ),
+        (
+            json!({"command": "ls", "stdout": transform}),
+            Decision::Transform,
+            None,
+        ),
+        (
+            json!({"command": "x", "exit": 1, "stderr": "oops"}),
+            Decision::Allow,
+            None,
+        ),
+        (
+            json!({"command": "x", "exit": 3, "stdout": "{\"decision\":\"block\",\"reason\":\"late\"}"}),
+            Decision::Block,
+            Some("late"),
+        ),
+        (
+            json!({"command": "x", "stdout": "{\"decision\":\"block\"}\nnot json at the end\n"}),
+            Decision::Allow,
+            None,
+        ),
+    ];
+    for (args, decision, reason) in cases {
+        let req = bash_call(args.clone())
+            .with_session_id("s-1")
+            .with_tool_call_id("call-1");
+        let p = call(&persistent, req.clone()).await;
+        let o = call(&one_shot, req.clone()).await;
+        assert_eq!(
+            summary(&p),
+            summary(&o),
+            "persistent vs one-shot for {args}"
+        );
+        assert_eq!(p.decision(), decision, "{args}: {p:?}");
+        assert_eq!(p.reason(), reason, "{args}: {p:?}");
+        if decision == Decision::Transform {
+            assert_eq!(p.arguments()["command"], "ls -la", "{p:?}");
+        }
+
+        // The `input` the process read is the one-shot stdin, byte for byte.
+        let expected = stdin_line(&req, "/w");
+        let one_shot_stdin = std::fs::read(hook.path("oneshot-stdin")).unwrap();
+        assert_eq!(one_shot_stdin, expected, "the one-shot hook's stdin");
+        let raw = hook.lines("requests").pop().expect("a request line");
+        let expected_text = std::str::from_utf8(expected.trim_ascii()).unwrap();
+        assert!(
+            raw.contains(&format!("\"input\":{expected_text}")),
+            "{raw} does not carry {expected_text} verbatim"
+        );
+        let line: Value = serde_json::from_str(&raw).unwrap();
+        let keys: Vec<&str> = line
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["env", "id", "input"], "{raw}");
+        assert!(line["id"].is_u64(), "{raw}");
+        assert_eq!(
+            line["input"],
+            serde_json::from_slice::<Value>(&expected).unwrap()
+        );
+        // `env` holds the per-event variables a one-shot run gets.
+        let one_shot_env: Value =
+            serde_json::from_str(&std::fs::read_to_string(hook.path("oneshot-env")).unwrap())
+                .unwrap();
+        assert_eq!(line["env"], one_shot_env);
+        assert_eq!(
+            line["env"],
+            json!({
+                "NANOPI_EVENT": "ToolExecutionStart",
+                "NANOPI_CWD": "/w",
+                "NANOPI_SESSION_ID": "s-1",
+                "NANOPI_TOOL_NAME": "bash",
+                "NANOPI_TOOL_CALL_ID": "call-1",
+            })
+        );
+    }
+
+    // One process serves many events.
+    for i in 0..20 {
+        let o = call(&persistent, cmd(&format!("ls {i}"))).await;
+        assert_eq!(o.decision(), Decision::Allow, "{o:?}");
+    }
+    let starts = hook.starts();
+    assert_eq!(starts.len(), 1, "one process for every event: {starts:?}");
+    let (pid, pgid) = pid_of(&starts[0]);
+    let served = hook.lines("served");
+    assert_eq!(served.len(), 28);
+    let mut last_id = 0;
+    for line in &served {
+        let (p, id) = line.split_once(' ').unwrap();
+        assert_eq!(p.parse::<i32>().unwrap(), pid, "{served:?}");
+        let id: u64 = id.parse().unwrap();
+        assert!(id > last_id, "ids are unique and increasing: {served:?}");
+        last_id = id;
+    }
+    // Its environment: the protocol's name, none of the per-event variables
+    // (which the one-shot run does get, and without the protocol's name).
+    assert_eq!(starts[0]["protocol"], "lines/1");
+    assert_eq!(starts[0]["nanopi"], json!([]));
+    let one_shot_env: Value =
+        serde_json::from_str(&std::fs::read_to_string(hook.path("oneshot-env")).unwrap()).unwrap();
+    assert!(
+        one_shot_env.get("HOOK_PROTOCOL").is_none(),
+        "{one_shot_env}"
+    );
+    assert!(one_shot_env.get("NANOPI_EVENT").is_some(), "{one_shot_env}");
+
+    assert!(p_lines.lock().unwrap().is_empty(), "{:?}", p_lines.lock());
+    assert!(o_lines.lock().unwrap().is_empty(), "{:?}", o_lines.lock());
+
+    tokio::time::timeout(SLACK, persistent.shutdown(Duration::from_secs(1)))
+        .await
+        .expect("shutdown returns");
+    assert_no_process_left(pgid, &[pid]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_written_just_before_the_process_exits_still_counts() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    // The process writes its answer and exits at once: the answer races the
+    // exit. Many rounds, so that a lost answer shows. A fresh stack each
+    // round: crashes would otherwise add up to the disable rule.
+    for round in 0..60 {
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+        let req = bash_call(json!({
+            "command": "x", "exit": 2, "stderr": "answered", "then_exit": true
+        }));
+        let o = call(&stack, req).await;
+        assert_eq!(
+            (o.decision(), o.reason()),
+            (Decision::Block, Some("answered")),
+            "round {round}: the answer was written before the exit; {o:?}; report {:?}",
+            lines.lock().unwrap()
+        );
+    }
+}
+
+// --- 2. out of order -------------------------------------------------------------
+
+/// Holds requests until it has two, then answers them last first.
+const SWAP: &str = r#"
+import json, os, sys
+
+LOG = sys.argv[1]
+
+def append(name, text):
+    with open(os.path.join(LOG, name), "a") as f:
+        f.write(text + "\n")
+
+append("starts", json.dumps({"pid": os.getpid(), "pgid": os.getpgid(0)}))
+held = []
+for raw in sys.stdin.buffer:
+    req = json.loads(raw)
+    held.append(req)
+    append("received", str(req["id"]))
+    if len(held) == 2:
+        for r in reversed(held):
+            append("answered", str(r["id"]))
+            cmd = r["input"]["arguments"]["command"]
+            sys.stdout.write(json.dumps({"id": r["id"], "exit": 2, "stderr": "answer to " + cmd}) + "\n")
+            sys.stdout.flush()
+        held = []
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_in_any_order_reach_their_own_requests() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(SWAP);
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+    for (a, b) in [("first", "second"), ("third", "fourth")] {
+        let (x, y) = tokio::join!(call(&stack, cmd(a)), call(&stack, cmd(b)));
+        assert_eq!(x.reason(), Some(format!("answer to {a}").as_str()), "{x:?}");
+        assert_eq!(y.reason(), Some(format!("answer to {b}").as_str()), "{y:?}");
+    }
+    let received = hook.lines("received");
+    let answered = hook.lines("answered");
+    assert_eq!(received.len(), 4);
+    for pair in 0..2 {
+        let got = &received[pair * 2..pair * 2 + 2];
+        let sent = &answered[pair * 2..pair * 2 + 2];
+        assert_eq!(
+            sent,
+            [got[1].clone(), got[0].clone()],
+            "answered last first"
+        );
+    }
+    assert_eq!(hook.starts().len(), 1);
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+}
+
+// --- 3. garbage ------------------------------------------------------------------
+
+/// Before each real answer, every kind of line that is not one.
+const GARBAGE: &str = r#"
+import json, os, sys
+
+LOG = sys.argv[1]
+with open(os.path.join(LOG, "starts"), "a") as f:
+    f.write(json.dumps({"pid": os.getpid(), "pgid": os.getpgid(0)}) + "\n")
+out = sys.stdout.buffer
+for raw in sys.stdin.buffer:
+    rid = json.loads(raw)["id"]
+    lines = [
+        b"this is not json",
+        b"",
+        b"   ",
+        b"[1, 2, 3]",
+        b"null",
+        b'"a string"',
+        b'{"exit": 2, "stderr": "no id"}',
+        b'{"id": null, "exit": 2, "stderr": "a null id"}',
+        ('{"id": "%d", "exit": 2, "stderr": "a string id"}' % rid).encode(),
+        ('{"id": %d.0, "exit": 2, "stderr": "a float id"}' % rid).encode(),
+        ('{"id": %d, "exit": 2, "stderr": "a negative id"}' % -rid).encode(),
+        b'{"id": 18446744073709551616, "exit": 2, "stderr": "an id past u64"}',
+        ('{"id": %d, "exit": 2, "stderr": "an unknown id"}' % (rid + 1000)).encode(),
+        ('{"id": %d, "exit": "2", "stderr": "a string exit"}' % rid).encode(),
+        ('{"id": %d, "exit": 2.5, "stderr": "a float exit"}' % rid).encode(),
+        ('{"id": %d, "exit": 4294967298, "stderr": "an exit past i32"}' % rid).encode(),
+        ('{"id": %d, "exit": 2, "stderr": 5}' % rid).encode(),
+        ('{"id": %d, "exit": 2, "stdout": ["x"]}' % rid).encode(),
+        ('{"id": %d, "exit": 2, "stderr": "cut short"' % rid).encode(),
+        b"\xff\xfe" + ('{"id": %d, "exit": 2, "stderr": "after bad utf-8"}' % rid).encode(),
+        b"y" * (512 * 1024),
+        ('{"id": %d, "exit": 2, "stderr": "the real answer"}' % rid).encode(),
+        ('{"id": %d, "exit": 0}' % rid).encode(),
+    ]
+    out.write(b"\n".join(lines) + b"\n")
+    out.flush()
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_that_are_no_answer_are_ignored() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(GARBAGE);
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+    for i in 0..3 {
+        let o = call(&stack, cmd(&format!("ls {i}"))).await;
+        assert_eq!(o.decision(), Decision::Block, "{o:?}");
+        assert_eq!(o.reason(), Some("the real answer"), "{o:?}");
+        assert_eq!(o.hooks()[0].outcome(), RecordOutcome::Block);
+    }
+    assert_eq!(hook.starts().len(), 1, "garbage does not end the process");
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_larger_than_a_pipe_arrive_whole_and_one_at_a_time() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
+    let big = |c: char| {
+        bash_call(json!({
+            "command": format!("big {c}"),
+            "payload": c.to_string().repeat(2 << 20),
+            "exit": 2,
+            "stderr": format!("got {c}"),
+        }))
+    };
+    let (a, b, c) = tokio::join!(
+        call(&stack, big('a')),
+        call(&stack, big('b')),
+        call(&stack, big('c'))
+    );
+    for (o, c) in [(a, 'a'), (b, 'b'), (c, 'c')] {
+        assert_eq!(
+            o.reason(),
+            Some(format!("got {c}").as_str()),
+            "{:?}",
+            o.reason()
+        );
+    }
+    let requests = hook.json_lines("requests");
+    assert_eq!(requests.len(), 3);
+    for line in requests {
+        let command = line["input"]["arguments"]["command"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let c = command.chars().last().unwrap();
+        assert_eq!(
+            line["input"],
+            serde_json::from_slice::<Value>(&stdin_line(&big(c), "/w")).unwrap()
+        );
+    }
+    assert_eq!(hook.starts().len(), 1);
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_protocol_variable_is_exact_even_when_the_stack_sets_one() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let stack = HookStack::builder()
+        .report(())
+        .env("HOOK_PROTOCOL", "not-this")
+        .env("MINE", "1")
+        .command_hook(hook.spec(Duration::from_secs(10)))
+        .build();
+    assert_eq!(call(&stack, cmd("ls")).await.decision(), Decision::Allow);
+    let (pid, _) = pid_of(&hook.starts()[0]);
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    let entries: Vec<String> = environ
+        .split(|b| *b == 0)
+        .map(|e| String::from_utf8_lossy(e).into_owned())
+        .collect();
+    let protocol: Vec<&String> = entries
+        .iter()
+        .filter(|e| e.starts_with("HOOK_PROTOCOL="))
+        .collect();
+    assert_eq!(
+        protocol,
+        ["HOOK_PROTOCOL=lines/1"],
+        "its environment holds {protocol:?}"
+    );
+    assert!(entries.iter().any(|e| e == "MINE=1"), "{entries:?}");
+    assert!(
+        !entries.iter().any(|e| e.starts_with("NANOPI_")),
+        "{entries:?}"
+    );
+}
+
+// --- 4. timeouts -----------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_request_times_out_and_the_next_event_gets_a_new_process() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let timeout = Duration::from_millis(1000);
+    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+
+    assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
+    let (pid, pgid) = pid_of(&hook.starts()[0]);
+
+    let started = Instant::now();
+    let o = call(&stack, cmd("hang")).await;
+    let elapsed = started.elapsed();
+    assert_timed_out(&o, timeout);
+    assert!(
+        elapsed >= timeout - Duration::from_millis(50) && elapsed < timeout + SLACK,
+        "{elapsed:?}"
+    );
+    assert_no_process_left(pgid, &[pid]);
+
+    let o = call(
+        &stack,
+        bash_call(json!({"command": "again", "exit": 2, "stderr": "a new process"})),
+    )
+    .await;
+    assert_eq!(o.reason(), Some("a new process"), "{o:?}");
+    let starts = hook.starts();
+    assert_eq!(starts.len(), 2, "{starts:?}");
+    let (new_pid, new_pgid) = pid_of(&starts[1]);
+    assert_ne!(new_pid, pid);
+    let last = hook.lines("served").pop().unwrap();
+    assert!(last.starts_with(&format!("{new_pid} ")), "{last}");
+    // A timeout is a block, not a report line.
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+
+    drop(stack);
+    assert_no_process_left(new_pgid, &[new_pid]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_fails_the_other_requests_in_flight_on_its_process() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let timeout = Duration::from_millis(1500);
+    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+
+    let hang = tokio::spawn(call(&stack, cmd("hang")));
+    assert!(
+        wait_until(BOUND, || hook.lines("served").len() == 1).await,
+        "the hook never read the first request"
+    );
+    // The second request's deadline is later than the first's.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let slow = call(&stack, bash_call(json!({"command": "slow", "sleep": 30}))).await;
+    let hang = hang.await.unwrap();
+    assert_timed_out(&hang, timeout);
+    // It failed because its process was killed, before its own deadline.
+    assert_failed_open(&slow);
+    let lines = lines.lock().unwrap().clone();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with(ERRORED), "{lines:?}");
+    let (pid, pgid) = pid_of(&hook.starts()[0]);
+    assert_no_process_left(pgid, &[pid]);
+}
+
+// --- 5. crashes ------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_dies_mid_request_fails_open_and_the_next_event_restarts_it() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+
+    let o = call(&stack, cmd("die")).await;
+    assert_failed_open(&o);
+    {
+        let lines = lines.lock().unwrap();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].starts_with(ERRORED), "{lines:?}");
+    }
+    let (pid, pgid) = pid_of(&hook.starts()[0]);
+    assert_no_process_left(pgid, &[pid]);
+
+    let started = Instant::now();
+    let o = call(
+        &stack,
+        bash_call(json!({"command": "x", "exit": 2, "stderr": "back again"})),
+    )
+    .await;
+    assert!(started.elapsed() < SLACK, "{:?}", started.elapsed());
+    assert_eq!(o.reason(), Some("back again"), "{o:?}");
+    let starts = hook.starts();
+    assert_eq!(starts.len(), 2, "{starts:?}");
+    assert_ne!(pid_of(&starts[1]).0, pid);
+    assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
+
+    // Fail-closed: the same crash blocks, without a report line.
+    let hook = Hook::python(ECHO);
+    let (stack, lines) = collecting_stack(vec![hook
+        .spec(Duration::from_secs(10))
+        .with_fail_closed(true)]);
+    let o = call(&stack, cmd("die")).await;
+    assert_eq!(o.decision(), Decision::Block, "{o:?}");
+    assert_eq!(o.hooks()[0].outcome(), RecordOutcome::FailedClosed, "{o:?}");
+    assert_eq!(o.hooks()[0].block_cause(), Some(BlockCause::FailedClosed));
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_closes_its_stdout_is_a_crash_not_a_timeout() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let timeout = Duration::from_secs(20);
+    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+    let started = Instant::now();
+    let o = call(&stack, cmd("close_stdout")).await;
+    assert_failed_open(&o);
+    assert!(started.elapsed() < timeout, "{:?}", started.elapsed());
+    assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
+    let (pid, pgid) = pid_of(&hook.starts()[0]);
+    assert_no_process_left(pgid, &[pid]);
+    let o = call(
+        &stack,
+        bash_call(json!({"command": "x", "exit": 2, "stderr": "restarted"})),
+    )
+    .await;
+    assert_eq!(o.reason(), Some("restarted"), "{o:?}");
+    assert_eq!(hook.starts().len(), 2);
+}
+
+// --- 6. bounded memory -----------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_without_a_newline_ends_the_process_and_memory_stays_bounded() {
+    let _exclusive = EXCLUSIVE.write().await;
+    let hook = Hook::python(ECHO);
+    let timeout = Duration::from_secs(20);
+    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+    assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
+    let (pid, pgid) = pid_of(&hook.starts()[0]);
+
+    // Resets the peak RSS (VmHWM) to the current RSS, where the kernel allows it.
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let rss_before = vm_bytes("VmRSS");
+    let peak_before = vm_bytes("VmHWM");
+    let o = call(&stack, bash_call(json!({"command": "flood", "mib": 256}))).await;
+    let peak_after = vm_bytes("VmHWM");
+    // Ended for its line, not at its timeout: an error, failing open.
+    assert_failed_open(&o);
+    {
+        let lines = lines.lock().unwrap();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].starts_with(ERRORED), "{lines:?}");
+    }
+    let base = if reset { rss_before } else { peak_before };
+    let bound = 64 << 20;
+    assert!(
+        peak_after < base + bound,
+        "peak RSS {:.1} MiB, from {:.1} MiB (reset: {reset})",
+        mib(peak_after),
+        mib(base)
+    );
+    assert_no_process_left(pgid, &[pid]);
+
+    let o = call(
+        &stack,
+        bash_call(json!({"command": "x", "exit": 2, "stderr": "restarted"})),
+    )
+    .await;
+    assert_eq!(o.reason(), Some("restarted"), "{o:?}");
+    assert_eq!(hook.starts().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_on_the_hooks_own_stderr_keeps_memory_bounded() {
+    let _exclusive = EXCLUSIVE.write().await;
+    let hook = Hook::python(ECHO);
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(30))]);
+    assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
+
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let rss_before = vm_bytes("VmRSS");
+    let peak_before = vm_bytes("VmHWM");
+    // 128 MiB on its stderr, without a newline, then an answer.
+    let o = call(
+        &stack,
+        bash_call(json!({
+            "command": "x", "stderr_mib": 128, "exit": 2, "stderr": "after the flood"
+        })),
+    )
+    .await;
+    let peak_after = vm_bytes("VmHWM");
+    assert_eq!(o.reason(), Some("after the flood"), "{o:?}");
+    let base = if reset { rss_before } else { peak_before };
+    assert!(
+        peak_after < base + (64 << 20),
+        "peak RSS {:.1} MiB, from {:.1} MiB (reset: {reset}): what the hook writes on \
+         its stderr is kept without bound",
+        mib(peak_after),
+        mib(base)
+    );
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+}
+
+// --- 7. shutdown -----------------------------------------------------------------
+
+/// Ignores SIGTERM and the end of its stdin; has a child that ignores SIGTERM.
+const STUBBORN: &str = r#"
+trap '' TERM
+sleep 1000 &
+echo "$! 0" >> "$dir/pids"
+while true; do
+  if IFS= read -r line; then
+    id=${line#'{"id":'}
+    id=${id%%,*}
+    printf '{"id":%s}\n' "$id"
+  else
+    sleep 0.05
+  fi
+done
+"#;
+
+/// Exits at the end of its stdin, leaving a child that ignores SIGTERM.
+const LINGERING_CHILD: &str = r#"
+trap '' TERM
+sleep 1000 &
+echo "$! 0" >> "$dir/pids"
+while IFS= read -r line; do
+  id=${line#'{"id":'}
+  id=${id%%,*}
+  printf '{"id":%s}\n' "$id"
+done
+exit 0
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_ends_a_hook_that_ignores_the_end_of_stdin_and_sigterm() {
+    let _shared = EXCLUSIVE.read().await;
+    for (name, body) in [("stubborn", STUBBORN), ("lingering child", LINGERING_CHILD)] {
+        let hook = Hook::bash(&format!("{BASH_START}{body}"));
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+        assert_eq!(call(&stack, cmd("ls")).await.decision(), Decision::Allow);
+        let starts = hook.bash_starts();
+        let (leader, pgid) = starts[0];
+        let child = starts[1].0;
+
+        let started = Instant::now();
+        tokio::time::timeout(
+            Duration::from_secs(6),
+            stack.shutdown(Duration::from_secs(1)),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("{name}: shutdown did not return within 6 s"));
+        let elapsed = started.elapsed();
+        assert_no_process_left(pgid, &[leader, child]);
+        assert!(elapsed < Duration::from_secs(6), "{name}: {elapsed:?}");
+
+        // The next event starts it again; dropping the stack ends that one.
+        assert_eq!(call(&stack, cmd("ls")).await.decision(), Decision::Allow);
+        let starts = hook.bash_starts();
+        assert_eq!(starts.len(), 4, "{name}: {starts:?}");
+        let (leader, pgid) = starts[2];
+        let child = starts[3].0;
+        assert!(
+            lines.lock().unwrap().is_empty(),
+            "{name}: {:?}",
+            lines.lock()
+        );
+        drop(stack);
+        assert_no_process_left(pgid, &[leader, child]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_persistent_ends_the_process_and_a_request_in_flight_fails() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
+    let pending = tokio::spawn(call(&stack, cmd("hang")));
+    assert!(wait_until(BOUND, || hook.lines("served").len() == 1).await);
+    let (pid, pgid) = pid_of(&hook.starts()[0]);
+    tokio::time::timeout(SLACK, stack.shutdown_persistent())
+        .await
+        .expect("shutdown_persistent returns");
+    assert_no_process_left(pgid, &[pid]);
+    let o = tokio::time::timeout(SLACK, pending)
+        .await
+        .expect("the request in flight ends with its process")
+        .unwrap();
+    assert_failed_open(&o);
+    assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
+}
+
+// --- 8. the disable rule -----------------------------------------------------------
+
+/// Reads one request and exits without answering.
+const CRASHER: &str = r#"
+IFS= read -r line
+exit 0
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_keeps_crashing_is_disabled_once_and_then_fails_at_once() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::bash(&format!("{BASH_START}{CRASHER}"));
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(5))]);
+    for i in 0..10 {
+        let started = Instant::now();
+        let o = call(&stack, cmd("ls")).await;
+        let elapsed = started.elapsed();
+        assert_failed_open(&o);
+        if i >= 6 {
+            assert!(
+                elapsed < Duration::from_secs(1),
+                "call {i} took {elapsed:?}: a disabled hook fails at once"
+            );
+        }
+    }
+    let starts = hook.bash_starts();
+    assert_eq!(starts.len(), 5, "five starts, then none: {starts:?}");
+    let lines = lines.lock().unwrap().clone();
+    let disabled: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("persistent hook disabled"))
+        .collect();
+    let want = format!(
+        "nanopi: persistent hook disabled; its events fail from now on [command={} why=it crashed 5 times within 60 s]",
+        hook.command
+    );
+    assert_eq!(disabled, [&want], "{lines:?}");
+    let errored = lines.iter().filter(|l| l.starts_with(ERRORED)).count();
+    assert_eq!(errored, 10, "every call fails open: {lines:?}");
+    let at = lines.iter().position(|l| *l == want).unwrap();
+    assert_eq!(
+        at, 5,
+        "reported at the sixth event, after five crashes: {lines:?}"
+    );
+    for (pid, pgid) in starts {
+        assert_no_process_left(pgid, &[pid]);
+    }
+    tokio::time::timeout(SLACK, stack.shutdown(Duration::from_secs(1)))
+        .await
+        .expect("shutdown of a disabled hook returns");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_looping_hook_fails_open_even_when_its_backoff_outlasts_its_timeout() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::bash(&format!("{BASH_START}{CRASHER}"));
+    // Backoffs of 100, 200, 400 and 800 ms: the last two are longer than this.
+    let timeout = Duration::from_millis(300);
+    let (stack, _lines) = collecting_stack(vec![hook.spec(timeout)]);
+    let mut outcomes = Vec::new();
+    for _ in 0..6 {
+        outcomes.push(summary(&call(&stack, cmd("ls")).await));
+    }
+    // A crashed hook's event fails as one that could not run (allow, here);
+    // the wait before a restart is not the hook running past its timeout.
+    for (i, o) in outcomes.iter().enumerate() {
+        assert_eq!(o.record, RecordOutcome::Error, "call {i}: {outcomes:#?}");
+    }
+}
+
+// --- 9. backpressure -------------------------------------------------------------
+
+/// Holds every request until the file `release` appears, then answers all.
+/// Logs each id it reads, and the most it held unanswered at once.
+const HOLD: &str = r#"
+import json, os, select, sys
+
+LOG = sys.argv[1]
+release = os.path.join(LOG, "release")
+buf = b""
+held = []
+most = 0
+released = False
+while True:
+    ready, _, _ = select.select([0], [], [], 0.02)
+    if ready:
+        chunk = os.read(0, 65536)
+        if not chunk:
+            break
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            rid = json.loads(line)["id"]
+            held.append(rid)
+            most = max(most, len(held))
+            with open(os.path.join(LOG, "seen"), "a") as f:
+                f.write("%d\n" % rid)
+            with open(os.path.join(LOG, "most"), "w") as f:
+                f.write("%d\n" % most)
+    if not released and os.path.exists(release):
+        released = True
+    if released and held:
+        sys.stdout.write("".join(json.dumps({"id": rid}) + "\n" for rid in held))
+        sys.stdout.flush()
+        held = []
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixteen_requests_in_flight_make_the_seventeenth_wait() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(HOLD);
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(60))]);
+    let calls: Vec<_> = (0..17)
+        .map(|i| tokio::spawn(call(&stack, cmd(&format!("c{i}")))))
+        .collect();
+    assert!(
+        wait_until(BOUND, || hook.lines("seen").len() >= 16).await,
+        "the hook saw {:?}",
+        hook.lines("seen")
+    );
+    // Time for a seventeenth to arrive, if it could.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let seen = hook.lines("seen");
+    assert_eq!(seen.len(), 16, "at most 16 in flight: {seen:?}");
+    let done = calls.iter().filter(|c| c.is_finished()).count();
+    assert_eq!(done, 0, "nothing is answered yet");
+
+    std::fs::write(hook.path("release"), "").unwrap();
+    for c in calls {
+        let o = tokio::time::timeout(BOUND, c)
+            .await
+            .expect("released calls finish")
+            .unwrap();
+        assert_eq!(o.decision(), Decision::Allow, "{o:?}");
+        assert_eq!(o.hooks()[0].outcome(), RecordOutcome::Allow, "{o:?}");
+    }
+    let seen = hook.lines("seen");
+    assert_eq!(seen.len(), 17, "{seen:?}");
+    assert_eq!(seen.iter().collect::<BTreeSet<_>>().len(), 17, "{seen:?}");
+    assert_eq!(hook.lines("most"), ["16"], "the most unanswered at once");
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+}
+
+// --- 10. load --------------------------------------------------------------------
+
+/// Answers by the command `c<n>`: a block for n % 3 == 0, a transform for
+/// n % 3 == 1, an allow otherwise.
+const LOAD: &str = r#"
+import json, os, sys
+
+LOG = sys.argv[1]
+with open(os.path.join(LOG, "starts"), "a") as f:
+    f.write(json.dumps({"pid": os.getpid(), "pgid": os.getpgid(0)}) + "\n")
+out = sys.stdout
+for raw in sys.stdin.buffer:
+    req = json.loads(raw)
+    cmd = req["input"]["arguments"]["command"]
+    n = int(cmd[1:])
+    if n % 3 == 0:
+        answer = {"id": req["id"], "exit": 2, "stderr": cmd}
+    elif n % 3 == 1:
+        answer = {"id": req["id"], "stdout": json.dumps({"updated_input": {"command": cmd + "!"}})}
+    else:
+        answer = {"id": req["id"]}
+    out.write(json.dumps(answer) + "\n")
+    out.flush()
+"#;
+
+/// Whether `o` is what [`LOAD`] answers for event `n`.
+fn load_answer_is_right(n: usize, o: &HookOutcome) -> bool {
+    let command = format!("c{n}");
+    match n % 3 {
+        0 => o.decision() == Decision::Block && o.reason() == Some(command.as_str()),
+        1 => {
+            o.decision() == Decision::Transform
+                && o.arguments()["command"] == format!("{command}!").as_str()
+        }
+        _ => o.decision() == Decision::Allow && o.arguments()["command"] == command.as_str(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_events_64_at_once_through_one_process_leave_nothing_behind() {
+    const EVENTS: usize = 10_000;
+    const IN_FLIGHT: usize = 64;
+    let _exclusive = EXCLUSIVE.write().await;
+    let hook = Hook::python(LOAD);
+    let children_before = children();
+    let fds_before = open_fds();
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(30))]);
+    assert!(load_answer_is_right(2, &call(&stack, cmd("c2")).await));
+    let rss_before = vm_bytes("VmRSS");
+
+    let started = Instant::now();
+    let mut workers = tokio::task::JoinSet::new();
+    for w in 0..IN_FLIGHT {
+        let stack = stack.clone();
+        workers.spawn(async move {
+            let mut wrong = Vec::new();
+            let mut done = 0;
+            for n in (w..EVENTS).step_by(IN_FLIGHT) {
+                let o = call(&stack, cmd(&format!("c{n}"))).await;
+                if !load_answer_is_right(n, &o) {
+                    wrong.push(format!("c{n}: {o:?}"));
+                }
+                done += 1;
+            }
+            (done, wrong)
+        });
+    }
+    let (done, wrong) = tokio::time::timeout(Duration::from_secs(120), async {
+        let mut done = 0;
+        let mut wrong = Vec::new();
+        while let Some(worker) = workers.join_next().await {
+            let (d, w) = worker.unwrap();
+            done += d;
+            wrong.extend(w);
+        }
+        (done, wrong)
+    })
+    .await
+    .expect("10,000 events finish within 120 s");
+    let elapsed = started.elapsed();
+    eprintln!("{EVENTS} events, {IN_FLIGHT} at once: {elapsed:?}");
+    assert_eq!(done, EVENTS);
+    assert!(
+        wrong.is_empty(),
+        "{} wrong answers, e.g. {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(3)]
+    );
+    let starts = hook.starts();
+    assert_eq!(starts.len(), 1, "one process served them all: {starts:?}");
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    let rss_after = vm_bytes("VmRSS");
+    assert!(
+        rss_after < rss_before + (64 << 20),
+        "RSS grew from {:.1} MiB to {:.1} MiB",
+        mib(rss_before),
+        mib(rss_after)
+    );
+
+    let (pid, pgid) = pid_of(&starts[0]);
+    tokio::time::timeout(SLACK, stack.shutdown(Duration::from_secs(1)))
+        .await
+        .expect("shutdown returns");
+    drop(stack);
+    assert_no_process_left(pgid, &[pid]);
+    let no_new_children = wait_until(SLACK, || {
+        children()
+            .iter()
+            .all(|child| children_before.contains(child))
+    })
+    .await;
+    assert!(
+        no_new_children,
+        "children left: {:?} (before: {children_before:?})",
+        children()
+    );
+    let fds_back = wait_until(SLACK, || open_fds() <= fds_before + 2).await;
+    assert!(
+        fds_back,
+        "{} descriptors open, {fds_before} before",
+        open_fds()
+    );
+}
+
+// --- 11. dialects ----------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_handler_gets_the_envelope_and_its_pretty_printed_answer_denies() {
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let project = hook.dir.path().join("project");
+    let settings = project.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let one_shot_stdin = hook.path("claude-oneshot-stdin");
+    let one_shot = format!("cat > {}", shell_quote(&one_shot_stdin));
+    std::fs::write(
+        &settings,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": hook.command, "persistent": true, "timeout": 10},
+            {"type": "command", "command": one_shot, "timeout": 10},
+        ]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let config = Config::load_files(&[ConfigFile::detect(&settings)], &project).unwrap();
+    let specs = config.into_hooks();
+    assert_eq!(specs.len(), 2, "{specs:?}");
+    assert_eq!(specs[0].dialect(), Dialect::Claude);
+    assert!(specs[0].is_persistent());
+    assert!(!specs[1].is_persistent());
+    let (stack, lines) = collecting_stack(specs);
+
+    let deny = serde_json::to_string_pretty(&json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "rm -rf is not allowed here"
+        }
+    }))
+    .unwrap()
+        + "\n";
+    assert!(deny.lines().count() > 3, "pretty-printed: {deny}");
+    let project_text = project.to_str().unwrap();
+    let req = HookRequest::tool_execution_start(
+        "Bash",
+        json!({"command": "rm -rf build", "stdout": deny}),
+    )
+    .with_cwd(project_text)
+    .with_session_id("sess-1")
+    .with_tool_call_id("toolu_1");
+    let o = call(&stack, req).await;
+    assert!(o.is_blocked(), "{o:?}");
+    assert_eq!(o.reason(), Some("rm -rf is not allowed here"), "{o:?}");
+
+    let line = hook.json_lines("requests").pop().expect("a request line");
+    assert_eq!(
+        line["env"],
+        json!({}),
+        "a Claude Code hook has no per-event variables"
+    );
+    let envelope: Value = serde_json::from_slice(&std::fs::read(&one_shot_stdin).unwrap()).unwrap();
+    assert_eq!(line["input"], envelope, "the one-shot handler's stdin");
+    assert_eq!(line["input"]["hook_event_name"], "PreToolUse");
+    assert_eq!(line["input"]["tool_name"], "Bash");
+    assert_eq!(line["input"]["tool_input"]["command"], "rm -rf build");
+    assert_eq!(line["input"]["tool_use_id"], "toolu_1");
+    assert_eq!(line["input"]["session_id"], "sess-1");
+    assert!(line["input"].get("event").is_none() && line["input"].get("arguments").is_none());
+
+    let starts = hook.starts();
+    assert_eq!(starts[0]["protocol"], "lines/1");
+    assert_eq!(starts[0]["project_dir"], project_text);
+    assert_eq!(starts[0]["nanopi"], json!([]));
+
+    let allowed =
+        HookRequest::tool_execution_start("Bash", json!({"command": "ls"})).with_cwd(project_text);
+    let o = call(&stack, allowed).await;
+    assert!(!o.is_blocked(), "{o:?}");
+    assert_eq!(hook.starts().len(), 1, "the same process");
+
+    // Its crash is the dialect's failure: an error record, never nanopi's line.
+    let dies =
+        HookRequest::tool_execution_start("Bash", json!({"command": "die"})).with_cwd(project_text);
+    let o = call(&stack, dies).await;
+    assert!(!o.is_blocked(), "{o:?}");
+    let record = o
+        .hooks()
+        .iter()
+        .find(|r| r.spec().is_persistent())
+        .expect("the persistent handler's record");
+    assert_eq!(record.outcome(), RecordOutcome::Error, "{o:?}");
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+}
