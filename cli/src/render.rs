@@ -125,7 +125,11 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
                 s.dialect().as_str().to_owned(),
                 hook_cell(s),
                 one_line(s.matcher().unwrap_or("*")),
-                one_line(s.kind()),
+                if s.is_persistent() {
+                    format!("{} (persistent)", one_line(s.kind()))
+                } else {
+                    one_line(s.kind())
+                },
                 format!("{} ms", millis(s.timeout())),
                 if s.fail_closed() { "closed" } else { "open" }.to_owned(),
                 one_line(s.command_line().unwrap_or("")),

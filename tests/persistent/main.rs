@@ -1314,3 +1314,107 @@ async fn a_claude_code_handler_gets_the_envelope_and_its_pretty_printed_answer_d
     assert_eq!(record.outcome(), RecordOutcome::Error, "{o:?}");
     assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
 }
+
+// ---------------------------------------------------------------- twins
+
+/// A shim that makes any one-shot hook persistent: for each request it runs
+/// the one-shot command (its first argument) under `bash -c`, with the
+/// request's input on stdin and its per-event variables in the environment,
+/// and answers with what that run did.
+const SHIM: &str = r#"
+import json, os, subprocess, sys
+command = sys.argv[1]
+for line in sys.stdin:
+    req = json.loads(line)
+    env = dict(os.environ)
+    env.update(req["env"])
+    # Compact, as the engine writes it: the hook reads the same bytes.
+    stdin = json.dumps(req["input"], separators=(",", ":"), ensure_ascii=False) + "\n"
+    run = subprocess.run(["bash", "-c", command], input=stdin,
+                         capture_output=True, text=True, env=env)
+    sys.stdout.write(json.dumps({"id": req["id"], "exit": run.returncode,
+                                 "stdout": run.stdout, "stderr": run.stderr}) + "\n")
+    sys.stdout.flush()
+"#;
+
+/// The hook scripts of the nanopi conformance suite's kinds, one per line of
+/// behaviour: what a persistent twin must decide exactly as the one-shot hook.
+const ONE_SHOT_HOOKS: [&str; 12] = [
+    "true",
+    r#"echo "refused: $NANOPI_EVENT" >&2; exit 2"#,
+    "exit 2",
+    r#"echo "crashed" >&2; exit 1"#,
+    r#"echo '{"decision":"block","reason":"json says no"}'"#,
+    r#"echo 'log line'; echo '{"decision":"block","reason":"after a log line"}'"#,
+    r#"echo '{"decision":"block"}'; echo 'but then more text'"#,
+    r#"echo '{"updated_input":{"command":"ls -la"}}'"#,
+    r#"echo '{"updated_input":{"prompt":"rewritten"}}'"#,
+    r#"echo '{"updated_input":{"content":"[redacted]","is_error":false}}'"#,
+    r#"grep -q '"tool_name":"bash"' && { echo "saw bash in $NANOPI_TOOL_NAME" >&2; exit 2; }; exit 0"#,
+    r#"read -r line; case "$line" in *'"turn_count":1'*) echo '{"decision":"block","reason":"first turn"}';; esac"#,
+];
+
+/// The events those hooks fire on: each kind of block policy and transform scope.
+fn twin_requests() -> Vec<HookRequest> {
+    vec![
+        HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"}))
+            .with_tool_call_id("call_1")
+            .with_session_id("s1"),
+        HookRequest::tool_execution_end(
+            "bash",
+            json!({"command": "cat .env"}),
+            "SECRET=1",
+            false,
+            Duration::from_millis(3),
+        ),
+        HookRequest::input("hello"),
+        HookRequest::before_agent_start(1, "hello"),
+        HookRequest::turn_start(1, 0),
+        HookRequest::session_start(tower_hooks::StartReason::Startup),
+    ]
+}
+
+/// What must match between a one-shot hook and its persistent twin.
+fn decided(o: &HookOutcome) -> (Decision, bool, Option<String>, Value, Vec<RecordOutcome>) {
+    (
+        o.decision(),
+        o.is_honored(),
+        o.reason().map(str::to_owned),
+        o.arguments().clone(),
+        o.hooks().iter().map(|r| r.outcome()).collect(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persistent_twin_decides_as_its_one_shot_hook_does() {
+    let _shared = EXCLUSIVE.read().await;
+    let dir = tempfile::tempdir().unwrap();
+    let shim = dir.path().join("shim.py");
+    write_executable(&shim, &format!("#!{}\n{SHIM}", python()));
+    for (n, hook) in ONE_SHOT_HOOKS.iter().enumerate() {
+        let spec = |event: tower_hooks::Event, command: String| {
+            HookSpec::command(event, command).with_timeout(Duration::from_secs(10))
+        };
+        let twin_command = format!("exec {} {}", support::shell_quote(&shim), shell_words(hook));
+        for req in twin_requests() {
+            let event = req.event();
+            let one_shot = HookStack::builder()
+                .report(())
+                .command_hook(spec(event, (*hook).to_owned()))
+                .build();
+            let twin = HookStack::builder()
+                .report(())
+                .command_hook(spec(event, twin_command.clone()).with_persistent(true))
+                .build();
+            let want = decided(&call(&one_shot, req.clone()).await);
+            let got = decided(&call(&twin, req).await);
+            assert_eq!(got, want, "hook {n} ({hook}) at {event}");
+            twin.shutdown(Duration::from_secs(1)).await;
+        }
+    }
+}
+
+/// `text` as one single-quoted shell word.
+fn shell_words(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
