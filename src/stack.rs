@@ -68,7 +68,7 @@ use crate::layer::timeout::HookTimeout;
 use crate::outcome::{HookOutcome, RunSlot, Verdict};
 use crate::process::background::{Background, BackgroundLimits, Delivery};
 use crate::process::persistent::{Persistent, PersistentLimits};
-use crate::process::{BoxFuture, ProcessRunner, Runner};
+use crate::process::{BoxFuture, Job, ProcessRunner, Runner};
 use crate::report::{Notice, Report, SharedReport, StderrReport};
 use crate::request::{Deadline, HookRequest};
 use crate::spec::HookSpec;
@@ -267,8 +267,8 @@ pub struct HookStack<S = StackService<Identity, Identity>> {
     gate: GateHandle,
     specs: Arc<[Arc<HookSpec>]>,
     background: Background,
-    /// The processes of the persistent hooks.
-    persistent: Arc<[Persistent]>,
+    /// The processes of the persistent hooks, each with the job that starts it.
+    persistent: Arc<[(Persistent, Job)]>,
 }
 
 impl HookStack {
@@ -315,6 +315,33 @@ impl<S> HookStack<S> {
         cancelled
     }
 
+    /// Starts the processes of the persistent hooks now, rather than at the
+    /// first event that reaches each: the first events then cost no start.
+    /// Each starts as its first event would start it, in the process's
+    /// working directory. The first hook that cannot start is the error (the
+    /// others are still started).
+    ///
+    /// ```
+    /// use tower_hooks::{Event, HookSpec, HookStack};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> std::io::Result<()> {
+    /// let stack = HookStack::builder()
+    ///     .command_hook(HookSpec::command(Event::TurnStart, "cat > /dev/null").with_persistent(true))
+    ///     .build();
+    /// stack.start_persistent().await?;
+    /// stack.shutdown_persistent().await;
+    /// # Ok(()) }
+    /// ```
+    pub async fn start_persistent(&self) -> std::io::Result<()> {
+        let mut first_error = None;
+        for (hook, job) in self.persistent.iter() {
+            if let Err(err) = hook.start(job).await {
+                first_error.get_or_insert(err);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
     /// Ends the processes of the persistent hooks: each one's stdin is closed,
     /// it gets its grace (1 s) to exit, then `SIGTERM` and `SIGKILL` go to its
     /// group. The next event that reaches one starts it again.
@@ -322,7 +349,7 @@ impl<S> HookStack<S> {
     pub async fn shutdown_persistent(&self) {
         // All at once: each may take its grace and the kill's.
         let mut ends = tokio::task::JoinSet::new();
-        for hook in self.persistent.iter() {
+        for (hook, _) in self.persistent.iter() {
             let hook = hook.clone();
             ends.spawn(async move {
                 hook.shutdown(PersistentLimits::default().shutdown_grace)
@@ -729,21 +756,27 @@ impl<C, H> Builder<C, H> {
                 Source::Function(f) => LeafKind::Function(f),
                 Source::Command => {
                     // A persistent hook has a process of its own.
-                    let runner = if spec.is_persistent() {
-                        let hook = persistent_runner(&spec, &report);
-                        persistent.push(hook.clone());
-                        Arc::new(hook) as Arc<dyn Runner>
-                    } else {
-                        runner.clone()
+                    let process = spec
+                        .is_persistent()
+                        .then(|| persistent_runner(&spec, &report));
+                    let runner = match &process {
+                        Some(process) => Arc::new(process.clone()) as Arc<dyn Runner>,
+                        None => runner.clone(),
                     };
-                    LeafKind::Command(
-                        Command::with_runner(
-                            spec.command_line().unwrap_or_default(),
-                            runner,
-                            host.clone(),
-                        )
-                        .with_shared(env.clone(), current_dir.clone()),
+                    let command = Command::with_runner(
+                        spec.command_line().unwrap_or_default(),
+                        runner,
+                        host.clone(),
                     )
+                    .with_shared(env.clone(), current_dir.clone());
+                    if let Some(process) = process {
+                        // What an eager start runs: the job of an event with
+                        // no payload (its input is never sent).
+                        let probe = HookRequest::new(spec.event(), serde_json::json!({}))
+                            .with_hook(Arc::new(spec.clone()));
+                        persistent.push((process, command.job(&probe)));
+                    }
+                    LeafKind::Command(command)
                 }
             };
             let base = HookTimeout::new(Leaf { kind }, spec.timeout());

@@ -1418,3 +1418,38 @@ async fn a_persistent_twin_decides_as_its_one_shot_hook_does() {
 fn shell_words(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
+
+/// `HookStack::start_persistent` starts the process before any event, and the
+/// first event is served by it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_eager_start_runs_the_process_before_the_first_event() {
+    let _shared = EXCLUSIVE.read().await;
+    let dir = tempfile::tempdir().unwrap();
+    let started = dir.path().join("started");
+    let script = dir.path().join("hook.sh");
+    write_executable(
+        &script,
+        &format!(
+            "#!/bin/bash\necho $$ >> {}\nwhile IFS= read -r line; do\n  id=${{line#*\\\"id\\\":}}; id=${{id%%,*}}\n  printf '{{\"id\":%s}}\\n' \"$id\"\ndone\n",
+            support::shell_quote(&started)
+        ),
+    );
+    let stack = HookStack::builder()
+        .report(())
+        .command_hook(
+            HookSpec::command(Event::ToolExecutionStart, support::shell_quote(&script))
+                .with_persistent(true),
+        )
+        .build();
+    stack.start_persistent().await.unwrap();
+    assert!(
+        wait_until(SLACK, || started.exists()).await,
+        "the process did not start"
+    );
+    let outcome = call(&stack, cmd("ls")).await;
+    assert_eq!(outcome.decision(), Decision::Allow, "{outcome:?}");
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Allow);
+    let pids = std::fs::read_to_string(&started).unwrap();
+    assert_eq!(pids.lines().count(), 1, "started more than once: {pids}");
+    stack.shutdown(Duration::from_secs(1)).await;
+}
