@@ -15,6 +15,7 @@
 //! timeout = 3000                        # milliseconds; default 5000; expiry = block
 //! fail_closed = false                   # block instead of allow when it cannot run
 //! name = "bash-guard"                   # how metrics, audit and the CLI call it
+//! persistent = false                    # one process answers every event
 //! ```
 //!
 //! Each entry becomes a [`HookSpec`] whose source is the file and whose index is

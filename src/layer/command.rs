@@ -35,6 +35,7 @@ use tower_service::Service;
 use crate::dialect::nanopi::{decode, env_vars, last_nonempty_line, stdin_line};
 use crate::host::Host;
 use crate::outcome::{RunDetail, Verdict};
+use crate::process::persistent::PROTOCOL_VAR;
 use crate::process::{BoxFuture, Finished, Job, ProcessRunner, Program, Runner, Termination};
 use crate::request::HookRequest;
 use crate::BoxError;
@@ -288,7 +289,7 @@ impl Command {
                     command: self.command.clone(),
                     stdin,
                     env,
-                    env_remove: Vec::new(),
+                    env_remove: vec![PROTOCOL_VAR.0.to_owned()],
                     event_env: event_names,
                     current_dir,
                     deadline: req.deadline(),
@@ -307,10 +308,13 @@ impl Command {
         );
         let extra = env.len();
         env.extend(env_vars(req, names, cwd).map(|(k, v)| (k.to_owned(), env_value(v))));
+        // A one-shot run is never told it speaks the persistent protocol,
+        // whatever the host's environment holds.
         let env_remove = names
             .iter()
             .filter(|name| !env[extra..].iter().any(|(k, _)| k == name))
             .map(str::to_owned)
+            .chain([PROTOCOL_VAR.0.to_owned()])
             .collect();
         // The protocol's variables all belong to the event.
         let event_env = env[extra..].iter().map(|(k, _)| k.clone()).collect();

@@ -28,8 +28,9 @@
 //!   dialect's timeout result; the process is killed (its group) and started
 //!   again for the next event, and the other requests in flight on it fail.
 //! * **Crash** (it exits, or closes its stdout): the requests in flight fail as
-//!   a hook that could not run; events fail at once for a backoff, then the
-//!   next one starts it again; after [`PersistentLimits::crash_limit`] crashes within
+//!   a hook that could not run; the next event starts it again once a backoff
+//!   is over (it waits for it, or fails at once when its deadline comes
+//!   first); after [`PersistentLimits::crash_limit`] crashes within
 //!   [`PersistentLimits::crash_window`] it is disabled for good, and every
 //!   event fails.
 //! * **Bounded memory**: an answer line longer than
@@ -75,9 +76,9 @@ pub struct PersistentLimits {
     pub crash_limit: usize,
     /// See [`crash_limit`](Self::crash_limit) (default 60 s).
     pub crash_window: Duration,
-    /// After a crash, how long events fail at once before the process is
-    /// started again; it doubles with each crash in the window (default
-    /// 100 ms, at most 2 s).
+    /// After a crash, how long the next start waits (an event whose deadline
+    /// comes first fails at once); it doubles with each crash in the window
+    /// (default 100 ms, at most 2 s).
     pub backoff: Duration,
 }
 

@@ -261,3 +261,88 @@ async fn cursor_hooks_deny_format_in_the_background_and_follow_up_once() {
         "{text}"
     );
 }
+
+#[allow(dead_code)]
+#[path = "../../examples/persistent.rs"]
+mod persistent;
+
+/// The example's four runs (each guard one-shot and persistent) over a few
+/// calls: `run` itself fails unless every call got its expected decision.
+async fn persistent_guard_runs(calls: usize, in_flight: usize) {
+    let report = persistent::run(calls, in_flight).await.unwrap();
+    assert_eq!(report.commands.len(), calls);
+    let labels: Vec<&str> = report.runs.iter().map(|r| r.label).collect();
+    assert_eq!(
+        labels,
+        [
+            "python3 one-shot",
+            "python3 persistent",
+            "bash one-shot",
+            "bash persistent"
+        ]
+    );
+
+    // The same decisions from the four, some of each kind.
+    let first = &report.runs[0].decisions;
+    assert_eq!(first.len(), calls);
+    for run in &report.runs {
+        assert_eq!(&run.decisions, first, "{}", run.label);
+    }
+    let refused: Vec<(&str, &str)> = report
+        .commands
+        .iter()
+        .zip(first)
+        .filter_map(|(command, reason)| Some((command.as_str(), reason.as_deref()?)))
+        .collect();
+    assert!(
+        refused.contains(&(
+            "rm -rf build-1/",
+            "rm -rf is not allowed: delete the files you mean by name"
+        )),
+        "{refused:?}"
+    );
+    assert!(
+        refused.len() > calls / 4 && refused.len() < calls / 2,
+        "{refused:?}"
+    );
+    assert!(
+        !refused
+            .iter()
+            .any(|(command, _)| command.starts_with("grep")),
+        "{refused:?}"
+    );
+
+    // Persistent is faster than one-shot, for each guard; and each persistent
+    // guard exited when its stdin was closed, within the 1 s grace.
+    for pair in report.runs.chunks(2) {
+        let [one_shot, persistent] = pair else {
+            unreachable!()
+        };
+        assert!(!one_shot.persistent && persistent.persistent);
+        assert!(
+            persistent.elapsed < one_shot.elapsed,
+            "{}: {:?}, {}: {:?}",
+            persistent.label,
+            persistent.elapsed,
+            one_shot.label,
+            one_shot.elapsed
+        );
+        assert!(
+            persistent.shutdown < std::time::Duration::from_secs(1),
+            "{}: {:?}",
+            persistent.label,
+            persistent.shutdown
+        );
+    }
+}
+
+#[tokio::test]
+async fn persistent_guard_answers_as_its_one_shot_run_does_and_faster() {
+    persistent_guard_runs(50, 1).await;
+}
+
+#[tokio::test]
+async fn persistent_guard_answers_every_call_with_many_in_flight() {
+    // More than the 16 a persistent hook takes at once: the rest wait for room.
+    persistent_guard_runs(48, 24).await;
+}
