@@ -241,7 +241,7 @@ def main() -> int:
            "`command_hook_big_parent` runs while the bench holds 2 GiB of touched memory; "
            "`claude_parallel_8` is one call through eight Claude Code hooks on one point (they run at "
            "once), against eight floors in flight (`floor_concurrent_8`). `persistent/*` run the "
-           "same calls through one persistent hook (an `awk` loop that allows), whose process is "
+           "same calls through one persistent hook (a Perl loop that allows), whose process is "
            "started once: `round_trip` is one call, `concurrent_64` a batch of 64 (16 in flight at "
            "a time, the hook's bound); a ratio of 0.05 is 20 times cheaper than a spawn per event.", ""]
 
