@@ -110,6 +110,8 @@ pub struct HookSpec {
     pub(crate) background: bool,
     /// One long-lived process answers every event.
     pub(crate) persistent: bool,
+    /// What a model is asked, for a model-evaluated hook (`prompt`, `agent`).
+    pub(crate) prompt: Option<Arc<str>>,
 }
 
 impl HookSpec {
@@ -134,6 +136,7 @@ impl HookSpec {
             disabled: None,
             background: false,
             persistent: false,
+            prompt: None,
         }
     }
 
@@ -343,6 +346,19 @@ impl HookSpec {
     pub fn with_persistent(mut self, persistent: bool) -> Self {
         self.persistent = persistent;
         self
+    }
+
+    /// The prompt of a model-evaluated hook (Claude Code's `prompt` and
+    /// `agent` handlers): what the stack's evaluator is asked, `$ARGUMENTS`
+    /// standing for the hook's input. See [`layer::model`](crate::layer::model).
+    pub fn with_prompt(mut self, prompt: impl Into<Arc<str>>) -> Self {
+        self.prompt = Some(prompt.into());
+        self
+    }
+
+    /// The prompt of a model-evaluated hook ([`with_prompt`](Self::with_prompt)).
+    pub fn prompt(&self) -> Option<&str> {
+        self.prompt.as_deref()
     }
 
     /// Whether the hook is persistent ([`with_persistent`](Self::with_persistent)).

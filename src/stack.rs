@@ -64,6 +64,7 @@ use crate::layer::chain::{Chain, Offload};
 use crate::layer::command::Command;
 use crate::layer::fail_open::FailOpen;
 use crate::layer::gate::{Gate, GateHandle};
+use crate::layer::model::{Evaluator, ModelHook};
 use crate::layer::timeout::HookTimeout;
 use crate::outcome::{HookOutcome, RunSlot, Verdict};
 use crate::process::background::{Background, BackgroundLimits, Delivery};
@@ -91,6 +92,8 @@ pub struct Leaf {
 #[derive(Clone)]
 enum LeafKind {
     Command(Command),
+    /// A model-evaluated hook: the stack's evaluator answers.
+    Model(ModelHook),
     InProcess(InProcess),
     /// A plain function: answered in `call`, no box, no timer.
     Function(HookFn),
@@ -100,6 +103,7 @@ impl fmt::Debug for Leaf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             LeafKind::Command(c) => f.debug_tuple("Leaf").field(c).finish(),
+            LeafKind::Model(m) => f.debug_tuple("Leaf").field(m).finish(),
             LeafKind::InProcess(_) => f.write_str("Leaf(<in-process>)"),
             LeafKind::Function(_) => f.write_str("Leaf(<function>)"),
         }
@@ -115,6 +119,7 @@ impl Service<HookRequest> for Leaf {
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         match &mut self.kind {
             LeafKind::Command(c) => c.poll_ready(cx),
+            LeafKind::Model(m) => m.poll_ready(cx),
             LeafKind::InProcess(s) => s.poll_ready(cx),
             LeafKind::Function(_) => Poll::Ready(Ok(())),
         }
@@ -125,6 +130,11 @@ impl Service<HookRequest> for Leaf {
             // A command honors the deadline itself: SIGTERM, grace, SIGKILL.
             LeafKind::Command(c) => LeafFuture::new(LeafRun::Unbounded {
                 future: c.call(req),
+            }),
+            // A model hook honors the deadline itself: a late answer is its
+            // dialect's failure, not a block.
+            LeafKind::Model(m) => LeafFuture::new(LeafRun::Unbounded {
+                future: m.call(req),
             }),
             // An in-process hook is dropped at its deadline.
             LeafKind::InProcess(s) => LeafFuture::new(match req.deadline() {
@@ -448,6 +458,7 @@ pub struct Builder<C = Identity, H = Identity> {
     env: Vec<(String, String)>,
     current_dir: Option<PathBuf>,
     background: BackgroundSetup,
+    evaluator: Option<Evaluator>,
     around_call: C,
     around_hook: H,
 }
@@ -470,6 +481,7 @@ impl Builder {
             env: Vec::new(),
             current_dir: None,
             background: BackgroundSetup::default(),
+            evaluator: None,
             around_call: Identity::new(),
             around_hook: Identity::new(),
         }
@@ -544,6 +556,21 @@ impl<C, H> Builder<C, H> {
     /// a run beyond that is dropped and reported, never waited for.
     pub fn background_limits(mut self, limits: BackgroundLimits) -> Self {
         self.background.limits = limits;
+        self
+    }
+
+    /// The model that answers the model-evaluated hooks (Claude Code's
+    /// `prompt` and `agent` handlers): a service from a prompt to the model's
+    /// text. Without one, such hooks are listed and skipped (their load
+    /// warning says they do not run). See [`layer::model`](crate::layer::model).
+    pub fn evaluator<S>(mut self, evaluator: S) -> Self
+    where
+        S: Service<String, Response = String> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        let evaluator = tower::ServiceExt::map_err(evaluator, Into::into);
+        self.evaluator = Some(BoxCloneSyncService::new(evaluator));
         self
     }
 
@@ -679,6 +706,7 @@ impl<C, H> Builder<C, H> {
             env: self.env,
             current_dir: self.current_dir,
             background: self.background,
+            evaluator: self.evaluator,
             around_call: Stack::new(layer, self.around_call),
             around_hook: self.around_hook,
         }
@@ -718,6 +746,7 @@ impl<C, H> Builder<C, H> {
             env: self.env,
             current_dir: self.current_dir,
             background: self.background,
+            evaluator: self.evaluator,
             around_call: self.around_call,
             around_hook: Stack::new(layer, self.around_hook),
         }
@@ -748,10 +777,15 @@ impl<C, H> Builder<C, H> {
         let mut persistent = Vec::new();
         for (mut spec, source) in self.hooks {
             if matches!(source, Source::Command) && spec.kind() != "command" {
-                // No service stands behind it: it is listed and never runs.
-                spec.attached = false;
+                // No service stands behind it: it is listed and never runs,
+                // unless it is a model's to answer and the stack has a model.
+                spec.attached = spec.prompt().is_some() && self.evaluator.is_some();
             }
             let kind = match source {
+                Source::Command if spec.attached => {
+                    let evaluator = self.evaluator.clone().expect("checked above");
+                    LeafKind::Model(ModelHook::new(evaluator))
+                }
                 Source::InProcess(service) => LeafKind::InProcess(service),
                 Source::Function(f) => LeafKind::Function(f),
                 Source::Command => {

@@ -29,7 +29,9 @@ use serde_json::{Map, Value};
 use tower::util::option_layer;
 use tower::ServiceExt;
 use tower_hooks::config::read::{open_append, read_capped, read_regular, FileError};
-use tower_hooks::config::{Config, ConfigError, ConfigFile, Discovery, Format};
+use tower_hooks::config::{
+    Config, ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format,
+};
 use tower_hooks::dialect::{claude, cursor};
 use tower_hooks::report::Notice;
 use tower_hooks::{Event, HookOutcome, HookRequest, HookStack, Host, MatcherSubject};
@@ -110,7 +112,7 @@ struct Cli {
 enum Command {
     /// Fire one synthetic lifecycle event through the hooks and report what each did.
     #[command(after_help = TEST_EXAMPLES)]
-    Test(TestArgs),
+    Test(Box<TestArgs>),
     /// Print every configured hook, in execution order.
     #[command(after_help = LIST_EXAMPLES)]
     List(ListArgs),
@@ -194,6 +196,12 @@ struct TestArgs {
     /// decision.
     #[arg(long)]
     exit_code: bool,
+    /// Answer model-evaluated hooks (Claude Code's `prompt` and `agent`) with
+    /// CMD: it reads the prompt on stdin and prints the model's answer
+    /// (`{"ok": true}` or `{"ok": false, "reason": "…"}`); run with `sh -c`.
+    /// Without it, such hooks are skipped.
+    #[arg(long, value_name = "CMD")]
+    evaluator_command: Option<String>,
     /// Append one JSON line per hook run to FILE (an audit log: time, event, tool,
     /// session, hook, decision, reason, duration).
     #[arg(long, value_name = "FILE")]
@@ -213,7 +221,7 @@ enum Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Test(args) => test(args),
+        Command::Test(args) => test(*args),
         Command::List(args) => list(args).map(|()| ExitCode::SUCCESS),
         Command::Check(args) => check(args).map(|()| ExitCode::SUCCESS),
     };
@@ -305,9 +313,18 @@ impl ConfigArgs {
 
 /// Loads the configuration the flags name, and prints its warnings.
 fn load(args: &ConfigArgs, host: &Host) -> Result<(Config, Files), Failure> {
+    load_with(args, host, |_| true)
+}
+
+/// [`load`], printing the warnings `shown` keeps.
+fn load_with(
+    args: &ConfigArgs,
+    host: &Host,
+    shown: impl Fn(&ConfigWarning) -> bool,
+) -> Result<(Config, Files), Failure> {
     let files = args.files(host)?;
     let config = files.load().map_err(Failure::Config)?;
-    for warning in config.warnings() {
+    for warning in config.warnings().iter().filter(|w| shown(w)) {
         eprintln!("hooks: warning: {}", escape(&warning.to_string()));
     }
     Ok((config, files))
@@ -374,7 +391,11 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     let event = named.event();
     tool_flags_fit_the_event(&args, named)?;
     let payload = payload(&args)?;
-    let (config, _) = load(&args.config, &host)?;
+    let (config, _) = load_with(&args.config, &host, |warning| {
+        // With a model at hand, model-evaluated hooks do run.
+        !(args.evaluator_command.is_some()
+            && matches!(warning.kind(), ConfigWarningKind::ClaudeModelHook { .. }))
+    })?;
     let cwd = match &args.cwd {
         Some(cwd) => cwd.clone(),
         None => std::env::current_dir()
@@ -461,7 +482,11 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     };
     // What the matchers were tested against, for the skipped rows.
     let subject = req.matcher_subject().as_str().to_owned();
-    let stack = HookStack::builder()
+    let mut builder = HookStack::builder();
+    if let Some(command) = &args.evaluator_command {
+        builder = builder.evaluator(evaluator(command));
+    }
+    let stack = builder
         .host(host)
         .report(report)
         .config(&config)
@@ -564,6 +589,38 @@ fn message(outcome: &HookOutcome, named: Named) -> Option<String> {
             })
         }
     }
+}
+
+/// `--evaluator-command`: the model of model-evaluated hooks is a command that
+/// reads the prompt on stdin and prints the answer. It runs as a hook does (its
+/// own process group, killed when the hook's timeout drops the run).
+fn evaluator(
+    command: &str,
+) -> impl tower::Service<
+    String,
+    Response = String,
+    Error = std::io::Error,
+    Future = impl std::future::Future<Output = std::io::Result<String>> + Send,
+> + Clone
+       + Send
+       + Sync
+       + 'static {
+    use tower_hooks::process::{Job, ProcessRunner, Program, Termination};
+    let command: std::sync::Arc<str> = command.into();
+    tower::service_fn(move |prompt: String| {
+        let job = Job::new(Program::Sh, command.clone(), prompt.into_bytes());
+        let run = ProcessRunner::shared().run(job);
+        async move {
+            let done = run.await?;
+            match done.termination {
+                Termination::Exited(0) => Ok(String::from_utf8_lossy(&done.stdout).into_owned()),
+                other => Err(std::io::Error::other(format!(
+                    "the evaluator command ended with {other:?}: {}",
+                    String::from_utf8_lossy(&done.stderr).trim()
+                ))),
+            }
+        }
+    })
 }
 
 /// `--tool` and `--tool-call-id` only where the event has a tool: elsewhere

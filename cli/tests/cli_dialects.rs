@@ -324,3 +324,44 @@ fn event_names_are_exact_and_the_error_lists_every_dialect() {
         r.stderr
     );
 }
+
+#[test]
+fn model_hooks_run_with_an_evaluator_command_and_are_skipped_without() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "prompt", "prompt": "Is this safe? $ARGUMENTS"}]}]})),
+    );
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}).to_string();
+    let model = r#"grep -q 'rm -rf' && echo '{"ok": false, "reason": "deletes everything"}' || echo '{"ok": true}'"#;
+    let args = |evaluator: Option<&str>| {
+        let mut v = vec![
+            "test".to_owned(),
+            "--json".into(),
+            "--config".into(),
+            path(&settings).into(),
+            "--event".into(),
+            "PreToolUse".into(),
+            "--payload".into(),
+            payload.clone(),
+        ];
+        if let Some(cmd) = evaluator {
+            v.push("--evaluator-command".into());
+            v.push(cmd.into());
+        }
+        v
+    };
+    let with: Vec<String> = args(Some(model));
+    let r = s.run(&with.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json()["decision"], "block");
+    assert_eq!(r.json()["reason"], "deletes everything");
+    assert!(!r.stderr.contains("answered by a model"), "{}", r.stderr);
+
+    let without: Vec<String> = args(None);
+    let r = s.run(&without.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.json()["decision"], "allow");
+    assert_eq!(r.json()["hooks"][0]["outcome"], "skipped");
+    assert!(r.stderr.contains("answered by a model"), "{}", r.stderr);
+}

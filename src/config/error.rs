@@ -445,6 +445,15 @@ pub enum ConfigWarningKind {
         /// The type as written.
         kind: String,
     },
+    /// A Claude Code `prompt` or `agent` handler: a model answers it, so it
+    /// runs only on a stack that has one ([`Builder::evaluator`](crate::Builder::evaluator)),
+    /// and is skipped elsewhere.
+    ClaudeModelHook {
+        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        at: String,
+        /// The type as written.
+        kind: String,
+    },
     /// A Claude Code handler `type` that Claude Code does not have.
     ClaudeUnknownType {
         /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
@@ -566,6 +575,12 @@ impl fmt::Display for ConfigWarningKind {
                 f,
                 "{at}: handlers of type {kind:?} are not runnable by this host (only \
                  \"command\" runs), so this one never runs"
+            ),
+            ConfigWarningKind::ClaudeModelHook { ref at, ref kind } => write!(
+                f,
+                "{at}: a handler of type {kind:?} is answered by a model, so it runs only where \
+                 the host supplies one (hooks test --evaluator-command CMD), and is skipped \
+                 otherwise"
             ),
             ConfigWarningKind::ClaudeUnknownType {
                 ref at,

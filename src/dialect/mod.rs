@@ -142,3 +142,32 @@ pub fn event_as_written(spec: &HookSpec) -> &str {
         _ => spec.event().name(),
     }
 }
+
+/// A model's answer to a model-evaluated hook (`prompt`, `agent`), in neutral
+/// terms by the hook's dialect; `Err` is an answer that could not be had or
+/// read, a failure that lets the action proceed. `None` for a dialect without
+/// model-evaluated hooks.
+pub(crate) fn model_answer(
+    spec: &HookSpec,
+    answer: Result<crate::layer::model::ModelAnswer, String>,
+) -> Option<(Verdict, Notes)> {
+    match spec.dialect() {
+        Dialect::Claude => {
+            let hook = spec.extra::<claude::hook::ClaudeHook>()?;
+            let answer = match answer {
+                Ok(answer) => claude::hook::model_answer(
+                    hook,
+                    answer.ok,
+                    answer.reason.as_deref().unwrap_or(""),
+                    answer.impossible,
+                ),
+                Err(error) => claude::ClaudeAnswer {
+                    error: Some(error),
+                    ..claude::ClaudeAnswer::default()
+                },
+            };
+            Some(claude::hook::neutral(hook, answer))
+        }
+        _ => None,
+    }
+}

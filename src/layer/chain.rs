@@ -566,7 +566,8 @@ where
                         let spec = hooks[*this.next].spec.clone();
                         // Only a command hook has a process to tell about: an
                         // in-process hook costs no slot.
-                        let run = spec.command_line().is_some().then(RunSlot::default);
+                        let run = (spec.command_line().is_some() || spec.prompt().is_some())
+                            .then(RunSlot::default);
                         let mut req = request.clone().with_hook(spec);
                         if let Some(run) = &run {
                             req = req.with_run_slot(run.clone());
@@ -691,7 +692,8 @@ where
                         break;
                     }
                     let spec = hooks[member.index].spec.clone();
-                    let run = spec.command_line().is_some().then(RunSlot::default);
+                    let run = (spec.command_line().is_some() || spec.prompt().is_some())
+                        .then(RunSlot::default);
                     let mut req = request.clone().with_hook(spec);
                     if let Some(run) = &run {
                         req = req.with_run_slot(run.clone());

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! Gate ─ Advisory ─ (your layers around the call) ─ Chain ─ per matching hook:
-//!     FailOpen ─ (your layers around each hook) ─ HookTimeout ─ Command
+//!     FailOpen ─ (your layers around each hook) ─ HookTimeout ─ Command (or a model hook)
 //! ```
 //!
 //! Each is dialect-blind: what differs per dialect comes from the hook's spec.
@@ -13,4 +13,5 @@ pub mod command;
 pub mod fail_open;
 pub mod gate;
 pub mod matcher;
+pub mod model;
 pub mod timeout;

@@ -66,6 +66,36 @@ pub struct Job {
     pub deadline: Option<Deadline>,
 }
 
+impl Job {
+    /// A job that runs `command` with `program`, `stdin` on its stdin, the
+    /// inherited environment and no deadline: for a host that runs a helper
+    /// command with the same hygiene as a hook (its own process group, killed
+    /// when the run is dropped).
+    ///
+    /// ```
+    /// use tower_hooks::process::{Job, ProcessRunner, Program, Runner, Termination};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> std::io::Result<()> {
+    /// let job = Job::new(Program::Sh, "tr a-z A-Z", b"ok\n".to_vec());
+    /// let done = ProcessRunner::shared().run(job).await?;
+    /// assert_eq!(done.termination, Termination::Exited(0));
+    /// assert_eq!(done.stdout, b"OK\n");
+    /// # Ok(()) }
+    /// ```
+    pub fn new(program: Program, command: impl Into<Arc<str>>, stdin: Vec<u8>) -> Self {
+        Job {
+            program,
+            command: command.into(),
+            stdin,
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            event_env: Vec::new(),
+            current_dir: None,
+            deadline: None,
+        }
+    }
+}
+
 /// What a finished hook left behind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finished {

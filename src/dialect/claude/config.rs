@@ -333,6 +333,9 @@ pub struct Handler {
     pub once: bool,
     /// `persistent` (a tower-hooks extension): one long-lived process.
     pub persistent: bool,
+    /// `prompt`, for a `prompt` or `agent` handler: what a model is asked
+    /// (`$ARGUMENTS` stands for the hook's input).
+    pub prompt: Option<String>,
 }
 
 impl Handler {
@@ -798,6 +801,7 @@ impl Reader<'_> {
         let once = take_bool(&mut fields, "once", &field)?;
         let persistent = take_bool(&mut fields, "persistent", &field)?;
         let status_message = take_string(&mut fields, "statusMessage", &field)?;
+        let prompt = take_string(&mut fields, "prompt", &field)?;
         let timeout = match fields.remove("timeout") {
             None | Some(Value::Null) => default_timeout(event, &kind),
             Some(Value::Number(n)) => match n.as_f64() {
@@ -849,6 +853,12 @@ impl Reader<'_> {
                     return Err(ConfigErrorKind::ClaudeMissingCommand { at });
                 }
             }
+            "prompt" | "agent" => {
+                self.warn(ConfigWarningKind::ClaudeModelHook {
+                    at: at.clone(),
+                    kind: kind.clone(),
+                });
+            }
             other if UNSUPPORTED_TYPES.contains(&other) => {
                 self.warn(ConfigWarningKind::ClaudeUnsupportedType {
                     at: at.clone(),
@@ -897,6 +907,7 @@ impl Reader<'_> {
             pattern: pattern.clone(),
             kind,
             command,
+            prompt: prompt.map(|p| self.ctx.substitute(&p).into_owned()),
             args,
             shell,
             timeout,
@@ -1575,8 +1586,12 @@ mod tests {
                  runs"
             )
         );
-        assert!(w[1].contains("handler 1") && w[1].contains("\"prompt\" are not runnable"));
-        assert!(w[2].contains("handler 2") && w[2].contains("\"agent\" are not runnable"));
+        assert!(w[1].contains("handler 1") && w[1].contains("\"prompt\" is answered by a model"));
+        assert!(w[2].contains("handler 2") && w[2].contains("\"agent\" is answered by a model"));
+        assert_eq!(
+            file.handlers[1].prompt.as_deref(),
+            Some("is this safe? $ARGUMENTS")
+        );
         assert!(w[3].contains("handler 3") && w[3].contains("\"mcp_tool\" are not runnable"));
         assert_eq!(
             w[4],

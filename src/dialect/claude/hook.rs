@@ -74,6 +74,9 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
     if handler.kind != "command" {
         spec = spec.with_kind(handler.kind.as_str());
     }
+    if let (Some(prompt), "prompt" | "agent") = (&handler.prompt, handler.kind.as_str()) {
+        spec = spec.with_prompt(prompt.as_str());
+    }
     spec.matcher = handler.matcher.clone();
     spec.pattern = handler.pattern.clone();
     Some(spec)
@@ -163,4 +166,29 @@ pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Note
         },
     };
     (verdict, notes)
+}
+
+/// A model's answer to a Claude Code `prompt` or `agent` hook, as the hook's
+/// answer: `ok: true` allows; `ok: false` means at each event what Claude Code
+/// makes of it (the reference's table): at `Stop` and `SubagentStop` the agent
+/// keeps going with the reason (unless `impossible: true`); at `PreToolUse`,
+/// `PostToolUse`, `PostToolBatch` and `UserPromptSubmit` a block with the
+/// reason; at `PostToolUseFailure` the reason goes to the model; at
+/// `PermissionRequest`, nothing. The result is read as the same answer written
+/// as JSON by a command hook would be.
+pub(crate) fn model_answer(
+    hook: &ClaudeHook,
+    ok: bool,
+    reason: &str,
+    impossible: bool,
+) -> ClaudeAnswer {
+    let json = match (ok, &*hook.event) {
+        (true, _) | (false, "PermissionRequest") => serde_json::json!({}),
+        (false, "Stop" | "SubagentStop") if impossible => serde_json::json!({}),
+        (false, "PostToolUseFailure") => serde_json::json!({
+            "hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": reason}
+        }),
+        (false, _) => serde_json::json!({"decision": "block", "reason": reason}),
+    };
+    decode(Some(0), json.to_string().as_bytes(), b"", &hook.event)
 }

@@ -1,0 +1,243 @@
+//! The leaf of a model-evaluated hook: Claude Code's `prompt` and `agent`
+//! handlers, which ask a model rather than run a command.
+//!
+//! The host hands the stack an [`Evaluator`], a `tower::Service` from a prompt
+//! to the model's text ([`Builder::evaluator`](crate::Builder::evaluator)); it
+//! already owns a model client, and this is where it plugs in. For each run the
+//! hook's prompt gets its input, the object a command hook of its dialect would
+//! read on stdin: `$ARGUMENTS` in the prompt stands for it (`\$` is a plain
+//! `$`), and without the placeholder it is appended after a blank line. The
+//! model is to answer `{"ok": true}` or `{"ok": false, "reason": "…"}` (and may
+//! add `"impossible": true` at a stop); the object may come inside other text
+//! or a code fence. What `ok: false` does depends on the event, by the hook's
+//! dialect (see [`claude::hook`](crate::dialect::claude::hook)).
+//!
+//! A model that fails, answers past the hook's timeout, or answers something
+//! else is a failure that lets the action proceed (an `error` record), as a
+//! Claude Code command hook's failures do.
+//!
+//! ```
+//! use tower_hooks::layer::model::{arguments_in, ModelAnswer};
+//!
+//! assert_eq!(arguments_in("Safe? $ARGUMENTS", "{\"x\":1}"), "Safe? {\"x\":1}");
+//! assert_eq!(arguments_in("Costs \\$5", "{}"), "Costs $5\n\n{}");
+//! let answer = ModelAnswer::parse("Sure.\n```json\n{\"ok\": false, \"reason\": \"no\"}\n```").unwrap();
+//! assert!(!answer.ok);
+//! assert_eq!(answer.reason.as_deref(), Some("no"));
+//! ```
+
+use std::fmt;
+use std::task::{Context, Poll};
+
+use serde_json::Value;
+use tower::util::BoxCloneSyncService;
+use tower::ServiceExt;
+use tower_service::Service;
+
+use crate::outcome::Verdict;
+use crate::process::BoxFuture;
+use crate::request::HookRequest;
+use crate::BoxError;
+
+/// What a stack asks a model: a prompt in, the model's text out.
+pub type Evaluator = BoxCloneSyncService<String, String, BoxError>;
+
+/// What a model answered a hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ModelAnswer {
+    /// `ok`: the action may go ahead.
+    pub ok: bool,
+    /// `reason`.
+    pub reason: Option<String>,
+    /// `impossible`: at a stop, what it asks cannot be done (let the stop happen).
+    pub impossible: bool,
+}
+
+impl ModelAnswer {
+    /// Reads a model's text: a JSON object with a boolean `ok`, the whole text,
+    /// inside a code fence, or between the first `{` and the last `}`.
+    pub fn parse(text: &str) -> Result<ModelAnswer, String> {
+        let trimmed = text.trim();
+        let candidates = [
+            Some(trimmed),
+            fenced(trimmed),
+            trimmed
+                .find('{')
+                .zip(trimmed.rfind('}'))
+                .filter(|(a, b)| a < b)
+                .map(|(a, b)| &trimmed[a..=b]),
+        ];
+        let object = candidates.into_iter().flatten().find_map(|candidate| {
+            match serde_json::from_str::<Value>(candidate) {
+                Ok(Value::Object(map)) => Some(map),
+                _ => None,
+            }
+        });
+        let shown = || trimmed.chars().take(120).collect::<String>();
+        let Some(map) = object else {
+            return Err(format!(
+                "the model did not answer with {{\"ok\": …}}: {}",
+                shown()
+            ));
+        };
+        let Some(ok) = map.get("ok").and_then(Value::as_bool) else {
+            return Err(format!(
+                "the model's answer has no boolean \"ok\": {}",
+                shown()
+            ));
+        };
+        Ok(ModelAnswer {
+            ok,
+            reason: map.get("reason").and_then(Value::as_str).map(str::to_owned),
+            impossible: map.get("impossible").and_then(Value::as_bool) == Some(true),
+        })
+    }
+}
+
+/// The inside of a code fence (```` ```json … ``` ````), if the text has one.
+fn fenced(text: &str) -> Option<&str> {
+    let start = text.find("```")?;
+    let after = &text[start + 3..];
+    let body_start = after.find('\n')? + 1;
+    let body = &after[body_start..];
+    let end = body.find("```")?;
+    Some(body[..end].trim())
+}
+
+/// `prompt` with `$ARGUMENTS` replaced by `input` (and `\$` by `$`); without
+/// the placeholder, `input` is appended after a blank line.
+pub fn arguments_in(prompt: &str, input: &str) -> String {
+    let mut out = String::with_capacity(prompt.len() + input.len() + 2);
+    let mut found = false;
+    let mut rest = prompt;
+    while let Some(at) = rest.find(['\\', '$']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(after) = rest.strip_prefix("\\$") {
+            out.push('$');
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("$ARGUMENTS") {
+            out.push_str(input);
+            found = true;
+            rest = after;
+        } else {
+            let c = rest.chars().next().expect("found above");
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out.push_str(rest);
+    if !found {
+        out.push_str("\n\n");
+        out.push_str(input);
+    }
+    out
+}
+
+/// The leaf of a model-evaluated hook. See the [module docs](self).
+#[derive(Clone)]
+pub struct ModelHook {
+    evaluator: Evaluator,
+}
+
+impl fmt::Debug for ModelHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ModelHook")
+    }
+}
+
+impl ModelHook {
+    /// A leaf that asks `evaluator`.
+    pub fn new(evaluator: Evaluator) -> Self {
+        ModelHook { evaluator }
+    }
+}
+
+impl Service<HookRequest> for ModelHook {
+    type Response = Verdict;
+    type Error = BoxError;
+    type Future = BoxFuture<'static, Result<Verdict, BoxError>>;
+
+    // poll_ready: the evaluator's.
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.evaluator.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: HookRequest) -> Self::Future {
+        let evaluator = self.evaluator.clone();
+        let evaluator = std::mem::replace(&mut self.evaluator, evaluator);
+        Box::pin(async move {
+            let spec = req
+                .hook()
+                .cloned()
+                .ok_or("a model-evaluated hook runs inside a chain")?;
+            let template = spec.prompt().unwrap_or_default();
+            let cwd = req.cwd().map(str::to_owned).unwrap_or_else(|| {
+                std::env::current_dir()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            });
+            let input = crate::dialect::encode(&spec, &req, &cwd)
+                .map(|encoded| String::from_utf8_lossy(&encoded.stdin).trim().to_owned())
+                .unwrap_or_else(|| req.arguments().to_string());
+            let prompt = arguments_in(template, &input);
+            let asked = evaluator.oneshot(prompt);
+            let text = match req.deadline() {
+                Some(deadline) => match tokio::time::timeout_at(deadline.at, asked).await {
+                    Ok(text) => text.map_err(|e| format!("the model failed: {e}")),
+                    Err(_) => {
+                        Err(crate::dialect::claude::Failure::TimedOut(deadline.timeout).to_string())
+                    }
+                },
+                None => asked.await.map_err(|e| format!("the model failed: {e}")),
+            };
+            let answer = text.and_then(|text| ModelAnswer::parse(&text));
+            let (verdict, notes) =
+                crate::dialect::model_answer(&spec, answer).unwrap_or_else(|| {
+                    (
+                        Verdict::failed_open("this dialect has no model-evaluated hooks"),
+                        crate::outcome::Notes::default(),
+                    )
+                });
+            if let Some(slot) = req.run_slot() {
+                slot.put_notes(notes);
+            }
+            Ok(verdict)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_placeholder_and_its_escape() {
+        assert_eq!(arguments_in("a $ARGUMENTS b $ARGUMENTS", "X"), "a X b X");
+        assert_eq!(
+            arguments_in("\\$ARGUMENTS is literal", "X"),
+            "$ARGUMENTS is literal\n\nX"
+        );
+        assert_eq!(arguments_in("$HOME stays", "X"), "$HOME stays\n\nX");
+        assert_eq!(arguments_in("é $ARGUMENTS", "X"), "é X");
+    }
+
+    #[test]
+    fn answers_are_found_and_checked() {
+        let ok = ModelAnswer::parse(r#"{"ok": true}"#).unwrap();
+        assert!(ok.ok && ok.reason.is_none());
+        let wrapped = ModelAnswer::parse(
+            "I think: {\"ok\": false, \"reason\": \"rm\", \"impossible\": true} done",
+        )
+        .unwrap();
+        assert_eq!((wrapped.ok, wrapped.impossible), (false, true));
+        assert!(ModelAnswer::parse("yes")
+            .unwrap_err()
+            .contains("did not answer"));
+        assert!(ModelAnswer::parse(r#"{"ok": "yes"}"#)
+            .unwrap_err()
+            .contains("boolean"));
+        assert!(ModelAnswer::parse("").is_err());
+    }
+}

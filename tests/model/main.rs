@@ -1,0 +1,224 @@
+//! Model-evaluated hooks: Claude Code's `prompt` and `agent` handlers, answered
+//! by the evaluator the host gives the stack.
+
+use std::convert::Infallible;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tower::ServiceExt;
+use tower_hooks::config::{Config, ConfigFile};
+use tower_hooks::{Decision, HookOutcome, HookRequest, HookStack, RecordOutcome};
+
+/// A stack of the Claude Code `settings` loaded from a project at `root`,
+/// whose model answers `answer(prompt)` after `delay`; the prompts it was
+/// asked are kept.
+fn stack(
+    root: &Path,
+    settings: Value,
+    delay: Duration,
+    answer: fn(&str) -> String,
+) -> (HookStack, Arc<Mutex<Vec<String>>>) {
+    let path = root.join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, settings.to_string()).unwrap();
+    let config = Config::load_files(&[ConfigFile::detect(&path)], root).unwrap();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let model = tower::service_fn(move |prompt: String| {
+        log.lock().unwrap().push(prompt.clone());
+        async move {
+            tokio::time::sleep(delay).await;
+            Ok::<_, Infallible>(answer(&prompt))
+        }
+    });
+    let stack = HookStack::builder()
+        .report(())
+        .evaluator(model)
+        .config(&config)
+        .build();
+    (stack, asked)
+}
+
+fn prompt_hook(event: &str, prompt: &str, timeout: Option<u64>) -> Value {
+    let mut handler = json!({"type": "prompt", "prompt": prompt});
+    if let Some(t) = timeout {
+        handler["timeout"] = json!(t);
+    }
+    json!({"hooks": {event: [{"hooks": [handler]}]}})
+}
+
+fn deny_rm(prompt: &str) -> String {
+    if prompt.contains("rm -rf") {
+        r#"Looking at it: {"ok": false, "reason": "it deletes everything"}"#.into()
+    } else {
+        r#"{"ok": true}"#.into()
+    }
+}
+
+async fn call(stack: &HookStack, req: HookRequest) -> HookOutcome {
+    tokio::time::timeout(Duration::from_secs(30), stack.clone().oneshot(req))
+        .await
+        .expect("bounded")
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_model_sees_the_claude_input_and_its_no_denies_a_tool_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stack, asked) = stack(
+        dir.path(),
+        prompt_hook(
+            "PreToolUse",
+            "Is this safe? $ARGUMENTS Answer in JSON.",
+            None,
+        ),
+        Duration::ZERO,
+        deny_rm,
+    );
+    let refused = call(
+        &stack,
+        HookRequest::tool_execution_start("Bash", json!({"command": "rm -rf /"}))
+            .with_session_id("s1"),
+    )
+    .await;
+    assert!(refused.is_blocked(), "{refused:?}");
+    assert_eq!(refused.reason(), Some("it deletes everything"));
+    let allowed = call(
+        &stack,
+        HookRequest::tool_execution_start("Bash", json!({"command": "ls"})),
+    )
+    .await;
+    assert_eq!(allowed.decision(), Decision::Allow);
+    let asked = asked.lock().unwrap();
+    let prompt = &asked[0];
+    assert!(prompt.starts_with("Is this safe? {"), "{prompt}");
+    assert!(prompt.ends_with("} Answer in JSON."), "{prompt}");
+    let input: Value = serde_json::from_str(
+        &prompt["Is this safe? ".len()..prompt.len() - " Answer in JSON.".len()],
+    )
+    .unwrap();
+    assert_eq!(input["hook_event_name"], "PreToolUse");
+    assert_eq!(input["tool_input"], json!({"command": "rm -rf /"}));
+    assert_eq!(input["session_id"], "s1");
+}
+
+#[tokio::test]
+async fn ok_false_means_what_the_event_makes_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let no = |_: &str| r#"{"ok": false, "reason": "run the tests first"}"#.to_owned();
+    let (stop, _) = stack(
+        dir.path(),
+        prompt_hook("Stop", "Done?", None),
+        Duration::ZERO,
+        no,
+    );
+    let outcome = call(&stop, HookRequest::stop(false, "done")).await;
+    assert_eq!(outcome.follow_up(), Some("run the tests first"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let impossible =
+        |_: &str| r#"{"ok": false, "reason": "cannot", "impossible": true}"#.to_owned();
+    let (stop, _) = stack(
+        dir.path(),
+        prompt_hook("Stop", "Done?", None),
+        Duration::ZERO,
+        impossible,
+    );
+    let outcome = call(&stop, HookRequest::stop(false, "done")).await;
+    assert_eq!(outcome.follow_up(), None);
+    assert!(!outcome.is_blocked());
+
+    let dir = tempfile::tempdir().unwrap();
+    let (failure, _) = stack(
+        dir.path(),
+        prompt_hook("PostToolUseFailure", "Why did it fail?", None),
+        Duration::ZERO,
+        no,
+    );
+    let outcome = call(
+        &failure,
+        HookRequest::tool_execution_end("Bash", json!({}), "boom", true, Duration::ZERO),
+    )
+    .await;
+    assert!(!outcome.is_blocked());
+    assert_eq!(outcome.context(), ["run the tests first"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let (permission, _) = stack(
+        dir.path(),
+        prompt_hook("PermissionRequest", "Allow?", None),
+        Duration::ZERO,
+        no,
+    );
+    let outcome = call(
+        &permission,
+        HookRequest::permission_request("Bash", json!({"command": "ls"})),
+    )
+    .await;
+    assert_eq!(outcome.decision(), Decision::Allow);
+}
+
+#[tokio::test]
+async fn a_bad_or_late_answer_is_an_error_that_lets_the_action_proceed() {
+    let dir = tempfile::tempdir().unwrap();
+    let nonsense = |_: &str| "I would rather not say".to_owned();
+    let (stack_a, _) = stack(
+        dir.path(),
+        prompt_hook("PreToolUse", "Safe?", None),
+        Duration::ZERO,
+        nonsense,
+    );
+    let outcome = call(
+        &stack_a,
+        HookRequest::tool_execution_start("Bash", json!({})),
+    )
+    .await;
+    assert_eq!(outcome.decision(), Decision::Allow);
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Error);
+    assert!(
+        outcome.hooks()[0]
+            .reason()
+            .unwrap()
+            .contains("did not answer"),
+        "{outcome:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (slow, _) = stack(
+        dir.path(),
+        prompt_hook("PreToolUse", "Safe?", Some(1)),
+        Duration::from_secs(20),
+        deny_rm,
+    );
+    let started = Instant::now();
+    let outcome = call(
+        &slow,
+        HookRequest::tool_execution_start("Bash", json!({"command": "rm -rf /"})),
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(outcome.decision(), Decision::Allow);
+    assert_eq!(outcome.hooks()[0].reason(), Some("timed out after 1 s"));
+}
+
+#[tokio::test]
+async fn without_an_evaluator_a_model_hook_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, prompt_hook("PreToolUse", "Safe?", None).to_string()).unwrap();
+    let config = Config::load_files(&[ConfigFile::detect(&path)], dir.path()).unwrap();
+    assert!(config
+        .warnings()
+        .iter()
+        .any(|w| w.to_string().contains("answered by a model")));
+    let stack = HookStack::builder().report(()).config(&config).build();
+    let outcome = call(
+        &stack,
+        HookRequest::tool_execution_start("Bash", json!({"command": "rm -rf /"})),
+    )
+    .await;
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
+}
