@@ -614,10 +614,17 @@ fn evaluator(
             let done = run.await?;
             match done.termination {
                 Termination::Exited(0) => Ok(String::from_utf8_lossy(&done.stdout).into_owned()),
-                other => Err(std::io::Error::other(format!(
-                    "the evaluator command ended with {other:?}: {}",
-                    String::from_utf8_lossy(&done.stderr).trim()
-                ))),
+                other => {
+                    let ended = match other {
+                        Termination::Exited(code) => format!("exited with status {code}"),
+                        Termination::Signaled(signal) => format!("was killed by signal {signal}"),
+                        _ => "did not finish".to_owned(),
+                    };
+                    Err(std::io::Error::other(format!(
+                        "the evaluator command {ended}: {}",
+                        String::from_utf8_lossy(&done.stderr).trim()
+                    )))
+                }
             }
         }
     })

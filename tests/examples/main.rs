@@ -346,3 +346,130 @@ async fn persistent_guard_answers_every_call_with_many_in_flight() {
     // More than the 16 a persistent hook takes at once: the rest wait for room.
     persistent_guard_runs(48, 24).await;
 }
+
+// Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/model_hook.rs"]
+mod model_hook;
+
+#[tokio::test]
+async fn model_hook_prompts_deny_a_command_and_send_the_agent_back_once() {
+    let transcript = model_hook::run(model_hook::Transcript::default())
+        .await
+        .unwrap();
+    let lines = transcript.lines();
+    let text = lines.join("\n");
+    let has = |line: &str| lines.iter().any(|l| l == line);
+    let position = |line: &str| {
+        lines
+            .iter()
+            .position(|l| l == line)
+            .unwrap_or_else(|| panic!("no line {line:?} in:\n{text}"))
+    };
+
+    // The project's settings file was found; with an evaluator, the prompt
+    // handlers' load warnings do not apply, and no other warning came.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("loaded  ") && l.ends_with("/.claude/settings.json")),
+        "{text}"
+    );
+    assert!(!text.contains("warning:"), "{text}");
+    assert!(has("2 hooks, session demo-model-0001"), "{text}");
+
+    // The PreToolUse prompt has the hook's input where `$ARGUMENTS` was.
+    let asked: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("judge  < "))
+        .collect();
+    assert_eq!(asked.len(), 6, "{text}");
+    assert!(
+        asked[1].starts_with(
+            "Is this shell command safe to run in a CI sandbox? {…,\"hook_event_name\":\
+             \"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"rm -rf /\"}"
+        ),
+        "{text}"
+    );
+    assert!(
+        asked[1].contains("\"tool_use_id\":\"toolu_02\"} Answer with"),
+        "{text}"
+    );
+    // The Stop prompt has no placeholder: the input comes after a blank line.
+    assert!(
+        asked[3].starts_with("The agent wants to stop.")
+            && asked[3].ends_with(
+                "\\n\\n{…,\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"I was not \
+                 allowed to clear out the old files; the build passes.\",\"stop_hook_active\":false}"
+            ),
+        "{text}"
+    );
+
+    // The safe commands run; `rm -rf /` never reaches the tool, and the model
+    // sees the stand-in's reason.
+    let reason = "`rm -rf /` deletes files recursively: remove the paths you mean by name";
+    assert!(
+        has(&format!("model  < (error) blocked by hook: {reason}")),
+        "{text}"
+    );
+    assert!(!text.contains("pretends to run `rm -rf"), "{text}");
+    assert!(has("tool   : Bash pretends to run `ls`"), "{text}");
+    assert!(has("tool   : Bash pretends to run `cargo build`"), "{text}");
+    let hooks: Vec<Vec<&str>> = lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with("hook prompt"))
+        .map(|l| l.split_whitespace().skip(1).take(3).collect())
+        .collect();
+    assert_eq!(
+        hooks,
+        [
+            ["prompt", "Bash", "allow"],
+            ["prompt", "Bash", "block"],
+            ["prompt", "Bash", "allow"],
+            ["prompt", "*", "block"],
+            ["prompt", "Bash", "allow"],
+            ["prompt", "*", "allow"],
+        ],
+        "{text}"
+    );
+
+    // The Stop hook's `ok: false`, found in the text around it, sends the
+    // agent back once; the tests run; the next stop (`stop_hook_active`) ends.
+    let stops: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("agent  : stop -> "))
+        .collect();
+    assert_eq!(
+        stops,
+        ["keep going: run the tests before you stop", "finish"],
+        "{text}"
+    );
+    let tests = position("tool   : Bash pretends to run `cargo test`");
+    assert!(
+        position("agent  : stop -> keep going: run the tests before you stop") < tests
+            && tests < position("agent  : stop -> finish"),
+        "{text}"
+    );
+    assert!(asked[5].ends_with("\"stop_hook_active\":true}"), "{text}");
+
+    // Where a real model plugs in: the prompt goes out in a request body and
+    // the reply's text comes back.
+    let sent = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let log = sent.clone();
+    let model = model_hook::real_model("m", move |body: serde_json::Value| {
+        *log.lock().unwrap() = Some(body);
+        async {
+            Ok(serde_json::json!({"content": [
+                {"type": "text", "text": "Fine."},
+                {"type": "text", "text": "{\"ok\": true}"}
+            ]}))
+        }
+    });
+    let answer = tower::ServiceExt::oneshot(model, "Safe? {}".to_owned())
+        .await
+        .unwrap();
+    assert_eq!(answer, "Fine.\n{\"ok\": true}");
+    let body = sent.lock().unwrap().take().unwrap();
+    assert_eq!(body["model"], "m");
+    assert_eq!(body["messages"][0]["content"], "Safe? {}");
+}

@@ -29,16 +29,19 @@
 //!
 //! # Handlers
 //!
-//! * `type`: `command` runs. `http`, `prompt`, `agent` and `mcp_tool` load and
-//!   are reported as not runnable by this host; any other type is reported as
-//!   unknown. A handler without `type` is a command handler.
+//! * `type`: `command` runs. `prompt` and `agent` (with their `prompt`) are
+//!   answered by a model: they run on a stack that has one
+//!   ([`Builder::evaluator`](crate::Builder::evaluator)), with a warning that
+//!   says so. `http` and `mcp_tool` load and are reported as not runnable by
+//!   this host; any other type is reported as unknown. A handler without
+//!   `type` is a command handler.
 //! * `command`: the shell command (shell form, run with `sh -c`, or with bash
 //!   when `shell` is `"bash"`), or with `args` the program to start (exec form,
 //!   no shell; `args` are its arguments). A command handler without a command
 //!   is an error.
 //! * `timeout`: **seconds**, a positive number (`1.5` is allowed); by default
-//!   600, 30 on `UserPromptSubmit` (and Claude Code's own defaults for the
-//!   types that do not run here: 30 for `prompt`, 60 for `agent`).
+//!   600, 30 on `UserPromptSubmit`, 30 for `prompt` and 60 for `agent`
+//!   handlers (Claude Code's own defaults).
 //! * `async`, `asyncRewake` (read as `async`: this host has no wake-up),
 //!   `if`, `statusMessage`, `once` (honoured by Claude Code in skill files
 //!   only; kept as written), and `persistent`, a tower-hooks extension: one
@@ -131,7 +134,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// seconds.
 pub const PROMPT_SUBMIT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The handler types Claude Code has that this host cannot run yet.
+/// The handler types Claude Code has besides `command`: `prompt` and `agent`
+/// run with a model ([`Builder::evaluator`](crate::Builder::evaluator)); `http`
+/// and `mcp_tool` this host cannot run yet.
 pub const UNSUPPORTED_TYPES: [&str; 4] = ["http", "prompt", "agent", "mcp_tool"];
 
 /// What `${CLAUDE_*}` placeholders stand for in one file.

@@ -185,6 +185,7 @@ pub(crate) fn model_answer(
     let json = match (ok, &*hook.event) {
         (true, _) | (false, "PermissionRequest") => serde_json::json!({}),
         (false, "Stop" | "SubagentStop") if impossible => serde_json::json!({}),
+        (false, "PostToolUseFailure") if reason.trim().is_empty() => serde_json::json!({}),
         (false, "PostToolUseFailure") => serde_json::json!({
             "hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": reason}
         }),
