@@ -39,8 +39,8 @@ use tower_hooks::config::{Discovery, Format};
 use tower_hooks::dialect::claude::event_name;
 use tower_hooks::report::Notice;
 use tower_hooks::{
-    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, PromptDecision, RecordOutcome,
-    ShutdownReason, StartReason, StopDecision, ToolCall, ToolResult,
+    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, RecordOutcome, ShutdownReason,
+    StartReason, StopDecision, ToolCall, ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Claude Code user
@@ -121,15 +121,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 
     out.say("tower-hooks example: Claude Code hooks, one scripted session (no model, no network)");
     out.say(format!("project {cwd}"));
-    for file in discovery.files() {
-        if file.path().is_file() {
-            out.say(format!("loaded  {}", file.path().display()));
-        }
-    }
-    out.say(format!(
-        "{} hooks, session {SESSION_ID}",
-        config.hooks().len()
-    ));
+    out.loaded(&discovery, config.hooks().len(), SESSION_ID);
 
     // No hook of this project listens to SessionStart, UserPromptSubmit or
     // SessionEnd, but an agent fires them all the same.
@@ -137,13 +129,8 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 
     out.say("\n## turn 1");
     let typed = "look around, clear out everything old, then install the dependencies";
-    out.say(format!("user   > {typed}"));
-    match hooks.prompt(typed).await? {
-        PromptDecision::Proceed(prompt) => out.say(format!("model  < {prompt}")),
-        PromptDecision::Refused(message) => {
-            out.say(format!("agent  ! {message}"));
-            return Ok(out);
-        }
+    if out.prompt(&mut hooks, typed).await?.is_none() {
+        return Ok(out);
     }
 
     let calls = [

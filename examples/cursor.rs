@@ -43,8 +43,8 @@ use tower_hooks::config::{Discovery, Format};
 use tower_hooks::dialect::event_as_written;
 use tower_hooks::report::Notice;
 use tower_hooks::{
-    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, PromptDecision, RecordOutcome,
-    ShutdownReason, StartReason, StopDecision, ToolCall, ToolResult,
+    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, RecordOutcome, ShutdownReason,
+    StartReason, StopDecision, ToolCall, ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Cursor user keeps
@@ -130,15 +130,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 
     out.say("tower-hooks example: Cursor hooks, one scripted session (no model, no network)");
     out.say(format!("project {cwd}"));
-    for file in discovery.files() {
-        if file.path().is_file() {
-            out.say(format!("loaded  {}", file.path().display()));
-        }
-    }
-    out.say(format!(
-        "{} hooks, session {SESSION_ID}",
-        config.hooks().len()
-    ));
+    out.loaded(&discovery, config.hooks().len(), SESSION_ID);
 
     // No hook of this project listens to sessionStart, beforeSubmitPrompt or
     // sessionEnd, but an agent fires them all the same.
@@ -147,13 +139,8 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     out.say("\n## turn 1");
     let typed =
         "clear out build/, install the linter, check the deploy key in .env, then tidy src/main.rs";
-    out.say(format!("user   > {typed}"));
-    match hooks.prompt(typed).await? {
-        PromptDecision::Proceed(prompt) => out.say(format!("model  < {prompt}")),
-        PromptDecision::Refused(message) => {
-            out.say(format!("agent  ! {message}"));
-            return Ok(out);
-        }
+    if out.prompt(&mut hooks, typed).await?.is_none() {
+        return Ok(out);
     }
 
     let shell = |command: &str| ("Shell", json!({ "command": command }));

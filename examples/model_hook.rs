@@ -39,8 +39,8 @@ pub(crate) use self::support::Transcript;
 use tower_hooks::config::{ConfigWarningKind, Discovery, Format};
 use tower_hooks::dialect::claude::event_name;
 use tower_hooks::{
-    AgentHooks, BoxError, HookOutcome, HookRequest, HookStack, PromptDecision, RecordOutcome,
-    ShutdownReason, StartReason, StopDecision, ToolCall, ToolResult,
+    AgentHooks, BoxError, HookOutcome, HookRequest, HookStack, RecordOutcome, ShutdownReason,
+    StartReason, StopDecision, ToolCall, ToolResult,
 };
 
 /// The project's `.claude/settings.json`. The `PreToolUse` prompt places the
@@ -132,27 +132,14 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     out.say("tower-hooks example: model-evaluated hooks, one scripted session (no network)");
     out.say("judge: a stand-in for the model (a few fixed rules) answers the prompt hooks");
     out.say(format!("project {cwd}"));
-    for file in discovery.files() {
-        if file.path().is_file() {
-            out.say(format!("loaded  {}", file.path().display()));
-        }
-    }
-    out.say(format!(
-        "{} hooks, session {SESSION_ID}",
-        config.hooks().len()
-    ));
+    out.loaded(&discovery, config.hooks().len(), SESSION_ID);
 
     hooks.session_start(StartReason::Startup).await?;
 
     out.say("\n## turn 1");
     let typed = "clear out everything old, then build the project";
-    out.say(format!("user   > {typed}"));
-    match hooks.prompt(typed).await? {
-        PromptDecision::Proceed(prompt) => out.say(format!("model  < {prompt}")),
-        PromptDecision::Refused(message) => {
-            out.say(format!("agent  ! {message}"));
-            return Ok(out);
-        }
+    if out.prompt(&mut hooks, typed).await?.is_none() {
+        return Ok(out);
     }
     let mut refused = false;
     for (id, command) in [

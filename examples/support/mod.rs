@@ -38,6 +38,41 @@ impl Transcript {
     pub(crate) fn lines(&self) -> Vec<String> {
         self.lines.lock().unwrap().clone()
     }
+
+    /// Which of `discovery`'s files were there, and how many hooks they hold.
+    pub(crate) fn loaded(
+        &self,
+        discovery: &tower_hooks::config::Discovery,
+        hooks: usize,
+        session: &str,
+    ) {
+        for file in discovery.files() {
+            if file.path().is_file() {
+                self.say(format!("loaded  {}", file.path().display()));
+            }
+        }
+        self.say(format!("{hooks} hooks, session {session}"));
+    }
+
+    /// The user's prompt through the hooks: the prompt the model gets, or
+    /// `None` when a hook refused it (the refusal is said).
+    pub(crate) async fn prompt(
+        &self,
+        hooks: &mut tower_hooks::AgentHooks,
+        typed: &str,
+    ) -> Result<Option<String>, std::convert::Infallible> {
+        self.say(format!("user   > {typed}"));
+        Ok(match hooks.prompt(typed).await? {
+            tower_hooks::PromptDecision::Proceed(prompt) => {
+                self.say(format!("model  < {prompt}"));
+                Some(prompt)
+            }
+            tower_hooks::PromptDecision::Refused(message) => {
+                self.say(format!("agent  ! {message}"));
+                None
+            }
+        })
+    }
 }
 
 /// What a transform changed, as `key = value` of the top-level keys that differ.
