@@ -103,7 +103,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     // Each `prompt` handler loads with a warning that it runs only where the
     // host supplies a model. This host does, so those warnings are left out.
     for warning in config.warnings() {
-        if !matches!(warning.kind(), ConfigWarningKind::ClaudeModelHook { .. }) {
+        if !matches!(warning.kind(), ConfigWarningKind::ModelHook { .. }) {
             out.say(format!("warning: {warning}"));
         }
     }

@@ -779,13 +779,17 @@ impl<C, H> Builder<C, H> {
             if matches!(source, Source::Command) && spec.kind() != "command" {
                 // No service stands behind it: it is listed and never runs,
                 // unless it is a model's to answer and the stack has a model.
-                spec.attached = spec.prompt().is_some() && self.evaluator.is_some();
+                // A fail-closed one without a model blocks rather than be skipped.
+                spec.attached =
+                    spec.prompt().is_some() && (self.evaluator.is_some() || spec.fail_closed());
             }
             let kind = match source {
-                Source::Command if spec.attached => {
-                    let evaluator = self.evaluator.clone().expect("checked above");
-                    LeafKind::Model(ModelHook::new(evaluator))
-                }
+                Source::Command if spec.attached => match self.evaluator.clone() {
+                    Some(evaluator) => LeafKind::Model(ModelHook::new(evaluator)),
+                    None => LeafKind::Function(Arc::new(|_: &HookRequest| {
+                        Verdict::failed_closed("no model to ask: this host has no evaluator")
+                    })),
+                },
                 Source::InProcess(service) => LeafKind::InProcess(service),
                 Source::Function(f) => LeafKind::Function(f),
                 Source::Command => {

@@ -394,7 +394,7 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     let (config, _) = load_with(&args.config, &host, |warning| {
         // With a model at hand, model-evaluated hooks do run.
         !(args.evaluator_command.is_some()
-            && matches!(warning.kind(), ConfigWarningKind::ClaudeModelHook { .. }))
+            && matches!(warning.kind(), ConfigWarningKind::ModelHook { .. }))
     })?;
     let cwd = match &args.cwd {
         Some(cwd) => cwd.clone(),

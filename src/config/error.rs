@@ -445,10 +445,11 @@ pub enum ConfigWarningKind {
         /// The type as written.
         kind: String,
     },
-    /// A Claude Code `prompt` or `agent` handler: a model answers it, so it
-    /// runs only on a stack that has one ([`Builder::evaluator`](crate::Builder::evaluator)),
-    /// and is skipped elsewhere.
-    ClaudeModelHook {
+    /// A Claude Code `prompt` or `agent` handler, or a Cursor `prompt` entry:
+    /// a model answers it, so it runs only on a stack that has one
+    /// ([`Builder::evaluator`](crate::Builder::evaluator)), and is skipped
+    /// elsewhere (blocks, when it fails closed).
+    ModelHook {
         /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
         at: String,
         /// The type as written.
@@ -576,7 +577,7 @@ impl fmt::Display for ConfigWarningKind {
                 "{at}: handlers of type {kind:?} are not runnable by this host (only \
                  \"command\" runs), so this one never runs"
             ),
-            ConfigWarningKind::ClaudeModelHook { ref at, ref kind } => write!(
+            ConfigWarningKind::ModelHook { ref at, ref kind } => write!(
                 f,
                 "{at}: a handler of type {kind:?} is answered by a model, so it runs only where \
                  the host supplies one (hooks test --evaluator-command CMD), and is skipped \

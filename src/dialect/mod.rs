@@ -149,6 +149,7 @@ pub fn event_as_written(spec: &HookSpec) -> &str {
 /// model-evaluated hooks.
 pub(crate) fn model_answer(
     spec: &HookSpec,
+    req: &HookRequest,
     answer: Result<crate::layer::model::ModelAnswer, String>,
 ) -> Option<(Verdict, Notes)> {
     match spec.dialect() {
@@ -167,6 +168,22 @@ pub(crate) fn model_answer(
                 },
             };
             Some(claude::hook::neutral(hook, answer))
+        }
+        Dialect::Cursor => {
+            let hook = spec.extra::<cursor::hook::CursorHook>()?;
+            let answer = match answer {
+                Ok(answer) => cursor::hook::model_answer(
+                    hook,
+                    answer.ok,
+                    answer.reason.as_deref().unwrap_or(""),
+                    answer.impossible,
+                ),
+                Err(error) => cursor::CursorAnswer {
+                    error: Some(error),
+                    ..cursor::CursorAnswer::default()
+                },
+            };
+            Some(cursor::hook::neutral(hook, req, answer))
         }
         _ => None,
     }

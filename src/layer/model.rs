@@ -193,8 +193,8 @@ impl Service<HookRequest> for ModelHook {
                 None => asked.await.map_err(|e| format!("the model failed: {e}")),
             };
             let answer = text.and_then(|text| ModelAnswer::parse(&text));
-            let (verdict, notes) =
-                crate::dialect::model_answer(&spec, answer).unwrap_or_else(|| {
+            let (verdict, notes) = crate::dialect::model_answer(&spec, &req, answer)
+                .unwrap_or_else(|| {
                     (
                         Verdict::failed_open("this dialect has no model-evaluated hooks"),
                         crate::outcome::Notes::default(),

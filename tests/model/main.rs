@@ -222,3 +222,76 @@ async fn without_an_evaluator_a_model_hook_is_skipped() {
     .await;
     assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
 }
+
+/// A Cursor `hooks.json` at `root` with these hooks.
+fn cursor_config(root: &Path, hooks: Value) -> Config {
+    let path = root.join(".cursor/hooks.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, json!({"version": 1, "hooks": hooks}).to_string()).unwrap();
+    Config::load_files(&[ConfigFile::detect(&path)], root).unwrap()
+}
+
+#[tokio::test]
+async fn cursor_prompt_entries_deny_and_follow_up_and_fail_closed_without_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = cursor_config(
+        dir.path(),
+        json!({
+            "preToolUse": [{"type": "prompt", "prompt": "Safe? $ARGUMENTS"}],
+            "stop": [{"type": "prompt", "prompt": "Finished?"}],
+        }),
+    );
+    assert!(config
+        .warnings()
+        .iter()
+        .all(|w| w.to_string().contains("answered by a model")));
+    let model = tower::service_fn(|prompt: String| async move {
+        Ok::<_, Infallible>(
+            if prompt.contains("rm -rf") || prompt.starts_with("Finished?") {
+                r#"{"ok": false, "reason": "not yet"}"#.to_owned()
+            } else {
+                r#"{"ok": true}"#.to_owned()
+            },
+        )
+    });
+    let stack = HookStack::builder()
+        .report(())
+        .evaluator(model)
+        .config(&config)
+        .build();
+    let refused = call(
+        &stack,
+        HookRequest::tool_execution_start("Shell", json!({"command": "rm -rf /"})),
+    )
+    .await;
+    assert!(refused.is_blocked(), "{refused:?}");
+    assert_eq!(refused.reason(), Some("not yet"));
+    let stop = call(
+        &stack,
+        HookRequest::stop(false, "done").with_session_id("s"),
+    )
+    .await;
+    assert_eq!(stop.follow_up(), Some("not yet"));
+
+    // Without a model: skipped, unless the entry fails closed.
+    let dir = tempfile::tempdir().unwrap();
+    let config = cursor_config(
+        dir.path(),
+        json!({"preToolUse": [
+            {"type": "prompt", "prompt": "Safe?"},
+            {"type": "prompt", "prompt": "Safe?", "failClosed": true},
+        ]}),
+    );
+    let stack = HookStack::builder().report(()).config(&config).build();
+    let outcome = call(
+        &stack,
+        HookRequest::tool_execution_start("Shell", json!({})),
+    )
+    .await;
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
+    assert!(outcome.is_blocked(), "{outcome:?}");
+    assert_eq!(
+        outcome.reason(),
+        Some("hook failed closed: no model to ask: this host has no evaluator")
+    );
+}

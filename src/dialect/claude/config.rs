@@ -859,7 +859,7 @@ impl Reader<'_> {
                 }
             }
             "prompt" | "agent" => {
-                self.warn(ConfigWarningKind::ClaudeModelHook {
+                self.warn(ConfigWarningKind::ModelHook {
                     at: at.clone(),
                     kind: kind.clone(),
                 });

@@ -63,6 +63,8 @@ pub struct CursorEntry {
     pub enabled: bool,
     /// `persistent`: one long-lived process answers every event.
     pub persistent: bool,
+    /// `prompt`, for a `prompt` entry: what a model is asked.
+    pub prompt: Option<String>,
 }
 
 /// A loaded `hooks.json`.
@@ -177,11 +179,17 @@ fn entry_of(
     };
 
     let kind = string("type")?.unwrap_or_else(|| "command".to_owned());
-    if kind != "command" {
-        warnings.push(ConfigWarningKind::CursorUnsupportedType {
+    let prompt = string("prompt")?;
+    match kind.as_str() {
+        "command" => {}
+        "prompt" => warnings.push(ConfigWarningKind::ModelHook {
             at: at.to_owned(),
             kind: kind.clone(),
-        });
+        }),
+        _ => warnings.push(ConfigWarningKind::CursorUnsupportedType {
+            at: at.to_owned(),
+            kind: kind.clone(),
+        }),
     }
     let command = match field("command") {
         Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
@@ -244,6 +252,7 @@ fn entry_of(
         loop_limit,
         enabled: flag(&["enabled"], true)?,
         persistent: flag(&["persistent"], false)?,
+        prompt,
     })
 }
 

@@ -174,6 +174,9 @@ fn spec(
     if entry.kind != "command" {
         spec = spec.with_kind(entry.kind.as_str());
     }
+    if let (Some(prompt), "prompt") = (&entry.prompt, entry.kind.as_str()) {
+        spec = spec.with_prompt(prompt.as_str());
+    }
     if !entry.enabled {
         spec = spec.with_disabled("enabled: false");
     }
@@ -338,4 +341,31 @@ fn can_deny(event: CursorEvent) -> bool {
             | CursorEvent::BeforeSubmitPrompt
             | CursorEvent::SubagentStart
     )
+}
+
+/// A model's answer to a Cursor `prompt` entry, as the entry's answer: `ok:
+/// true` allows; `ok: false` denies with the reason, and at `stop` and
+/// `subagentStop` sends the agent back with it (unless `impossible`).
+pub(crate) fn model_answer(
+    hook: &CursorHook,
+    ok: bool,
+    reason: &str,
+    impossible: bool,
+) -> CursorAnswer {
+    let reason = (!reason.trim().is_empty()).then(|| reason.to_owned());
+    match (ok, hook.event) {
+        (true, _) => CursorAnswer::default(),
+        (false, CursorEvent::Stop | CursorEvent::SubagentStop) if impossible => {
+            CursorAnswer::default()
+        }
+        (false, CursorEvent::Stop | CursorEvent::SubagentStop) => CursorAnswer {
+            followup_message: reason,
+            ..CursorAnswer::default()
+        },
+        (false, _) => CursorAnswer {
+            permission: Some(CursorPermission::Deny),
+            agent_message: reason,
+            ..CursorAnswer::default()
+        },
+    }
 }
