@@ -269,6 +269,15 @@ mod persistent;
 /// The example's four runs (each guard one-shot and persistent) over a few
 /// calls: `run` itself fails unless every call got its expected decision.
 async fn persistent_guard_runs(calls: usize, in_flight: usize) {
+    // One of its guards is a Python script; the same check as tests/support's.
+    let python3 = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !python3 {
+        eprintln!("skipped: the persistent example's guard is a Python script, and python3 is not on PATH");
+        return;
+    }
     let report = persistent::run(calls, in_flight).await.unwrap();
     assert_eq!(report.commands.len(), calls);
     let labels: Vec<&str> = report.runs.iter().map(|r| r.label).collect();

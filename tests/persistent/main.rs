@@ -45,19 +45,37 @@ const SLACK: Duration = Duration::from_secs(5);
 /// (memory, descriptors, children) and runs alone.
 static EXCLUSIVE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
-/// The real python3 (not a version manager's shim, which costs ~150 ms a start).
+/// The real python3 (not a version manager's shim, which costs ~150 ms a start),
+/// or `None` on a machine without one.
+fn find_python() -> Option<&'static str> {
+    static PYTHON: OnceLock<Option<String>> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let out = std::process::Command::new("python3")
+                .args(["-c", "import sys; print(sys.executable)"])
+                .output()
+                .ok()
+                .filter(|out| out.status.success())?;
+            let path = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+            (!path.is_empty()).then_some(path)
+        })
+        .as_deref()
+}
+
+/// The real python3; only called by tests that began with `needs_python!()`.
 fn python() -> &'static str {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let out = std::process::Command::new("python3")
-            .args(["-c", "import sys; print(sys.executable)"])
-            .output()
-            .expect("these tests need python3 on PATH");
-        assert!(out.status.success(), "python3 does not run: {out:?}");
-        let path = String::from_utf8(out.stdout).unwrap().trim().to_owned();
-        assert!(!path.is_empty(), "python3 did not say where it is");
-        path
-    })
+    find_python().expect("checked by needs_python!")
+}
+
+/// Skips the test, saying so, on a machine without python3: the tests whose
+/// hooks are Python scripts need it; the rest of the suite needs only bash.
+macro_rules! needs_python {
+    () => {
+        if find_python().is_none() {
+            eprintln!("skipped: this test's hooks are Python scripts, and python3 is not on PATH");
+            return;
+        }
+    };
 }
 
 fn write_executable(path: &Path, text: &str) {
@@ -311,6 +329,7 @@ const ERRORED: &str = "nanopi: hook errored; failing open (allow) [tool=bash mat
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_decode_as_a_one_shot_run_would_and_one_process_serves_every_event() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     let oneshot = hook.add_python("oneshot.py", ONESHOT);
@@ -458,6 +477,7 @@ async fn answers_decode_as_a_one_shot_run_would_and_one_process_serves_every_eve
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_written_just_before_the_process_exits_still_counts() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     // The process writes its answer and exits at once: the answer races the
@@ -507,6 +527,7 @@ for raw in sys.stdin.buffer:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_in_any_order_reach_their_own_requests() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(SWAP);
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
@@ -574,6 +595,7 @@ for raw in sys.stdin.buffer:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lines_that_are_no_answer_are_ignored() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(GARBAGE);
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
@@ -589,6 +611,7 @@ async fn lines_that_are_no_answer_are_ignored() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_larger_than_a_pipe_arrive_whole_and_one_at_a_time() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
@@ -632,6 +655,7 @@ async fn requests_larger_than_a_pipe_arrive_whole_and_one_at_a_time() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_protocol_variable_is_exact_even_when_the_stack_sets_one() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     let stack = HookStack::builder()
@@ -667,6 +691,7 @@ async fn the_protocol_variable_is_exact_even_when_the_stack_sets_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unanswered_request_times_out_and_the_next_event_gets_a_new_process() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     let timeout = Duration::from_millis(1000);
@@ -706,6 +731,7 @@ async fn an_unanswered_request_times_out_and_the_next_event_gets_a_new_process()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timeout_fails_the_other_requests_in_flight_on_its_process() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     let timeout = Duration::from_millis(1500);
@@ -734,6 +760,7 @@ async fn a_timeout_fails_the_other_requests_in_flight_on_its_process() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_that_dies_mid_request_fails_open_and_the_next_event_restarts_it() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
@@ -775,6 +802,7 @@ async fn a_hook_that_dies_mid_request_fails_open_and_the_next_event_restarts_it(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_that_closes_its_stdout_is_a_crash_not_a_timeout() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     let timeout = Duration::from_secs(20);
@@ -799,6 +827,7 @@ async fn a_hook_that_closes_its_stdout_is_a_crash_not_a_timeout() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_without_a_newline_ends_the_process_and_memory_stays_bounded() {
+    needs_python!();
     let _exclusive = EXCLUSIVE.write().await;
     let hook = Hook::python(ECHO);
     let timeout = Duration::from_secs(20);
@@ -840,6 +869,7 @@ async fn a_flood_without_a_newline_ends_the_process_and_memory_stays_bounded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_on_the_hooks_own_stderr_keeps_memory_bounded() {
+    needs_python!();
     let _exclusive = EXCLUSIVE.write().await;
     let hook = Hook::python(ECHO);
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(30))]);
@@ -940,6 +970,7 @@ async fn shutdown_ends_a_hook_that_ignores_the_end_of_stdin_and_sigterm() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_persistent_ends_the_process_and_a_request_in_flight_fails() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
@@ -1067,6 +1098,7 @@ while True:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixteen_requests_in_flight_make_the_seventeenth_wait() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(HOLD);
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(60))]);
@@ -1141,6 +1173,7 @@ fn load_answer_is_right(n: usize, o: &HookOutcome) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_thousand_events_64_at_once_through_one_process_leave_nothing_behind() {
+    needs_python!();
     const EVENTS: usize = 10_000;
     const IN_FLIGHT: usize = 64;
     let _exclusive = EXCLUSIVE.write().await;
@@ -1229,6 +1262,7 @@ async fn ten_thousand_events_64_at_once_through_one_process_leave_nothing_behind
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claude_code_handler_gets_the_envelope_and_its_pretty_printed_answer_denies() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
     let project = hook.dir.path().join("project");
@@ -1387,6 +1421,7 @@ fn decided(o: &HookOutcome) -> (Decision, bool, Option<String>, Value, Vec<Recor
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_persistent_twin_decides_as_its_one_shot_hook_does() {
+    needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let dir = tempfile::tempdir().unwrap();
     let shim = dir.path().join("shim.py");

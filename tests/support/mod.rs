@@ -43,6 +43,19 @@ pub(crate) fn settle(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// Whether python3 runs here; when not, says that `test` is skipped. The
+/// tests whose hooks are Python scripts need it; the rest need only bash.
+pub(crate) fn has_python3(test: &str) -> bool {
+    let runs = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !runs {
+        eprintln!("skipped {test}: its hooks are Python scripts, and python3 is not on PATH");
+    }
+    runs
+}
+
 /// [`settle`] without blocking the runtime: polls `done` every 10 ms until it
 /// holds or `limit` has passed; answers whether it held.
 pub(crate) async fn settle_async(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
