@@ -435,6 +435,13 @@ impl Inner {
                 }
             }
         };
+        // A call dropped while it waits (its caller gave up) takes its request
+        // out of the process's list, which would otherwise keep it until an
+        // answer that may never come.
+        let _gone = Forget {
+            waiters: &waiters,
+            id,
+        };
         let answer = match deadline {
             Some(at) => match tokio::time::timeout_at(at, rx).await {
                 Ok(answer) => answer,
@@ -465,6 +472,18 @@ impl Inner {
                 "the persistent hook ended before it answered",
             )),
         }
+    }
+}
+
+/// Removes a request from the waiters when dropped (a no-op once answered).
+struct Forget<'a> {
+    waiters: &'a Waiters,
+    id: u64,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        lock(self.waiters).remove(&self.id);
     }
 }
 
@@ -763,5 +782,26 @@ mod tests {
         job.stdin.clear();
         let line: Value = serde_json::from_slice(&request_line(1, &job)).unwrap();
         assert_eq!(line["input"], serde_json::json!({}));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_call_leaves_no_request_behind() {
+        let hook = Persistent::new(PersistentLimits::default(), None);
+        // Reads its requests and never answers.
+        let job = Job::new(
+            super::super::Program::Sh,
+            "cat > /dev/null",
+            b"{}\n".to_vec(),
+        );
+        let call = hook.run(job);
+        assert!(tokio::time::timeout(Duration::from_millis(300), call)
+            .await
+            .is_err());
+        {
+            let live = hook.inner.live.lock().await;
+            let live = live.as_ref().expect("the process runs");
+            assert!(lock(&live.waiters).is_empty());
+        }
+        hook.shutdown(Duration::from_millis(100)).await;
     }
 }
