@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
-use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
+use tower::{service_fn, Service, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
 use self::support::{changed, shorten};
@@ -59,10 +59,7 @@ const SESSION_ID: &str = "demo-claude-0001";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    if let Some(arg) = std::env::args().nth(1) {
-        eprintln!("unknown argument {arg:?}\nusage: cargo run --example claude_code");
-        std::process::exit(2);
-    }
+    support::no_arguments("claude_code");
     run(Transcript::printed()).await?;
     Ok(())
 }
@@ -172,17 +169,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 
 /// The project folder: `.claude/settings.json` and the scripts in `.claude/hooks/`.
 fn write_project(project: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-
-    let claude = project.join(".claude");
-    std::fs::create_dir_all(claude.join("hooks"))?;
-    std::fs::write(claude.join("settings.json"), SETTINGS)?;
-    for (name, text) in SCRIPTS {
-        let path = claude.join("hooks").join(name);
-        std::fs::write(&path, text)?;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-    }
-    Ok(())
+    support::write_project(project, ".claude", ("settings.json", SETTINGS), &SCRIPTS)
 }
 
 /// One Bash call the model asks for, through the hooks: what the model sees.
@@ -196,17 +183,7 @@ where
     S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
 {
     let call = ToolCall::new("Bash", id, json!({ "command": command }));
-    out.say(format!("model  > Bash {} [{id}]", call.arguments));
-    let result = bash.ready().await?.call(call).await?;
-    let error = if result.is_error() { " (error)" } else { "" };
-    out.say(format!(
-        "model  <{error} {}",
-        result.content().escape_debug()
-    ));
-    for note in result.context() {
-        out.say(format!("model  + {note}"));
-    }
-    Ok(result)
+    out.call_tool(bash, call).await
 }
 
 /// The tool: pretends to run a shell command. Nothing is executed.

@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
+use tower::{service_fn, Service, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
 use self::support::{changed, shorten};
@@ -67,10 +67,7 @@ const SESSION_ID: &str = "demo-cursor-0001";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    if let Some(arg) = std::env::args().nth(1) {
-        eprintln!("unknown argument {arg:?}\nusage: cargo run --example cursor");
-        std::process::exit(2);
-    }
+    support::no_arguments("cursor");
     run(Transcript::printed()).await?;
     Ok(())
 }
@@ -230,17 +227,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 
 /// The project folder: `.cursor/hooks.json` and the scripts in `.cursor/hooks/`.
 fn write_project(project: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-
-    let cursor = project.join(".cursor");
-    std::fs::create_dir_all(cursor.join("hooks"))?;
-    std::fs::write(cursor.join("hooks.json"), HOOKS_JSON)?;
-    for (name, text) in SCRIPTS {
-        let path = cursor.join("hooks").join(name);
-        std::fs::write(&path, text)?;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-    }
-    Ok(())
+    support::write_project(project, ".cursor", ("hooks.json", HOOKS_JSON), &SCRIPTS)
 }
 
 /// One tool call the model asks for, through the hooks: what the model sees.
@@ -254,18 +241,8 @@ async fn run_tool<S>(
 where
     S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
 {
-    let call = ToolCall::new(tool, id, arguments);
-    out.say(format!("model  > {tool} {} [{id}]", call.arguments));
-    let result = tools.ready().await?.call(call).await?;
-    let error = if result.is_error() { " (error)" } else { "" };
-    out.say(format!(
-        "model  <{error} {}",
-        result.content().escape_debug()
-    ));
-    for note in result.context() {
-        out.say(format!("model  + {note}"));
-    }
-    Ok(result)
+    out.call_tool(tools, ToolCall::new(tool, id, arguments))
+        .await
 }
 
 /// The tools: they pretend to run a command, read or edit a file. Nothing is

@@ -32,7 +32,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
+use tower::{service_fn, Service, ServiceBuilder};
 
 use self::support::shorten;
 pub(crate) use self::support::Transcript;
@@ -78,10 +78,7 @@ const SESSION_ID: &str = "demo-model-0001";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    if let Some(arg) = std::env::args().nth(1) {
-        eprintln!("unknown argument {arg:?}\nusage: cargo run --example model_hook");
-        std::process::exit(2);
-    }
+    support::no_arguments("model_hook");
     run(Transcript::printed()).await?;
     Ok(())
 }
@@ -306,14 +303,7 @@ where
     S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
 {
     let call = ToolCall::new("Bash", id, json!({ "command": command }));
-    out.say(format!("model  > Bash {} [{id}]", call.arguments));
-    let result = bash.ready().await?.call(call).await?;
-    let error = if result.is_error() { " (error)" } else { "" };
-    out.say(format!(
-        "model  <{error} {}",
-        result.content().escape_debug()
-    ));
-    Ok(result)
+    out.call_tool(bash, call).await
 }
 
 /// The tool: pretends to run a shell command. Nothing is executed.

@@ -4,9 +4,43 @@
 
 #![allow(dead_code)]
 
+use std::convert::Infallible;
+use std::error::Error;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
+use tower::{Service, ServiceExt};
+use tower_hooks::{ToolCall, ToolResult};
+
+/// Exits with a usage line when the example is given an argument: it takes none.
+pub(crate) fn no_arguments(example: &str) {
+    if let Some(arg) = std::env::args().nth(1) {
+        eprintln!("unknown argument {arg:?}\nusage: cargo run --example {example}");
+        std::process::exit(2);
+    }
+}
+
+/// Writes a project's hooks folder, as its users keep it: `<project>/<folder>/<config>`
+/// and the scripts, executable, in `<project>/<folder>/hooks/`.
+pub(crate) fn write_project(
+    project: &Path,
+    folder: &str,
+    (config_name, config): (&str, &str),
+    scripts: &[(&str, &str)],
+) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+
+    let folder = project.join(folder);
+    std::fs::create_dir_all(folder.join("hooks"))?;
+    std::fs::write(folder.join(config_name), config)?;
+    for (name, text) in scripts {
+        let path = folder.join("hooks").join(name);
+        std::fs::write(&path, text)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
 
 /// The lines of a session's transcript, kept for the test and printed as they
 /// come when asked to.
@@ -52,6 +86,32 @@ impl Transcript {
             }
         }
         self.say(format!("{hooks} hooks, session {session}"));
+    }
+
+    /// One tool call the model asks for, through the hooks: what the model sees
+    /// (and the hooks' context beside it).
+    pub(crate) async fn call_tool<S>(
+        &self,
+        tools: &mut S,
+        call: ToolCall,
+    ) -> Result<ToolResult, Box<dyn Error>>
+    where
+        S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
+    {
+        self.say(format!(
+            "model  > {} {} [{}]",
+            call.name, call.arguments, call.call_id
+        ));
+        let result = tools.ready().await?.call(call).await?;
+        let error = if result.is_error() { " (error)" } else { "" };
+        self.say(format!(
+            "model  <{error} {}",
+            result.content().escape_debug()
+        ));
+        for note in result.context() {
+            self.say(format!("model  + {note}"));
+        }
+        Ok(result)
     }
 
     /// The user's prompt through the hooks: the prompt the model gets, or

@@ -680,6 +680,24 @@ fn spelled(n: u64) -> Option<&'static str> {
     WORDS.get(usize::try_from(n).ok()?.checked_sub(1)?).copied()
 }
 
+/// A JSON value as an error message names it: `the string "5s"` (control
+/// characters escaped, a long one cut), `the number 2`, `an array`, … Shared
+/// by the loaders of the JSON dialects.
+pub(crate) fn describe_json(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("{b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!(
+            "the string \"{}\"",
+            crate::pattern::display_pattern(s).escape_debug()
+        ),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::error::Error;

@@ -119,6 +119,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use self::discovery::{ConfigFile, Discovery, Format};
+pub(crate) use self::error::describe_json;
 pub use self::error::{ConfigError, ConfigErrorKind, ConfigWarning, ConfigWarningKind};
 pub use self::expand::expand_home;
 pub use self::read::MAX_CONFIG_SIZE;

@@ -316,23 +316,7 @@ fn invalid(at: &str, expected: &'static str, found: &Value) -> ConfigErrorKind {
     ConfigErrorKind::AgentsInvalidValue {
         at: at.to_owned(),
         expected,
-        found: describe(found),
-    }
-}
-
-/// A JSON value for a person: `the string "5s"`, `a number (5.5)`, `an array`.
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("{b}"),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) => {
-            let shown: String = s.chars().take(60).collect();
-            let more = if shown.len() < s.len() { "…" } else { "" };
-            format!("the string {shown:?}{more}")
-        }
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
+        found: crate::config::describe_json(found),
     }
 }
 
@@ -462,14 +446,7 @@ pub fn decode(
     deny_on_failure: bool,
 ) -> AgentsAnswer {
     match exit {
-        Some(2) => {
-            let reason = [stderr, stdout]
-                .into_iter()
-                .map(|bytes| String::from_utf8_lossy(bytes).trim().to_owned())
-                .find(|text| !text.is_empty())
-                .unwrap_or_else(|| DEFAULT_BLOCK_REASON.to_owned());
-            AgentsAnswer::deny(event, reason)
-        }
+        Some(2) => AgentsAnswer::deny(event, crate::dialect::envelope::deny_reason(stderr, stdout)),
         Some(0) => match last_nonempty_line(stdout).and_then(deny_reason) {
             Some(reason) => AgentsAnswer::deny(event, reason),
             None => AgentsAnswer::allow(),

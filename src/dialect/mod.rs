@@ -10,6 +10,7 @@
 pub mod agents;
 pub mod claude;
 pub mod cursor;
+mod envelope;
 pub mod nanopi;
 
 use crate::outcome::{Notes, Termination, Verdict};

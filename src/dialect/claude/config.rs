@@ -582,7 +582,10 @@ impl<'de> Deserialize<'de> for Top {
 }
 
 fn not_an_object<E: de::Error>(value: &Value) -> E {
-    E::custom(format_args!("{NOT_AN_OBJECT}{}", describe(value)))
+    E::custom(format_args!(
+        "{NOT_AN_OBJECT}{}",
+        crate::config::describe_json(value)
+    ))
 }
 
 impl<'de> Deserialize<'de> for Hooks {
@@ -628,26 +631,11 @@ impl<'de> Deserialize<'de> for Hooks {
     }
 }
 
-/// How a value is named in a message: its type, and the value itself when short.
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("{b}"),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) => format!(
-            "the string \"{}\"",
-            crate::pattern::display_pattern(s).escape_debug()
-        ),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
-    }
-}
-
 fn invalid(at: String, expected: &'static str, found: &Value) -> ConfigErrorKind {
     ConfigErrorKind::ClaudeInvalidValue {
         at,
         expected,
-        found: describe(found),
+        found: crate::config::describe_json(found),
     }
 }
 

@@ -34,11 +34,11 @@
 //! (what a block does at each event) and [`combine`] (how parallel hooks merge).
 
 use super::matcher::{compaction_trigger, session_end_reason, session_start_source};
+use crate::dialect::envelope::{copy_others, lay_over, line};
 use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use crate::event::Event;
@@ -210,34 +210,9 @@ pub fn stdin_bytes(req: &HookRequest, envelope: &Envelope<'_>) -> Vec<u8> {
         }
     }
     for fields in [req.wire_fields(), envelope.fields].into_iter().flatten() {
-        for (key, value) in entries.iter_mut() {
-            if let Some(given) = fields.get(*key) {
-                *value = Cow::Borrowed(given);
-            }
-        }
-        for (key, value) in fields {
-            if !entries.iter().any(|(k, _)| k == key) {
-                entries.push((key.as_str(), Cow::Borrowed(value)));
-            }
-        }
+        lay_over(&mut entries, fields);
     }
-    let mut out = Vec::with_capacity(256);
-    write_object(&mut out, &entries);
-    out.push(b'\n');
-    out
-}
-
-fn write_object(out: &mut Vec<u8>, entries: &[(&str, Cow<'_, Value>)]) {
-    let mut ser = serde_json::Serializer::new(out);
-    // Strings and `Value`s written into a Vec cannot fail to serialize.
-    let mut map = ser
-        .serialize_map(Some(entries.len()))
-        .expect("a JSON map always serializes");
-    for (key, value) in entries {
-        map.serialize_entry(key, value.as_ref())
-            .expect("a JSON value always serializes");
-    }
-    map.end().expect("a JSON map always serializes");
+    line(&entries)
 }
 
 /// The event's own fields, from the request's neutral facts.
@@ -327,18 +302,6 @@ fn event_fields<'r>(req: &'r HookRequest, name: &str, out: &mut Vec<(&'r str, Co
             copy_others(args, &[], out);
         }
         _ => copy_others(args, &[], out),
-    }
-}
-
-/// Every argument field not in `skip`, verbatim (the arguments of the points
-/// that only other dialects have already use Claude Code's names).
-fn copy_others<'r>(args: &'r Value, skip: &[&str], out: &mut Vec<(&'r str, Cow<'r, Value>)>) {
-    if let Value::Object(map) = args {
-        for (key, value) in map {
-            if !skip.contains(&key.as_str()) && !out.iter().any(|(k, _)| k == key) {
-                out.push((key.as_str(), Cow::Borrowed(value)));
-            }
-        }
     }
 }
 

@@ -109,7 +109,7 @@ pub fn parse(text: &str) -> Result<CursorFile, ConfigErrorKind> {
         Some(v) if v.as_f64() == Some(1.0) => {}
         Some(other) => {
             file.warnings.push(ConfigWarningKind::CursorOtherVersion {
-                found: describe(other),
+                found: crate::config::describe_json(other),
             });
             return Ok(file);
         }
@@ -316,23 +316,7 @@ fn invalid(at: &str, expected: &'static str, found: &Value) -> ConfigErrorKind {
     ConfigErrorKind::CursorInvalidValue {
         at: at.to_owned(),
         expected,
-        found: describe(found),
-    }
-}
-
-/// A JSON value for a person: `the string "5s"`, `the number 2`, `an array`.
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("{b}"),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) => {
-            let shown: String = s.chars().take(60).collect();
-            let more = if shown.len() < s.len() { "…" } else { "" };
-            format!("the string {shown:?}{more}")
-        }
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
+        found: crate::config::describe_json(found),
     }
 }
 

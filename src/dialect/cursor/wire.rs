@@ -15,11 +15,11 @@
 
 use std::borrow::Cow;
 
-use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::event::CursorEvent;
 use crate::dialect::claude::Failure;
+use crate::dialect::envelope::{copy_others, deny_reason, lay_over, line};
 use crate::event::Event;
 use crate::outcome::DEFAULT_BLOCK_REASON;
 use crate::request::{HookRequest, STRUCTURED_CONTENT};
@@ -113,32 +113,9 @@ pub fn stdin_bytes(event: CursorEvent, req: &HookRequest, envelope: &Envelope<'_
     entries.push((envelope.app.version_field(), text(VERSION)));
     event_fields(event, req, envelope, &mut entries);
     if let Some(fields) = req.wire_fields() {
-        for (key, value) in entries.iter_mut() {
-            if let Some(given) = fields.get(*key) {
-                *value = Cow::Borrowed(given);
-            }
-        }
-        for (key, value) in fields {
-            if !entries.iter().any(|(k, _)| k == key) {
-                entries.push((key.as_str(), Cow::Borrowed(value)));
-            }
-        }
+        lay_over(&mut entries, fields);
     }
-    let mut out = Vec::with_capacity(256);
-    {
-        let mut ser = serde_json::Serializer::new(&mut out);
-        // Strings and `Value`s written into a Vec cannot fail to serialize.
-        let mut map = ser
-            .serialize_map(Some(entries.len()))
-            .expect("a JSON map always serializes");
-        for (key, value) in &entries {
-            map.serialize_entry(key, value.as_ref())
-                .expect("a JSON value always serializes");
-        }
-        map.end().expect("a JSON map always serializes");
-    }
-    out.push(b'\n');
-    out
+    line(&entries)
 }
 
 /// The event's own fields (see [`stdin_bytes`]).
@@ -262,30 +239,19 @@ fn event_fields<'r>(
             if event == CursorEvent::SubagentStop {
                 push_subagent_type(args, out);
             }
-            copy_others(args, out);
+            copy_others(args, &[], out);
         }
         CursorEvent::SubagentStart => {
             push_subagent_type(args, out);
-            copy_others(args, out);
+            copy_others(args, &[], out);
         }
-        _ => copy_others(args, out),
+        _ => copy_others(args, &[], out),
     }
 }
 
 fn push_subagent_type<'r>(args: &'r Value, out: &mut Vec<(&'r str, Cow<'r, Value>)>) {
     if let Some(kind) = args.get("subagent_type").or_else(|| args.get("agent_type")) {
         out.push(("subagent_type", Cow::Borrowed(kind)));
-    }
-}
-
-/// Every argument not written yet, as it is.
-fn copy_others<'r>(args: &'r Value, out: &mut Vec<(&'r str, Cow<'r, Value>)>) {
-    if let Value::Object(map) = args {
-        for (key, value) in map {
-            if !out.iter().any(|(k, _)| k == key) {
-                out.push((key.as_str(), Cow::Borrowed(value)));
-            }
-        }
     }
 }
 
@@ -403,11 +369,7 @@ pub fn decode(exit: Option<i32>, stdout: &[u8], stderr: &[u8]) -> CursorAnswer {
     match exit {
         Some(0) => decode_stdout(stdout),
         Some(2) => {
-            let reason = [stderr, stdout]
-                .into_iter()
-                .map(|bytes| String::from_utf8_lossy(bytes).trim().to_owned())
-                .find(|text| !text.is_empty())
-                .unwrap_or_else(|| DEFAULT_BLOCK_REASON.to_owned());
+            let reason = deny_reason(stderr, stdout);
             CursorAnswer {
                 permission: Some(CursorPermission::Deny),
                 agent_message: Some(reason),
