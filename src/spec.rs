@@ -112,6 +112,79 @@ pub struct HookSpec {
     pub(crate) persistent: bool,
     /// What a model is asked, for a model-evaluated hook (`prompt`, `agent`).
     pub(crate) prompt: Option<Arc<str>>,
+    /// Where an HTTP hook posts its event.
+    pub(crate) http: Option<Arc<HttpTarget>>,
+}
+
+/// Where an HTTP hook (a Claude Code `http` handler) posts its event, and the
+/// headers it sends along.
+///
+/// A header value may name environment variables as `$VAR` or `${VAR}`; only
+/// the names in `allowed_env_vars` are replaced by their values, every other
+/// one by nothing, so that a hooks file cannot send a secret it was not
+/// granted. See [`layer::http`](crate::layer) (feature `http`).
+///
+/// ```
+/// use tower_hooks::HttpTarget;
+///
+/// let target = HttpTarget::new("http://127.0.0.1:8700/policy")
+///     .with_header("Authorization", "Bearer $POLICY_TOKEN")
+///     .with_allowed_env_var("POLICY_TOKEN");
+/// assert_eq!(target.url(), "http://127.0.0.1:8700/policy");
+/// assert_eq!(target.headers()[0].0, "Authorization");
+/// assert_eq!(target.allowed_env_vars(), ["POLICY_TOKEN"]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpTarget {
+    url: String,
+    headers: Vec<(String, String)>,
+    allowed_env_vars: Vec<String>,
+}
+
+impl HttpTarget {
+    /// Posts to `url`, with no headers but the content type.
+    pub fn new(url: impl Into<String>) -> Self {
+        HttpTarget {
+            url: url.into(),
+            headers: Vec::new(),
+            allowed_env_vars: Vec::new(),
+        }
+    }
+
+    /// Adds a header; `$VAR` and `${VAR}` in `value` are expanded at each run
+    /// for the allowed names.
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Lets headers read the environment variable `name`.
+    pub fn with_allowed_env_var(mut self, name: impl Into<String>) -> Self {
+        self.allowed_env_vars.push(name.into());
+        self
+    }
+
+    /// Keeps only the allowed variables that `keep` accepts (a settings-level
+    /// outer limit, Claude Code's `httpHookAllowedEnvVars`).
+    pub fn retain_env_vars(mut self, mut keep: impl FnMut(&str) -> bool) -> Self {
+        self.allowed_env_vars.retain(|name| keep(name));
+        self
+    }
+
+    /// The URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The headers, as written.
+    pub fn headers(&self) -> &[(String, String)] {
+        &self.headers
+    }
+
+    /// The environment variables the headers may read.
+    pub fn allowed_env_vars(&self) -> &[String] {
+        &self.allowed_env_vars
+    }
 }
 
 impl HookSpec {
@@ -137,6 +210,7 @@ impl HookSpec {
             background: false,
             persistent: false,
             prompt: None,
+            http: None,
         }
     }
 
@@ -359,6 +433,29 @@ impl HookSpec {
     /// The prompt of a model-evaluated hook ([`with_prompt`](Self::with_prompt)).
     pub fn prompt(&self) -> Option<&str> {
         self.prompt.as_deref()
+    }
+
+    /// Makes it an HTTP hook (type `http`): the event is posted to `target`
+    /// as its dialect's JSON envelope, and the answer is read as the dialect
+    /// reads a command's stdout. It runs on a stack built with the `http`
+    /// feature; elsewhere it is listed and skipped. See `layer::http`.
+    pub fn with_http(mut self, target: HttpTarget) -> Self {
+        self.kind = String::from("http");
+        self.command = None;
+        self.http = Some(Arc::new(target));
+        self
+    }
+
+    /// Whether a run of it may leave notes (a command, a model hook, an HTTP
+    /// hook, read by their dialect): an in-process hook leaves none, and
+    /// costs no slot for them.
+    pub(crate) fn leaves_notes(&self) -> bool {
+        self.command.is_some() || self.prompt.is_some() || self.http.is_some()
+    }
+
+    /// Where an HTTP hook posts ([`with_http`](Self::with_http)).
+    pub fn http_target(&self) -> Option<&HttpTarget> {
+        self.http.as_deref()
     }
 
     /// Whether the hook is persistent ([`with_persistent`](Self::with_persistent)).

@@ -94,6 +94,9 @@ enum LeafKind {
     Command(Command),
     /// A model-evaluated hook: the stack's evaluator answers.
     Model(ModelHook),
+    /// An HTTP hook: a policy service answers.
+    #[cfg(feature = "http")]
+    Http(crate::layer::http::HttpHook),
     InProcess(InProcess),
     /// A plain function: answered in `call`, no box, no timer.
     Function(HookFn),
@@ -104,6 +107,8 @@ impl fmt::Debug for Leaf {
         match &self.kind {
             LeafKind::Command(c) => f.debug_tuple("Leaf").field(c).finish(),
             LeafKind::Model(m) => f.debug_tuple("Leaf").field(m).finish(),
+            #[cfg(feature = "http")]
+            LeafKind::Http(h) => f.debug_tuple("Leaf").field(h).finish(),
             LeafKind::InProcess(_) => f.write_str("Leaf(<in-process>)"),
             LeafKind::Function(_) => f.write_str("Leaf(<function>)"),
         }
@@ -120,6 +125,8 @@ impl Service<HookRequest> for Leaf {
         match &mut self.kind {
             LeafKind::Command(c) => c.poll_ready(cx),
             LeafKind::Model(m) => m.poll_ready(cx),
+            #[cfg(feature = "http")]
+            LeafKind::Http(h) => h.poll_ready(cx),
             LeafKind::InProcess(s) => s.poll_ready(cx),
             LeafKind::Function(_) => Poll::Ready(Ok(())),
         }
@@ -135,6 +142,11 @@ impl Service<HookRequest> for Leaf {
             // dialect's failure, not a block.
             LeafKind::Model(m) => LeafFuture::new(LeafRun::Unbounded {
                 future: m.call(req),
+            }),
+            // So does an HTTP hook (Claude Code's "timed out after N s").
+            #[cfg(feature = "http")]
+            LeafKind::Http(h) => LeafFuture::new(LeafRun::Unbounded {
+                future: h.call(req),
             }),
             // An in-process hook is dropped at its deadline.
             LeafKind::InProcess(s) => LeafFuture::new(match req.deadline() {
@@ -459,6 +471,8 @@ pub struct Builder<C = Identity, H = Identity> {
     current_dir: Option<PathBuf>,
     background: BackgroundSetup,
     evaluator: Option<Evaluator>,
+    #[cfg(feature = "http")]
+    http: crate::layer::http::HttpSettings,
     around_call: C,
     around_hook: H,
 }
@@ -482,6 +496,8 @@ impl Builder {
             current_dir: None,
             background: BackgroundSetup::default(),
             evaluator: None,
+            #[cfg(feature = "http")]
+            http: crate::layer::http::HttpSettings::new(),
             around_call: Identity::new(),
             around_hook: Identity::new(),
         }
@@ -571,6 +587,17 @@ impl<C, H> Builder<C, H> {
     {
         let evaluator = tower::ServiceExt::map_err(evaluator, Into::into);
         self.evaluator = Some(BoxCloneSyncService::new(evaluator));
+        self
+    }
+
+    /// How the stack's HTTP hooks (Claude Code's `http` handlers) post: the
+    /// address guard, the resolver, the longest response read (default:
+    /// [`HttpSettings::new`](crate::layer::http::HttpSettings::new)). See
+    /// [`layer::http`](crate::layer::http).
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn http(mut self, settings: crate::layer::http::HttpSettings) -> Self {
+        self.http = settings;
         self
     }
 
@@ -707,6 +734,8 @@ impl<C, H> Builder<C, H> {
             current_dir: self.current_dir,
             background: self.background,
             evaluator: self.evaluator,
+            #[cfg(feature = "http")]
+            http: self.http,
             around_call: Stack::new(layer, self.around_call),
             around_hook: self.around_hook,
         }
@@ -747,6 +776,8 @@ impl<C, H> Builder<C, H> {
             current_dir: self.current_dir,
             background: self.background,
             evaluator: self.evaluator,
+            #[cfg(feature = "http")]
+            http: self.http,
             around_call: self.around_call,
             around_hook: Stack::new(layer, self.around_hook),
         }
@@ -775,15 +806,28 @@ impl<C, H> Builder<C, H> {
         let mut specs = Vec::with_capacity(self.hooks.len());
         let mut hooks = Vec::with_capacity(self.hooks.len());
         let mut persistent = Vec::new();
+        // One client for all HTTP hooks, made when the first one needs it.
+        #[cfg(feature = "http")]
+        let mut http_leaf: Option<crate::layer::http::HttpHook> = None;
         for (mut spec, source) in self.hooks {
             if matches!(source, Source::Command) && spec.kind() != "command" {
                 // No service stands behind it: it is listed and never runs,
-                // unless it is a model's to answer and the stack has a model.
+                // unless it is a model's to answer and the stack has a model,
+                // or an HTTP hook on a stack built with HTTP.
                 // A fail-closed one without a model blocks rather than be skipped.
-                spec.attached =
-                    spec.prompt().is_some() && (self.evaluator.is_some() || spec.fail_closed());
+                spec.attached = (spec.prompt().is_some()
+                    && (self.evaluator.is_some() || spec.fail_closed()))
+                    || (cfg!(feature = "http") && spec.http_target().is_some());
             }
             let kind = match source {
+                #[cfg(feature = "http")]
+                Source::Command if spec.attached && spec.http_target().is_some() => LeafKind::Http(
+                    http_leaf
+                        .get_or_insert_with(|| {
+                            crate::layer::http::HttpHook::new(self.http.clone(), env.clone())
+                        })
+                        .clone(),
+                ),
                 Source::Command if spec.attached => match self.evaluator.clone() {
                     Some(evaluator) => LeafKind::Model(ModelHook::new(evaluator)),
                     None => LeafKind::Function(Arc::new(|_: &HookRequest| {

@@ -376,8 +376,44 @@ fn load(
                 Some(format!("duplicate of {}", original.location()).into());
         }
     }
+    gate_http_hooks(&mut config, &loading);
     generic_cursor_hooks_first(&mut config.hooks);
     Ok(config)
+}
+
+/// Applies the settings-level gates of the whole load to each Claude Code
+/// `http` handler: one whose URL `allowedHttpHookUrls` does not allow is
+/// listed and never runs (with a warning), and its headers read only the
+/// variables `httpHookAllowedEnvVars` allows too.
+fn gate_http_hooks(config: &mut Config, loading: &Loading) {
+    let gates = &loading.http_gates;
+    for (at, handler) in &loading.claude_handlers {
+        let spec = &mut config.hooks[*at];
+        let Some(target) = spec.http_target() else {
+            continue;
+        };
+        if !gates.allows_url(target.url()) {
+            let patterns = gates.url_patterns().map_or(0, <[String]>::len);
+            config.warnings.push(ConfigWarning::in_file(
+                &handler.source,
+                super::ConfigWarningKind::ClaudeHttpUrlNotAllowed {
+                    at: handler.describe(),
+                    url: target.url().to_owned(),
+                    patterns,
+                },
+            ));
+            if spec.disabled.is_none() {
+                spec.disabled = Some("its URL is not in allowedHttpHookUrls".into());
+            }
+            continue;
+        }
+        let kept = target
+            .clone()
+            .retain_env_vars(|name| gates.allows_env_var(name));
+        if kept != *target {
+            *spec = spec.clone().with_http(kept);
+        }
+    }
 }
 
 /// What a load keeps besides the configuration.
@@ -386,6 +422,8 @@ struct Loading {
     /// The Claude Code handlers loaded so far, with the position of their
     /// hook in the configuration, for the dedup across files.
     claude_handlers: Vec<(usize, claude::config::Handler)>,
+    /// The `http` handlers' settings-level gates, over every Claude Code file.
+    http_gates: claude::config::HttpGates,
     /// What the Cursor hooks of this configuration share.
     cursor_sessions: std::sync::Arc<cursor::hook::Sessions>,
 }
@@ -429,6 +467,7 @@ fn load_one(
         Format::Claude => {
             let ctx = claude::config::Context::for_file(project, path);
             let loaded = claude::config::load(path, &ctx)?;
+            loading.http_gates.add(&loaded);
             let project_dir = project.display().to_string();
             config.warnings.extend(
                 loaded

@@ -291,6 +291,28 @@ pub enum ConfigErrorKind {
         /// The field and its handler: `"command" of PreToolUse handler 0 (…)`.
         at: String,
     },
+
+    /// A Claude Code handler of type `http` has no `url`, or an empty one.
+    #[error(
+        "{at} has no \"url\": a handler of type \"http\" needs the URL to post the \
+         event to (\"url\": \"http://127.0.0.1:8700/hook\")"
+    )]
+    ClaudeMissingUrl {
+        /// The handler, as in [`ClaudeMissingCommand`](Self::ClaudeMissingCommand).
+        at: String,
+    },
+
+    /// A Claude Code `http` handler's `url` is not an absolute `http://` or
+    /// `https://` URL with a host.
+    #[error("\"url\" {url:?} of {at} cannot be posted to: {reason}")]
+    ClaudeInvalidUrl {
+        /// The handler, as in [`ClaudeMissingCommand`](Self::ClaudeMissingCommand).
+        at: String,
+        /// The URL as written.
+        url: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }
 
 /// A pointer for the regex features JavaScript has and the `regex` crate does
@@ -445,6 +467,16 @@ pub enum ConfigWarningKind {
         /// The type as written.
         kind: String,
     },
+    /// A Claude Code `http` handler whose URL no pattern of the settings'
+    /// `allowedHttpHookUrls` matches: it is listed and never runs.
+    ClaudeHttpUrlNotAllowed {
+        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        at: String,
+        /// The URL.
+        url: String,
+        /// How many patterns the settings allow (0: every HTTP hook is blocked).
+        patterns: usize,
+    },
     /// A Claude Code `prompt` or `agent` handler, or a Cursor `prompt` entry:
     /// a model answers it, so it runs only on a stack that has one
     /// ([`Builder::evaluator`](crate::Builder::evaluator)), and is skipped
@@ -572,10 +604,33 @@ impl fmt::Display for ConfigWarningKind {
                     None => Ok(()),
                 }
             }
+            ConfigWarningKind::ClaudeUnsupportedType { ref at, ref kind } if kind == "http" => {
+                write!(
+                    f,
+                    "{at}: handlers of type \"http\" are not runnable by this host (it was \
+                     built without the tower-hooks feature \"http\"), so this one never runs"
+                )
+            }
             ConfigWarningKind::ClaudeUnsupportedType { ref at, ref kind } => write!(
                 f,
                 "{at}: handlers of type {kind:?} are not runnable by this host (only \
-                 \"command\" runs), so this one never runs"
+                 \"command\" and \"http\" run), so this one never runs"
+            ),
+            ConfigWarningKind::ClaudeHttpUrlNotAllowed {
+                ref at,
+                ref url,
+                patterns: 0,
+            } => write!(
+                f,
+                "{at}: {url:?} is blocked: \"allowedHttpHookUrls\" is an empty list, which \
+                 blocks every HTTP hook, so this one never runs"
+            ),
+            ConfigWarningKind::ClaudeHttpUrlNotAllowed {
+                ref at, ref url, ..
+            } => write!(
+                f,
+                "{at}: {url:?} matches no pattern of \"allowedHttpHookUrls\", so this hook \
+                 never runs; add a pattern for it (\"*\" is any run of characters)"
             ),
             ConfigWarningKind::ModelHook { ref at, ref kind } => write!(
                 f,

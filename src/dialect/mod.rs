@@ -189,3 +189,51 @@ pub(crate) fn model_answer(
         _ => None,
     }
 }
+
+/// A policy server's response to an HTTP hook, in neutral terms by the hook's
+/// dialect: `Ok((status, body))`, or why no response came (a refused address,
+/// a connection error, a timeout, a body over the limit). `None` for a
+/// dialect without HTTP hooks.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn http_answer(
+    spec: &HookSpec,
+    response: Result<(u16, &[u8]), String>,
+) -> Option<(Verdict, Notes)> {
+    match spec.dialect() {
+        Dialect::Claude => {
+            let hook = spec.extra::<claude::hook::ClaudeHook>()?;
+            let answer = claude::hook::http_answer(hook, response);
+            Some(claude::hook::neutral(hook, answer))
+        }
+        _ => None,
+    }
+}
+
+/// What a hook that is not a command is given in place of stdin: its
+/// dialect's envelope (a model hook's `$ARGUMENTS`, an HTTP hook's body), or
+/// the point's arguments for a hook without one.
+pub(crate) fn input(spec: &HookSpec, req: &HookRequest) -> Vec<u8> {
+    let cwd = req.cwd().map(str::to_owned).unwrap_or_else(|| {
+        std::env::current_dir()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    });
+    encode(spec, req, &cwd)
+        .map(|encoded| encoded.stdin)
+        .unwrap_or_else(|| req.arguments().to_string().into_bytes())
+}
+
+/// The verdict of a leaf that decoded its own answer; the notes go to the
+/// run's slot. `None` (a dialect without such hooks) fails open with `missing`.
+pub(crate) fn settle(
+    req: &HookRequest,
+    answer: Option<(Verdict, Notes)>,
+    missing: &str,
+) -> Verdict {
+    let (verdict, notes) =
+        answer.unwrap_or_else(|| (Verdict::failed_open(missing), Notes::default()));
+    if let Some(slot) = req.run_slot() {
+        slot.put_notes(notes);
+    }
+    verdict
+}

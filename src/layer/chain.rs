@@ -566,8 +566,7 @@ where
                         let spec = hooks[*this.next].spec.clone();
                         // Only a command hook has a process to tell about: an
                         // in-process hook costs no slot.
-                        let run = (spec.command_line().is_some() || spec.prompt().is_some())
-                            .then(RunSlot::default);
+                        let run = spec.leaves_notes().then(RunSlot::default);
                         let mut req = request.clone().with_hook(spec);
                         if let Some(run) = &run {
                             req = req.with_run_slot(run.clone());
@@ -692,8 +691,7 @@ where
                         break;
                     }
                     let spec = hooks[member.index].spec.clone();
-                    let run = (spec.command_line().is_some() || spec.prompt().is_some())
-                        .then(RunSlot::default);
+                    let run = spec.leaves_notes().then(RunSlot::default);
                     let mut req = request.clone().with_hook(spec);
                     if let Some(run) = &run {
                         req = req.with_run_slot(run.clone());

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! Gate ─ Advisory ─ (your layers around the call) ─ Chain ─ per matching hook:
-//!     FailOpen ─ (your layers around each hook) ─ HookTimeout ─ Command (or a model hook)
+//!     FailOpen ─ (your layers around each hook) ─ HookTimeout ─ Command (or a model
+//!     or HTTP hook)
 //! ```
 //!
 //! Each is dialect-blind: what differs per dialect comes from the hook's spec.
@@ -12,6 +13,9 @@ pub mod chain;
 pub mod command;
 pub mod fail_open;
 pub mod gate;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod http;
 pub mod matcher;
 pub mod model;
 pub mod timeout;

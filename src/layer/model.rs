@@ -173,15 +173,8 @@ impl Service<HookRequest> for ModelHook {
                 .cloned()
                 .ok_or("a model-evaluated hook runs inside a chain")?;
             let template = spec.prompt().unwrap_or_default();
-            let cwd = req.cwd().map(str::to_owned).unwrap_or_else(|| {
-                std::env::current_dir()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default()
-            });
-            let input = crate::dialect::encode(&spec, &req, &cwd)
-                .map(|encoded| String::from_utf8_lossy(&encoded.stdin).trim().to_owned())
-                .unwrap_or_else(|| req.arguments().to_string());
-            let prompt = arguments_in(template, &input);
+            let input = crate::dialect::input(&spec, &req);
+            let prompt = arguments_in(template, String::from_utf8_lossy(&input).trim());
             let asked = evaluator.oneshot(prompt);
             let text = match req.deadline() {
                 Some(deadline) => match tokio::time::timeout_at(deadline.at, asked).await {
@@ -193,17 +186,12 @@ impl Service<HookRequest> for ModelHook {
                 None => asked.await.map_err(|e| format!("the model failed: {e}")),
             };
             let answer = text.and_then(|text| ModelAnswer::parse(&text));
-            let (verdict, notes) = crate::dialect::model_answer(&spec, &req, answer)
-                .unwrap_or_else(|| {
-                    (
-                        Verdict::failed_open("this dialect has no model-evaluated hooks"),
-                        crate::outcome::Notes::default(),
-                    )
-                });
-            if let Some(slot) = req.run_slot() {
-                slot.put_notes(notes);
-            }
-            Ok(verdict)
+            let answer = crate::dialect::model_answer(&spec, &req, answer);
+            Ok(crate::dialect::settle(
+                &req,
+                answer,
+                "this dialect has no model-evaluated hooks",
+            ))
         })
     }
 }

@@ -341,12 +341,26 @@ pub struct Handler {
     /// `prompt`, for a `prompt` or `agent` handler: what a model is asked
     /// (`$ARGUMENTS` stands for the hook's input).
     pub prompt: Option<String>,
+    /// `url`, for an `http` handler: where the event is posted.
+    pub url: Option<String>,
+    /// `headers`, for an `http` handler, in file order, as written (`$VAR`
+    /// is expanded at each run, for the allowed names only).
+    pub headers: Vec<(String, String)>,
+    /// `allowedEnvVars`, for an `http` handler: the variables its headers
+    /// may read.
+    pub allowed_env_vars: Vec<String>,
+    /// `onFailure: "block"`: a run that fails (cannot start or connect, times
+    /// out, answers what cannot be read) blocks rather than lets the action
+    /// proceed.
+    pub fail_closed: bool,
 }
 
 impl Handler {
-    /// Whether this host can run it: a `command` handler of an event it fires.
+    /// Whether this host can run it: a `command` handler of an event it
+    /// fires, or an `http` one when the crate is built with the `http` feature.
     pub fn is_runnable(&self) -> bool {
-        self.kind == "command" && self.point.is_some()
+        let runs = self.kind == "command" || (self.kind == "http" && cfg!(feature = "http"));
+        runs && self.point.is_some()
     }
 
     /// Whether it comes from a plugin's hooks file.
@@ -409,6 +423,13 @@ pub struct HooksFile {
     pub disabled: bool,
     /// Its handlers, event by event in file order, each event's in order.
     pub handlers: Vec<Handler>,
+    /// `allowedHttpHookUrls`: the URL patterns (`*` is any run of characters)
+    /// that `http` handlers may post to; `None` when the file has no such
+    /// key. The lists of all files add up ([`HttpGates`]).
+    pub allowed_http_hook_urls: Option<Vec<String>>,
+    /// `httpHookAllowedEnvVars`: the outer limit on every `http` handler's
+    /// `allowedEnvVars`; `None` when the file has no such key.
+    pub http_hook_allowed_env_vars: Option<Vec<String>>,
     /// What loads but looks wrong, in file order.
     pub warnings: Vec<Warning>,
 }
@@ -456,6 +477,13 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
         disabled: false,
         handlers: Vec::new(),
         warnings: Vec::new(),
+        allowed_http_hook_urls: strings(top.allowed_http_hook_urls, "\"allowedHttpHookUrls\"")
+            .map_err(error)?,
+        http_hook_allowed_env_vars: strings(
+            top.http_hook_allowed_env_vars,
+            "\"httpHookAllowedEnvVars\"",
+        )
+        .map_err(error)?,
     };
     match top.disable_all_hooks {
         None | Some(Value::Null) | Some(Value::Bool(false)) => {}
@@ -513,10 +541,31 @@ fn top_level_error(err: serde_json::Error) -> ConfigErrorKind {
 
 const NOT_AN_OBJECT: &str = "top level is not an object: ";
 
-/// The two top-level keys this dialect reads; the others are skipped unread.
+/// A list of strings (`allowedHttpHookUrls`, `allowedEnvVars`) named `at` in
+/// errors; absent or null: `None`.
+fn strings(value: Option<Value>, at: &str) -> Result<Option<Vec<String>>, ConfigErrorKind> {
+    let items = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(items)) => items,
+        Some(other) => return Err(invalid(at.to_owned(), "an array of strings", &other)),
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::String(s) => Ok(s),
+            other => Err(invalid(format!("item {i} of {at}"), "a string", &other)),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// The top-level keys this dialect reads; the others are skipped unread.
 struct Top {
     hooks: Option<Hooks>,
     disable_all_hooks: Option<Value>,
+    allowed_http_hook_urls: Option<Value>,
+    http_hook_allowed_env_vars: Option<Value>,
 }
 
 /// `hooks`: an object, in file order (the order its events are listed in).
@@ -541,11 +590,19 @@ impl<'de> Deserialize<'de> for Top {
                 let mut top = Top {
                     hooks: None,
                     disable_all_hooks: None,
+                    allowed_http_hook_urls: None,
+                    http_hook_allowed_env_vars: None,
                 };
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                     match &*key {
                         "hooks" => top.hooks = Some(map.next_value::<Hooks>()?),
                         "disableAllHooks" => top.disable_all_hooks = Some(map.next_value()?),
+                        "allowedHttpHookUrls" => {
+                            top.allowed_http_hook_urls = Some(map.next_value()?)
+                        }
+                        "httpHookAllowedEnvVars" => {
+                            top.http_hook_allowed_env_vars = Some(map.next_value()?)
+                        }
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -795,6 +852,46 @@ impl Reader<'_> {
         let persistent = take_bool(&mut fields, "persistent", &field)?;
         let status_message = take_string(&mut fields, "statusMessage", &field)?;
         let prompt = take_string(&mut fields, "prompt", &field)?;
+        let url = take_string(&mut fields, "url", &field)?;
+        let headers = match fields.remove("headers") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(map)) => {
+                let mut headers = Vec::with_capacity(map.len());
+                for (name, value) in map {
+                    match value {
+                        Value::String(value) => headers.push((name, value)),
+                        other => {
+                            return Err(invalid(
+                                format!("\"headers\".{name:?} of {at}"),
+                                "a string",
+                                &other,
+                            ))
+                        }
+                    }
+                }
+                headers
+            }
+            Some(other) => {
+                return Err(invalid(
+                    field("headers"),
+                    "an object of header names and string values",
+                    &other,
+                ))
+            }
+        };
+        let allowed_env_vars =
+            strings(fields.remove("allowedEnvVars"), &field("allowedEnvVars"))?.unwrap_or_default();
+        let fail_closed = match take_string(&mut fields, "onFailure", &field)?.as_deref() {
+            None | Some("allow") => false,
+            Some("block") => true,
+            Some(other) => {
+                return Err(invalid(
+                    field("onFailure"),
+                    "\"block\" or \"allow\"",
+                    &Value::String(other.to_owned()),
+                ))
+            }
+        };
         let timeout = match fields.remove("timeout") {
             None | Some(Value::Null) => default_timeout(event, &kind),
             Some(Value::Number(n)) => match n.as_f64() {
@@ -844,6 +941,24 @@ impl Reader<'_> {
             "command" => {
                 if command.as_deref().is_none_or(|c| c.trim().is_empty()) {
                     return Err(ConfigErrorKind::ClaudeMissingCommand { at });
+                }
+            }
+            "http" => {
+                let Some(url) = url.as_deref().filter(|u| !u.trim().is_empty()) else {
+                    return Err(ConfigErrorKind::ClaudeMissingUrl { at });
+                };
+                if let Err(reason) = check_url(url) {
+                    return Err(ConfigErrorKind::ClaudeInvalidUrl {
+                        at,
+                        url: url.to_owned(),
+                        reason,
+                    });
+                }
+                if !cfg!(feature = "http") {
+                    self.warn(ConfigWarningKind::ClaudeUnsupportedType {
+                        at: at.clone(),
+                        kind: kind.clone(),
+                    });
                 }
             }
             "prompt" | "agent" => {
@@ -901,6 +1016,10 @@ impl Reader<'_> {
             kind,
             command,
             prompt: prompt.map(|p| self.ctx.substitute(&p).into_owned()),
+            url,
+            headers,
+            allowed_env_vars,
+            fail_closed,
             args,
             shell,
             timeout,
@@ -910,6 +1029,106 @@ impl Reader<'_> {
             once,
             persistent,
         })
+    }
+}
+
+/// Whether `url` is one an `http` handler can post to: an absolute `http://`
+/// or `https://` URL with a host.
+fn check_url(url: &str) -> Result<(), &'static str> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .ok_or("it must start with http:// or https://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    if host.is_empty() || host.starts_with(':') {
+        return Err("it has no host");
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("it holds a space or a control character");
+    }
+    Ok(())
+}
+
+/// The settings-level gates of `http` handlers, added up over the files of a
+/// load (Claude Code merges them across its settings files):
+/// `allowedHttpHookUrls`, the URL patterns handlers may post to, and
+/// `httpHookAllowedEnvVars`, the outer limit on what their headers may read.
+/// A gate no file sets lets everything through; a gate set to an empty list
+/// lets nothing through.
+///
+/// ```
+/// use tower_hooks::dialect::claude::config::HttpGates;
+///
+/// let mut gates = HttpGates::default();
+/// assert!(gates.allows_url("https://anything.example/x"));
+/// gates.add_urls(["https://policy.example.com/*", "http://127.0.0.1:*"]);
+/// assert!(gates.allows_url("https://policy.example.com/v1/check"));
+/// assert!(gates.allows_url("http://127.0.0.1:8700/hook"));
+/// assert!(!gates.allows_url("https://evil.example/policy.example.com/"));
+///
+/// gates.add_env_vars(Vec::<String>::new());
+/// assert!(!gates.allows_env_var("HOME"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpGates {
+    urls: Option<Vec<String>>,
+    env_vars: Option<Vec<String>>,
+}
+
+impl HttpGates {
+    /// The gates of `files`, added up.
+    pub fn of<'a>(files: impl IntoIterator<Item = &'a HooksFile>) -> Self {
+        let mut gates = HttpGates::default();
+        for file in files {
+            gates.add(file);
+        }
+        gates
+    }
+
+    /// Adds a file's gates.
+    pub fn add(&mut self, file: &HooksFile) {
+        if let Some(urls) = &file.allowed_http_hook_urls {
+            self.add_urls(urls.iter().cloned());
+        }
+        if let Some(names) = &file.http_hook_allowed_env_vars {
+            self.add_env_vars(names.iter().cloned());
+        }
+    }
+
+    /// Adds URL patterns (and sets the gate, even with none).
+    pub fn add_urls<S: Into<String>>(&mut self, patterns: impl IntoIterator<Item = S>) {
+        self.urls
+            .get_or_insert_with(Vec::new)
+            .extend(patterns.into_iter().map(Into::into));
+    }
+
+    /// Adds variable names (and sets the gate, even with none).
+    pub fn add_env_vars<S: Into<String>>(&mut self, names: impl IntoIterator<Item = S>) {
+        self.env_vars
+            .get_or_insert_with(Vec::new)
+            .extend(names.into_iter().map(Into::into));
+    }
+
+    /// Whether an `http` handler may post to `url`: no file set
+    /// `allowedHttpHookUrls`, or one of its patterns matches the whole URL.
+    pub fn allows_url(&self, url: &str) -> bool {
+        self.urls
+            .as_ref()
+            .is_none_or(|patterns| patterns.iter().any(|p| rule::glob(p, url)))
+    }
+
+    /// Whether a header may read the variable `name` (when its handler lists
+    /// it in `allowedEnvVars`).
+    pub fn allows_env_var(&self, name: &str) -> bool {
+        self.env_vars
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == name))
+    }
+
+    /// The URL patterns, if a file set any.
+    pub fn url_patterns(&self) -> Option<&[String]> {
+        self.urls.as_deref()
     }
 }
 
@@ -1011,6 +1230,7 @@ where
 /// What makes two handlers the same, for [`duplicates`].
 #[derive(PartialEq, Eq)]
 struct Key<'a> {
+    kind: &'a str,
     event: &'a str,
     matcher: Option<&'a str>,
     if_rule: Option<&'a str>,
@@ -1023,17 +1243,19 @@ struct Key<'a> {
 
 impl<'a> Key<'a> {
     fn of(handler: &'a Handler) -> Option<Self> {
-        if handler.is_plugin() || handler.kind != "command" {
+        if handler.is_plugin() || !matches!(&*handler.kind, "command" | "http") {
             return None;
         }
         Some(Key {
+            kind: &handler.kind,
             event: &handler.event,
             matcher: handler
                 .matcher
                 .as_deref()
                 .filter(|m| !m.is_empty() && *m != "*"),
             if_rule: handler.if_rule.as_ref().map(|r| r.as_str().trim()),
-            command: handler.command.as_deref(),
+            // An HTTP hook is the same as another by its URL.
+            command: handler.command.as_deref().or(handler.url.as_deref()),
             args: handler.args.as_deref(),
             shell: handler.shell.as_deref(),
             is_async: handler.is_async,
@@ -1560,7 +1782,7 @@ mod tests {
     #[test]
     fn unsupported_handler_types_load_with_a_warning() {
         let file = load_json(json!({"hooks": {"PreToolUse": [{"hooks": [
-            {"type": "http", "url": "http://localhost/x"},
+            {"type": "mcp_tool", "server": "s", "tool": "t"},
             {"type": "prompt", "prompt": "is this safe? $ARGUMENTS"},
             {"type": "agent", "prompt": "check"},
             {"type": "mcp_tool", "server": "s", "tool": "t"},
@@ -1575,8 +1797,8 @@ mod tests {
             w[0],
             format!(
                 "{PATH}: PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]): handlers of type \
-                 \"http\" are not runnable by this host (only \"command\" runs), so this one never \
-                 runs"
+                 \"mcp_tool\" are not runnable by this host (only \"command\" and \"http\" run), \
+                 so this one never runs"
             )
         );
         assert!(w[1].contains("handler 1") && w[1].contains("\"prompt\" is answered by a model"));
@@ -1933,8 +2155,174 @@ mod tests {
         let file = settings(
             PATH,
             json!({"hooks": {"Stop": [{"hooks": [
-                {"type": "http", "url": "u"}, {"type": "http", "url": "u"}]}]}}),
+                {"type": "mcp_tool", "server": "s", "tool": "t"},
+                {"type": "mcp_tool", "server": "s", "tool": "t"}]}]}}),
         );
         assert!(duplicates(&file.handlers).iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn http_handlers_are_the_same_by_their_url() {
+        let file = settings(
+            PATH,
+            json!({"hooks": {"Stop": [{"hooks": [
+                {"type": "http", "url": "http://127.0.0.1:1/a"},
+                {"type": "http", "url": "http://127.0.0.1:1/a", "headers": {"X": "y"}},
+                {"type": "http", "url": "http://127.0.0.1:1/b"},
+                {"type": "command", "command": "http://127.0.0.1:1/a"}]}]}}),
+        );
+        let originals = duplicates(&file.handlers);
+        assert!(originals[0].is_none());
+        assert_eq!(originals[1].map(|h| h.index), Some(0));
+        assert!(originals[2].is_none());
+        assert!(
+            originals[3].is_none(),
+            "a command is never the same as an HTTP hook"
+        );
+    }
+
+    #[test]
+    fn http_handlers_load_with_their_url_headers_and_variables() {
+        let file = load_json(
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "http", "url": "http://127.0.0.1:8700/policy",
+                 "headers": {"Authorization": "Bearer $TOKEN", "X-Team": "core"},
+                 "allowedEnvVars": ["TOKEN"], "timeout": 5, "onFailure": "block"}
+            ]}]}}),
+        );
+        let h = &file.handlers[0];
+        assert_eq!(h.kind, "http");
+        assert_eq!(h.url.as_deref(), Some("http://127.0.0.1:8700/policy"));
+        assert_eq!(
+            h.headers,
+            [
+                ("Authorization".to_string(), "Bearer $TOKEN".to_string()),
+                ("X-Team".to_string(), "core".to_string())
+            ]
+        );
+        assert_eq!(h.allowed_env_vars, ["TOKEN"]);
+        assert_eq!(h.timeout, Duration::from_secs(5));
+        assert!(h.fail_closed);
+        assert_eq!(h.is_runnable(), cfg!(feature = "http"));
+        let w = warnings(&file);
+        if cfg!(feature = "http") {
+            assert!(w.is_empty(), "{w:?}");
+        } else {
+            assert_eq!(
+                w,
+                [format!(
+                    "{PATH}: PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]): handlers of \
+                     type \"http\" are not runnable by this host (it was built without the \
+                     tower-hooks feature \"http\"), so this one never runs"
+                )]
+            );
+        }
+        // The default timeout is a command's: 600 s, 30 on UserPromptSubmit.
+        let file = load_json(json!({"hooks": {
+            "Stop": [{"hooks": [{"type": "http", "url": "https://policy.example/x"}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "http", "url": "https://policy.example/x"}]}]
+        }}));
+        assert_eq!(file.handlers[0].timeout, DEFAULT_TIMEOUT);
+        assert_eq!(file.handlers[1].timeout, PROMPT_SUBMIT_TIMEOUT);
+        assert!(!file.handlers[0].fail_closed);
+    }
+
+    #[test]
+    fn broken_http_handlers_are_errors_that_say_what_to_write() {
+        let cases = [
+            (
+                json!({"type": "http"}),
+                "has no \"url\": a handler of type \"http\" needs the URL",
+            ),
+            (json!({"type": "http", "url": " "}), "has no \"url\""),
+            (
+                json!({"type": "http", "url": "ftp://x/y"}),
+                "\"url\" \"ftp://x/y\" of PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]) \
+                 cannot be posted to: it must start with http:// or https://",
+            ),
+            (
+                json!({"type": "http", "url": "http:///x"}),
+                "it has no host",
+            ),
+            (
+                json!({"type": "http", "url": "http://a b/"}),
+                "a space or a control character",
+            ),
+            (
+                json!({"type": "http", "url": "http://h/", "headers": ["X"]}),
+                "\"headers\" of PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]) must be an \
+                 object of header names and string values",
+            ),
+            (
+                json!({"type": "http", "url": "http://h/", "headers": {"X": 1}}),
+                "\"headers\".\"X\" of PreToolUse handler 0",
+            ),
+            (
+                json!({"type": "http", "url": "http://h/", "allowedEnvVars": "TOKEN"}),
+                "\"allowedEnvVars\" of PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]) must \
+                 be an array of strings",
+            ),
+            (
+                json!({"type": "http", "url": "http://h/", "allowedEnvVars": [1]}),
+                "item 0 of \"allowedEnvVars\" of PreToolUse handler 0",
+            ),
+            (
+                json!({"type": "http", "url": "http://h/", "onFailure": "deny"}),
+                "\"onFailure\" of PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]) must be \
+                 \"block\" or \"allow\"",
+            ),
+        ];
+        for (handler, expected) in cases {
+            let text = json!({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}).to_string();
+            let err = parse(&text, Path::new(PATH), &ctx())
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with(PATH), "{err}");
+            assert!(err.contains(expected), "{err}\n  wanted: {expected}");
+        }
+        for (top, expected) in [
+            (
+                json!({"allowedHttpHookUrls": "http://x/*"}),
+                "\"allowedHttpHookUrls\" must be an array of strings",
+            ),
+            (
+                json!({"httpHookAllowedEnvVars": [true]}),
+                "item 0 of \"httpHookAllowedEnvVars\" must be a string",
+            ),
+        ] {
+            let err = parse(&top.to_string(), Path::new(PATH), &ctx())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(expected), "{err}\n  wanted: {expected}");
+        }
+    }
+
+    #[test]
+    fn http_gates_add_up_over_files_and_an_empty_list_blocks_all() {
+        let a = settings(
+            "/h/.claude/settings.json",
+            json!({"allowedHttpHookUrls": ["https://policy.example.com/*"],
+                   "httpHookAllowedEnvVars": ["TOKEN"]}),
+        );
+        let b = settings(
+            "/p/.claude/settings.json",
+            json!({"disableAllHooks": true, "allowedHttpHookUrls": ["http://localhost:*/hook"]}),
+        );
+        assert!(b.disabled, "a disabled file still has its gates");
+        let gates = HttpGates::of([&a, &b]);
+        assert!(gates.allows_url("https://policy.example.com/v1"));
+        assert!(gates.allows_url("http://localhost:8700/hook"));
+        assert!(!gates.allows_url("http://localhost:8700/other"));
+        assert!(!gates.allows_url("https://policy.example.com.evil/x"));
+        assert!(gates.allows_env_var("TOKEN") && !gates.allows_env_var("HOME"));
+
+        let none = settings(PATH, json!({"hooks": {}}));
+        assert_eq!(HttpGates::of([&none]), HttpGates::default());
+        assert!(HttpGates::of([&none]).allows_url("http://anything/"));
+        let empty = settings(PATH, json!({"allowedHttpHookUrls": []}));
+        assert!(!HttpGates::of([&empty]).allows_url("http://127.0.0.1/"));
+        assert_eq!(HttpGates::of([&empty]).url_patterns(), Some(&[][..]));
+        let star = settings(PATH, json!({"allowedHttpHookUrls": ["*"]}));
+        assert!(HttpGates::of([&star]).allows_url("http://10.0.0.1/"));
     }
 }

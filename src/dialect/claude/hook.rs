@@ -13,7 +13,7 @@ use super::wire::{
 };
 use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::request::HookRequest;
-use crate::spec::{Dialect, HookSpec, Program};
+use crate::spec::{Dialect, HookSpec, HttpTarget, Program};
 
 /// What a Claude Code hook keeps on its spec.
 #[derive(Debug)]
@@ -28,6 +28,8 @@ pub(crate) struct ClaudeHook {
     pub(crate) if_rule: Option<PermissionRule>,
     /// `async`: the call does not wait for it.
     pub(crate) is_async: bool,
+    /// `onFailure: "block"`: a failed run blocks.
+    pub(crate) fail_closed: bool,
 }
 
 /// The hook specs of loaded Claude Code handlers, in order; handlers of events
@@ -60,6 +62,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
             .map(|root| root.display().to_string().into()),
         if_rule: handler.if_rule.clone(),
         is_async: handler.is_async,
+        fail_closed: handler.fail_closed,
     };
     let mut spec = HookSpec::command(point, handler.command.clone().unwrap_or_default())
         .with_source(handler.source.display().to_string(), handler.index)
@@ -67,6 +70,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         .with_program(program)
         .with_background(handler.is_async)
         .with_persistent(handler.persistent)
+        .with_fail_closed(handler.fail_closed)
         .with_dialect(Dialect::Claude, Some(Arc::new(extra)));
     if handler.command.is_none() {
         spec.command = None;
@@ -76,6 +80,16 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
     }
     if let (Some(prompt), "prompt" | "agent") = (&handler.prompt, handler.kind.as_str()) {
         spec = spec.with_prompt(prompt.as_str());
+    }
+    if let (Some(url), "http") = (&handler.url, handler.kind.as_str()) {
+        let mut target = HttpTarget::new(url.as_str());
+        for (name, value) in &handler.headers {
+            target = target.with_header(name.as_str(), value.as_str());
+        }
+        for name in &handler.allowed_env_vars {
+            target = target.with_allowed_env_var(name.as_str());
+        }
+        spec = spec.with_http(target);
     }
     spec.matcher = handler.matcher.clone();
     spec.pattern = handler.pattern.clone();
@@ -133,6 +147,10 @@ pub(crate) fn answer(
 /// An `async` hook's decision changes nothing: only its notes count.
 pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
+        // `onFailure: "block"`; a hook in the background decides nothing.
+        if hook.fail_closed && !hook.is_async {
+            return (Verdict::failed_closed(error), Notes::default());
+        }
         return (Verdict::failed_open(error), Notes::default());
     }
     let mut notes = Notes {
@@ -192,4 +210,57 @@ pub(crate) fn model_answer(
         (false, _) => serde_json::json!({"decision": "block", "reason": reason}),
     };
     decode(Some(0), json.to_string().as_bytes(), b"", &hook.event)
+}
+
+/// A policy server's response to a Claude Code `http` hook, as the hook's
+/// answer: a 2xx with an empty body is a command that printed nothing, a 2xx
+/// with a JSON object is read as that object on a command's stdout, and
+/// anything else (another body, another status, no response) is a failure
+/// that lets the action proceed. A status never blocks: a server that means
+/// to block answers 2xx with the decision.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn http_answer(
+    hook: &ClaudeHook,
+    response: Result<(u16, &[u8]), String>,
+) -> ClaudeAnswer {
+    let error = |error: String| ClaudeAnswer {
+        error: Some(error),
+        ..ClaudeAnswer::default()
+    };
+    let (status, body) = match response {
+        Ok(response) => response,
+        Err(failure) => return error(failure),
+    };
+    if !(200..300).contains(&status) {
+        return error(format!(
+            "the policy server answered HTTP {status}{}",
+            shown_body(body)
+        ));
+    }
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() {
+        return decode(Some(0), b"", b"", &hook.event);
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(_)) => decode(Some(0), text.as_bytes(), b"", &hook.event),
+        _ => error(format!(
+            "the policy server answered HTTP {status} with a body that is not a JSON object{}",
+            shown_body(body)
+        )),
+    }
+}
+
+/// `: <the body's first 200 characters>`, or nothing for an empty body.
+fn shown_body(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() {
+        return String::new();
+    }
+    let mut shown: String = text.chars().take(200).collect();
+    if shown.len() < text.len() {
+        shown.push('…');
+    }
+    format!(": {}", shown.replace(['\n', '\r'], " "))
 }

@@ -325,7 +325,7 @@ fn tool_matches(rule_tool: &str, tool_name: &str) -> bool {
 
 /// `*` matches any run of characters (none included); every other character
 /// matches itself.
-fn glob(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);
