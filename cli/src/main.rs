@@ -202,6 +202,11 @@ struct TestArgs {
     /// Without it, such hooks are skipped.
     #[arg(long, value_name = "CMD")]
     evaluator_command: Option<String>,
+    /// Let HTTP hooks connect to addresses in RANGE (`10.20.0.0/16`), which
+    /// the address guard refuses by default (private, link-local, …); repeatable.
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "RANGE")]
+    http_allow: Vec<tower_hooks::layer::http::IpNet>,
     /// Append one JSON line per hook run to FILE (an audit log: time, event, tool,
     /// session, hook, decision, reason, duration).
     #[arg(long, value_name = "FILE")]
@@ -485,6 +490,15 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     let mut builder = HookStack::builder();
     if let Some(command) = &args.evaluator_command {
         builder = builder.evaluator(evaluator(command));
+    }
+    #[cfg(feature = "http")]
+    {
+        use tower_hooks::layer::http::{AddressGuard, HttpSettings};
+        let guard = args
+            .http_allow
+            .iter()
+            .fold(AddressGuard::new(), |guard, range| guard.allow(*range));
+        builder = builder.http(HttpSettings::new().guard(guard));
     }
     let stack = builder
         .host(host)

@@ -24,6 +24,7 @@ pub(crate) fn spec_json(spec: &HookSpec) -> Value {
         "matcher": spec.matcher(),
         "type": spec.kind(),
         "command": spec.command_line(),
+        "url": spec.http_target().map(|target| target.url()),
         "timeout_ms": millis(spec.timeout()),
         "fail_closed": spec.fail_closed(),
         "name": spec.name(),
@@ -112,6 +113,15 @@ fn one_line(text: &str) -> String {
     escape(text).into_owned()
 }
 
+/// What a hook runs, as the table's last column shows it: the command, an
+/// HTTP hook's URL or a model hook's prompt.
+fn what_runs(spec: &HookSpec) -> &str {
+    spec.command_line()
+        .or(spec.http_target().map(|target| target.url()))
+        .or(spec.prompt())
+        .unwrap_or("")
+}
+
 /// The `hooks list` table.
 pub(crate) fn list(specs: &[HookSpec]) -> String {
     if specs.is_empty() {
@@ -132,7 +142,7 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
                 },
                 format!("{} ms", millis(s.timeout())),
                 if s.fail_closed() { "closed" } else { "open" }.to_owned(),
-                one_line(s.command_line().unwrap_or("")),
+                one_line(what_runs(s)),
             ]
         })
         .collect();

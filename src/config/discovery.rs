@@ -645,6 +645,62 @@ mod tests {
     }
 
     #[test]
+    fn the_http_gates_of_all_files_apply_to_every_http_hook() {
+        let dir = tmp("http-gates");
+        let user = dir.join("home/.claude/settings.json");
+        let project = dir.join("proj/.claude/settings.json");
+        write(
+            &user,
+            r#"{"allowedHttpHookUrls": ["http://127.0.0.1:*/ok*"],
+                "httpHookAllowedEnvVars": ["TOKEN", "TEAM"]}"#,
+        );
+        write(
+            &project,
+            r#"{"hooks": {"PreToolUse": [{"hooks": [
+                {"type": "http", "url": "http://127.0.0.1:8700/ok/check",
+                 "headers": {"A": "$TOKEN $HOME"}, "allowedEnvVars": ["TOKEN", "HOME"]},
+                {"type": "http", "url": "http://10.0.0.1:8700/ok/check"},
+                {"type": "command", "command": "true"}
+            ]}]}}"#,
+        );
+        let files = [ConfigFile::detect(&user), ConfigFile::detect(&project)];
+        let config = Config::load_files(&files, &dir.join("proj")).unwrap();
+        let hooks = config.hooks();
+        assert_eq!(hooks.len(), 3);
+        let allowed = hooks[0].http_target().unwrap();
+        assert_eq!(hooks[0].disabled(), None);
+        assert_eq!(
+            allowed.allowed_env_vars(),
+            ["TOKEN"],
+            "HOME is not in httpHookAllowedEnvVars"
+        );
+        assert_eq!(allowed.headers()[0].1, "$TOKEN $HOME");
+        assert_eq!(
+            hooks[1].disabled(),
+            Some("its URL is not in allowedHttpHookUrls")
+        );
+        assert_eq!(hooks[2].disabled(), None);
+        let warnings: Vec<String> = config.warnings().iter().map(|w| w.to_string()).collect();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with(&project.display().to_string())
+                    && w.contains("PreToolUse handler 1 (hooks.PreToolUse[0].hooks[1])")
+                    && w.contains("\"http://10.0.0.1:8700/ok/check\" matches no pattern")),
+            "{warnings:?}"
+        );
+
+        // An empty list, in any file, blocks every HTTP hook that no other
+        // file's pattern allows.
+        write(&user, r#"{"allowedHttpHookUrls": []}"#);
+        let config = Config::load_files(&files, &dir.join("proj")).unwrap();
+        assert!(config.hooks()[..2].iter().all(|h| h.disabled().is_some()));
+        assert!(config.warnings().iter().any(|w| w
+            .to_string()
+            .contains("is an empty list, which blocks every HTTP hook")));
+    }
+
+    #[test]
     fn named_files_must_exist_and_discovered_ones_may_not() {
         let dir = tmp("missing");
         let missing = [ConfigFile::new(dir.join("nope.json"), Format::Claude)];

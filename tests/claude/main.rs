@@ -210,6 +210,63 @@ async fn a_deny_does_not_stop_its_siblings_and_reasons_join_in_order() {
     );
 }
 
+/// `onFailure: "block"`: a failed run (a status that is neither 0 nor 2, a
+/// timeout, a command that cannot start) blocks with its failure, where
+/// the same handler without it lets the action proceed.
+#[tokio::test]
+async fn on_failure_block_turns_a_failed_run_into_a_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let failing = [
+        (
+            json!({"type": "command", "command": "echo broken >&2; exit 1"}),
+            "exited with status 1: broken",
+        ),
+        (
+            json!({"type": "command", "command": "sleep 5", "timeout": 0.3}),
+            "timed out after 300 ms",
+        ),
+        (
+            json!({"type": "command", "command": "x", "args": ["/nonexistent/guard"]}),
+            "could not start",
+        ),
+    ];
+    for (handler, failure) in failing {
+        for block in [false, true] {
+            let mut handler = handler.clone();
+            if block {
+                handler["onFailure"] = json!("block");
+            }
+            let stack = settings_stack(
+                dir.path(),
+                json!({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}),
+            );
+            let outcome = tokio::time::timeout(
+                std::time::Duration::from_secs(20),
+                stack.oneshot(HookRequest::tool_execution_start(
+                    "Bash",
+                    json!({"command": "ls"}),
+                )),
+            )
+            .await
+            .expect("bounded")
+            .unwrap();
+            let record = &outcome.hooks()[0];
+            if block {
+                assert!(outcome.is_blocked(), "{failure}: {outcome:?}");
+                let reason = outcome.reason().unwrap();
+                assert!(
+                    reason.starts_with("hook failed closed: ") && reason.contains(failure),
+                    "{reason}"
+                );
+            } else {
+                assert!(!outcome.is_blocked(), "{failure}: {outcome:?}");
+                assert_eq!(record.outcome(), RecordOutcome::Error);
+                assert!(record.reason().unwrap().contains(failure), "{record:?}");
+            }
+        }
+    }
+}
+
 /// Dropping a call while its Claude hooks run, or letting them time out,
 /// leaves no process behind: each run is a task aborted with its call (the
 /// runtime's workers drop it at once; a current-thread runtime at its next turn).

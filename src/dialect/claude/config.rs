@@ -29,16 +29,30 @@
 //!
 //! # Handlers
 //!
-//! * `type`: `command` runs. `prompt` and `agent` (with their `prompt`) are
-//!   answered by a model: they run on a stack that has one
+//! * `type`: `command` runs. `http` runs when the crate is built with the
+//!   feature `http` (`layer::http`), and otherwise loads and is reported as
+//!   not runnable. `prompt` and `agent` (with their `prompt`) are answered by
+//!   a model: they run on a stack that has one
 //!   ([`Builder::evaluator`](crate::Builder::evaluator)), with a warning that
-//!   says so. `http` and `mcp_tool` load and are reported as not runnable by
-//!   this host; any other type is reported as unknown. A handler without
-//!   `type` is a command handler.
+//!   says so. `mcp_tool` loads and is reported as not runnable by this host;
+//!   any other type is reported as unknown. A handler without `type` is a
+//!   command handler.
 //! * `command`: the shell command (shell form, run with `sh -c`, or with bash
 //!   when `shell` is `"bash"`), or with `args` the program to start (exec form,
 //!   no shell; `args` are its arguments). A command handler without a command
 //!   is an error.
+//! * `url` (required for `http`: an absolute `http://` or `https://` URL),
+//!   `headers` (an object of names and string values, in which `$VAR` and
+//!   `${VAR}` are expanded at each run for the names of `allowedEnvVars`
+//!   only) and `allowedEnvVars`, for an `http` handler. At the top level of a
+//!   settings file, `allowedHttpHookUrls` (URL patterns, `*` for any run of
+//!   characters; an empty list blocks every HTTP hook) and
+//!   `httpHookAllowedEnvVars` (the outer limit of every `allowedEnvVars`)
+//!   add up over the files of a load ([`HttpGates`]); a handler whose URL
+//!   they do not allow is listed, with a warning, and never runs.
+//! * `onFailure`: `"block"` makes a run that fails (it cannot start or
+//!   connect, times out, answers what cannot be read) block the action;
+//!   `"allow"`, the default, lets it proceed.
 //! * `timeout`: **seconds**, a positive number (`1.5` is allowed); by default
 //!   600, 30 on `UserPromptSubmit`, 30 for `prompt` and 60 for `agent`
 //!   handlers (Claude Code's own defaults).
@@ -62,7 +76,8 @@
 //! the line and column), a value of the wrong type (naming the event, the
 //! handler's index and its JSON path), a command handler without a command, a
 //! matcher the `regex` crate cannot compile, an `if` that is not one permission
-//! rule, a NUL character in a command. Warnings name the file too: an event
+//! rule, a NUL character in a command, an `http` handler without a `url` or
+//! with one that is not an `http(s)://` URL. Warnings name the file too: an event
 //! this host does not fire, a key that is no Claude Code event, a handler type
 //! this host cannot run, `if` on an event that is not a tool event (such a
 //! handler never runs), a matcher on an event that has none (ignored), a
@@ -135,8 +150,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 pub const PROMPT_SUBMIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The handler types Claude Code has besides `command`: `prompt` and `agent`
-/// run with a model ([`Builder::evaluator`](crate::Builder::evaluator)); `http`
-/// and `mcp_tool` this host cannot run yet.
+/// run with a model ([`Builder::evaluator`](crate::Builder::evaluator)),
+/// `http` with the feature `http`; `mcp_tool` this host cannot run yet.
 pub const UNSUPPORTED_TYPES: [&str; 4] = ["http", "prompt", "agent", "mcp_tool"];
 
 /// What `${CLAUDE_*}` placeholders stand for in one file.
@@ -1112,10 +1127,42 @@ impl HttpGates {
 
     /// Whether an `http` handler may post to `url`: no file set
     /// `allowedHttpHookUrls`, or one of its patterns matches the whole URL.
+    ///
+    /// A pattern is matched against the whole URL as written (`*` is any run
+    /// of characters), and its part up to the path against the URL's origin
+    /// as the request will go (`http://host:port`), so that a `*` meant for a
+    /// port or a subdomain cannot swallow a `#` or `?` and name another host.
+    /// A URL whose request would go elsewhere than its text says is matched by
+    /// none: one with user information (`http://localhost:1@elsewhere/` goes
+    /// to `elsewhere`), a backslash, a control character, or a `.` or `..`
+    /// path segment, however encoded (`/allowed/../admin` asks for `/admin`).
+    ///
+    /// ```
+    /// use tower_hooks::dialect::claude::config::HttpGates;
+    ///
+    /// let mut gates = HttpGates::default();
+    /// gates.add_urls(["http://localhost:*", "https://*.example.com/allowed/*"]);
+    /// assert!(gates.allows_url("http://localhost:8700/hook"));
+    /// assert!(gates.allows_url("https://policy.example.com/allowed/check"));
+    /// assert!(!gates.allows_url("http://localhost:1@elsewhere.example:80/x"));
+    /// assert!(!gates.allows_url("https://policy.example.com/allowed/../admin"));
+    /// assert!(!gates.allows_url("https://policy.example.com/allowed/%2E%2e/admin"));
+    /// assert!(!gates.allows_url("https://evil.test#.example.com/allowed/x"));
+    /// ```
     pub fn allows_url(&self, url: &str) -> bool {
-        self.urls
-            .as_ref()
-            .is_none_or(|patterns| patterns.iter().any(|p| rule::glob(p, url)))
+        let Some(patterns) = &self.urls else {
+            return true;
+        };
+        if !as_written(url) {
+            return false;
+        }
+        let origins = origins(url);
+        patterns.iter().any(|pattern| {
+            rule::glob(pattern, url)
+                && origins
+                    .iter()
+                    .any(|origin| rule::glob(origin_part(pattern), origin))
+        })
     }
 
     /// Whether a header may read the variable `name` (when its handler lists
@@ -1130,6 +1177,65 @@ impl HttpGates {
     pub fn url_patterns(&self) -> Option<&[String]> {
         self.urls.as_deref()
     }
+}
+
+/// Whether `url` is requested where its text says: no user information, no
+/// backslash, no control character or space, no `.` or `..` path segment
+/// (`%2e` is a dot too).
+fn as_written(url: &str) -> bool {
+    if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return false;
+    }
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    let (before_query, _) = rest.split_at(end);
+    if before_query.contains('\\') {
+        return false;
+    }
+    let (authority, path) =
+        before_query.split_at(before_query.find('/').unwrap_or(before_query.len()));
+    if authority.contains('@') {
+        return false;
+    }
+    !path.split('/').any(|segment| {
+        let segment = segment.to_ascii_lowercase().replace("%2e", ".");
+        segment == "." || segment == ".."
+    })
+}
+
+/// A pattern's part before its path: `https://*.example.com` of
+/// `https://*.example.com/hooks/*`; the whole of `*` or `http://localhost:*`.
+fn origin_part(pattern: &str) -> &str {
+    let after_scheme = pattern.find("://").map_or(0, |at| at + 3);
+    match pattern[after_scheme..].find('/') {
+        Some(at) => &pattern[..after_scheme + at],
+        None => pattern,
+    }
+}
+
+/// The origin a request to `url` goes to, spelled with and without its port
+/// (`http://localhost:80`, `http://localhost`); none when the client cannot
+/// request it.
+#[cfg(feature = "http")]
+fn origins(url: &str) -> Vec<String> {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return Vec::new();
+    };
+    let (Some(host), Some(port)) = (parsed.host_str(), parsed.port_or_known_default()) else {
+        return Vec::new();
+    };
+    let origin = format!("{}://{host}", parsed.scheme());
+    vec![format!("{origin}:{port}"), origin]
+}
+
+/// Without the feature `http` nothing is requested: the origin as written.
+#[cfg(not(feature = "http"))]
+fn origins(url: &str) -> Vec<String> {
+    let after_scheme = url.find("://").map_or(0, |at| at + 3);
+    let end = url[after_scheme..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |at| after_scheme + at);
+    vec![url[..end].to_owned()]
 }
 
 /// Where a handler stands, and its group's matcher.

@@ -65,6 +65,9 @@ use crate::process::BoxFuture;
 use crate::request::HookRequest;
 use crate::spec::{HookSpec, HttpTarget};
 use crate::BoxError;
+/// An address range, as [`AddressGuard::allow`] and [`AddressGuard::deny`]
+/// take it (`"10.20.0.0/16".parse()`).
+pub use ipnet::IpNet;
 
 /// How a stack resolves a host name: a service from the name to its
 /// addresses. The default asks the system resolver.
