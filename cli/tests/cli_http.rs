@@ -44,6 +44,25 @@ async fn hooks(dir: PathBuf, args: &[&str]) -> (i32, Value, String) {
     (out.status.code().unwrap_or(-1), json, stderr)
 }
 
+/// `hooks test` of a Claude Code `Bash` call of `command`, with a JSON report.
+fn test_bash(command: &str) -> Vec<String> {
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": command}}).to_string();
+    [
+        "test",
+        "--event",
+        "PreToolUse",
+        "--discover",
+        "claude",
+        "--project",
+        ".",
+        "--json",
+        "--payload",
+        &payload,
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
 fn http_hook(url: String) -> Value {
     json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
         "type": "http", "url": url, "timeout": 10,
@@ -76,29 +95,13 @@ async fn hooks_test_posts_the_event_and_shows_the_servers_decision() {
     )));
     let root = dir.path().to_path_buf();
     let test = |command: &str| {
-        let payload = json!({"tool_name": "Bash", "tool_input": {"command": command}}).to_string();
         let root = root.clone();
+        let args = test_bash(command);
         async move {
-            hooks(
-                root,
-                &[
-                    "test",
-                    "--event",
-                    "PreToolUse",
-                    "--discover",
-                    "claude",
-                    "--project",
-                    ".",
-                    "--json",
-                    "--exit-code",
-                    "--payload",
-                    &payload,
-                ],
-            )
-            .await
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            hooks(root, &[&args[..], &["--exit-code"]].concat()).await
         }
     };
-
     let (code, report, stderr) = test("rm -rf build/").await;
     assert_eq!(code, 3, "{report}\n{stderr}");
     assert_eq!(report["decision"], "block", "{report}");
@@ -141,19 +144,8 @@ async fn a_failing_server_is_an_error_and_a_private_address_is_refused_unconnect
         "http://127.0.0.1:{}/check",
         server.port()
     )));
-    let payload = r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#;
-    let args = [
-        "test",
-        "--event",
-        "PreToolUse",
-        "--discover",
-        "claude",
-        "--project",
-        ".",
-        "--json",
-        "--payload",
-        payload,
-    ];
+    let args = test_bash("ls");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (code, report, _) = hooks(dir.path().to_path_buf(), &args).await;
     assert_eq!(
         (code, &report["decision"]),

@@ -60,6 +60,7 @@ use tower::ServiceExt;
 use tower_service::Service;
 
 pub use self::guard::{AddressGuard, Refused};
+use crate::layer::fail_open::error_text;
 use crate::outcome::Verdict;
 use crate::process::BoxFuture;
 use crate::request::HookRequest;
@@ -262,7 +263,7 @@ impl Shared {
             .body(body)
             .send()
             .await
-            .map_err(|e| format!("could not post to {}: {}", url_shown(&url), error_chain(&e)))?;
+            .map_err(|e| format!("could not post to {}: {}", url_shown(&url), error_text(&e)))?;
         let status = response.status().as_u16();
         let body = read_body(response, self.max_response_bytes)
             .await
@@ -292,7 +293,7 @@ async fn read_body(mut response: reqwest::Response, max: usize) -> Result<Vec<u8
     while let Some(chunk) = response
         .chunk()
         .await
-        .map_err(|e| format!("the policy server's answer broke off: {}", error_chain(&e)))?
+        .map_err(|e| format!("the policy server's answer broke off: {}", error_text(&e)))?
     {
         if body.len() + chunk.len() > max {
             return Err(format!(
@@ -310,21 +311,6 @@ fn url_shown(url: &reqwest::Url) -> String {
     let _ = shown.set_username("");
     let _ = shown.set_password(None);
     shown.to_string()
-}
-
-/// An error and its sources, `: `-joined (reqwest's own text says little).
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut next = err.source();
-    while let Some(source) = next {
-        let line = source.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        next = source.source();
-    }
-    text
 }
 
 /// The request's headers: the content type, then the hook's, expanded.
