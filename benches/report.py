@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn criterion's results for `cargo bench --bench overhead` into BENCHMARKS.md
+"""Turn criterion's results for `cargo bench --bench overhead` (and `--bench http`) into BENCHMARKS.md
 and benches/overhead.svg.
 
 Usage: python3 benches/report.py [--criterion target/criterion] [--out BENCHMARKS.md]
@@ -177,6 +177,34 @@ def burst_section(path: str) -> list[str]:
     return md
 
 
+def http_section(root: str) -> list[str]:
+    """An HTTP hook against a spawn, from `benches/http.rs` (left out when it has not run)."""
+    try:
+        trip, spawn = load(root, "http/round_trip"), load(root, "http/command_hook")
+    except FileNotFoundError:
+        return []
+    ratio = trip["median"] / spawn["median"]
+    md = ["## HTTP hooks", "",
+          "`cargo bench --bench http` (`benches/http.rs`, feature `http`), both ids in one run:", "",
+          "* `http/round_trip`: one `PreToolUse` call for `Bash` through a stack whose only hook is "
+          "a Claude Code `http` handler posting to a policy server on 127.0.0.1 that answers 200 "
+          "with an empty body (allow). The server is hyper (HTTP/1) on a thread and runtime of its "
+          "own, like a separate daemon; the stack's client keeps its connection open between calls.",
+          "* `http/command_hook`: the one-shot command hook of `spawn/command_hook` (`bash -c true`, "
+          "a 200-byte stdin line), timed the same way, with the spawn floor run untimed between "
+          "its iterations.", "",
+          "| id | median | 95% CI of the median | MAD |", "| --- | ---: | ---: | ---: |"]
+    for i, r in (("http/round_trip", trip), ("http/command_hook", spawn)):
+        md.append(f"| `{i}` | {human(r['median'])} | {human(r['lo'])} – {human(r['hi'])} | {human(r['mad'])} |")
+    md += ["", f"round_trip / command_hook = {ratio:.3f} (target ≤ 0.1: "
+           f"{'holds' if ratio <= 0.1 else '**does not hold**'}): an HTTP hook to a local policy "
+           f"server costs about 1/{1 / ratio:.0f} of a spawn per event. The round trip is less "
+           "steady than a spawn: it waits for the server's thread to wake, which is quicker when "
+           "the two threads share a core (`taskset -c 0`) than across the cores of a virtual "
+           "machine.", ""]
+    return md
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--criterion", default="target/criterion")
@@ -245,6 +273,7 @@ def main() -> int:
            "started once: `round_trip` is one call, `concurrent_64` a batch of 64 (16 in flight at "
            "a time, the hook's bound); a ratio of 0.05 is 20 times cheaper than a spawn per event.", ""]
 
+    md += http_section(a.criterion)
     md += burst_section(a.burst)
 
     with open(a.out, "w") as f:

@@ -482,3 +482,120 @@ async fn model_hook_prompts_deny_a_command_and_send_the_agent_back_once() {
     assert_eq!(body["model"], "m");
     assert_eq!(body["messages"][0]["content"], "Safe? {}");
 }
+
+// Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.
+#[cfg(feature = "http")]
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/http_policy.rs"]
+mod http_policy;
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn http_policy_server_allows_denies_asks_and_fails_open() {
+    let transcript = http_policy::run(http_policy::Transcript::default())
+        .await
+        .unwrap();
+    let lines = transcript.lines();
+    let text = lines.join("\n");
+    let has = |line: &str| lines.iter().any(|l| l == line);
+
+    // The server listens on loopback only; the settings file, with its
+    // `allowedHttpHookUrls`, was found and loaded without a warning.
+    assert!(
+        lines.iter().any(|l| {
+            l.strip_prefix("server : listening on http://127.0.0.1:")
+                .is_some_and(|rest| rest.ends_with("/policy"))
+        }),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("loaded  ") && l.ends_with("/.claude/settings.json")),
+        "{text}"
+    );
+    assert!(!text.contains("warning:"), "{text}");
+    assert!(has("1 hooks, session demo-http-0001"), "{text}");
+
+    // What the server got, in order: the hook's input with the right token
+    // (expanded from `$POLICY_TOKEN`), then the stale one.
+    let served: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("server : POST /policy"))
+        .collect();
+    assert_eq!(
+        served,
+        [
+            " PreToolUse Bash `ls` (token ok) -> 200 empty body",
+            " PreToolUse Bash `rm -rf build/` (token ok) -> 200 deny",
+            " PreToolUse Bash `git push --force origin main` (token ok) -> 200 ask",
+            " PreToolUse Bash `git status` (token ok) -> 500 the policy store is unavailable",
+            ", a wrong bearer token -> 401 wrong token",
+        ],
+        "{text}"
+    );
+
+    // Each call's hook record: an empty 2xx allows, the JSON decisions block
+    // and ask, a 500 and a 401 are errors.
+    let records: Vec<Vec<&str>> = lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with("hook http"))
+        .map(|l| l.split_whitespace().skip(1).take(3).collect())
+        .collect();
+    assert_eq!(
+        records,
+        [
+            ["http", "Bash", "allow"],
+            ["http", "Bash", "block"],
+            ["http", "Bash", "ask"],
+            ["http", "Bash", "error"],
+            ["http", "Bash", "error"],
+        ],
+        "{text}"
+    );
+
+    // `ls` runs; `rm -rf` never reaches the tool, and the model sees the
+    // server's reason.
+    assert!(has("tool   : Bash pretends to run `ls`"), "{text}");
+    let reason = "rm -rf is against the team policy: delete the files you mean by name";
+    assert!(
+        has(&format!("model  < (error) blocked by hook: {reason}")),
+        "{text}"
+    );
+    assert!(!text.contains("pretends to run `rm -rf"), "{text}");
+
+    // The force push is asked about; the stand-in person says no.
+    assert!(
+        has("     => ask: a force push rewrites shared history: a person must confirm it"),
+        "{text}"
+    );
+    assert!(
+        has("model  < (error) denied by approver: not before the team has seen the rewritten history"),
+        "{text}"
+    );
+    assert!(!text.contains("pretends to run `git push"), "{text}");
+
+    // A 500 is an `error` record with the status and the body's text, and
+    // the call goes ahead; so is a 401, for the agent with the stale token.
+    let error_record = |ending: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with("     hook http Bash   error ") && l.ends_with(ending))
+            .unwrap_or_else(|| panic!("no error record ending {ending:?} in:\n{text}"))
+    };
+    for (ending, command) in [
+        (
+            "the policy server answered HTTP 500: the policy store is unavailable",
+            "git status",
+        ),
+        ("the policy server answered HTTP 401: wrong token", "ls"),
+    ] {
+        let failed = error_record(ending);
+        assert_eq!(lines[failed + 1], "     => allow", "{text}");
+        assert_eq!(
+            lines[failed + 2],
+            format!("tool   : Bash pretends to run `{command}`"),
+            "{text}"
+        );
+    }
+}
