@@ -190,6 +190,13 @@ pub(crate) fn model_answer(
     }
 }
 
+/// Whether `spec`'s dialect has HTTP hooks (Claude Code's, with its Claude
+/// Code data): an HTTP hook of any other dialect posts nothing.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn has_http_hooks(spec: &HookSpec) -> bool {
+    spec.extra::<claude::hook::ClaudeHook>().is_some()
+}
+
 /// A policy server's response to an HTTP hook, in neutral terms by the hook's
 /// dialect: `Ok((status, body))`, or why no response came (a refused address,
 /// a connection error, a timeout, a body over the limit). `None` for a

@@ -211,6 +211,10 @@ impl Service<HookRequest> for HttpHook {
             let target = spec
                 .http_target()
                 .ok_or("this hook has no URL to post to")?;
+            if !crate::dialect::has_http_hooks(&spec) {
+                // Nothing is posted for a dialect that could not read the answer.
+                return Ok(Verdict::failed_open("this dialect has no HTTP hooks"));
+            }
             let body = crate::dialect::input(&spec, &req);
             let posted = shared.post(&spec, target, body);
             let response = match req.deadline() {
@@ -441,6 +445,27 @@ impl reqwest::dns::Resolve for Guarded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A spec made by hand for nanopi's dialect, which has no HTTP form,
+    /// fails open and posts nothing.
+    #[tokio::test]
+    async fn a_dialect_without_http_hooks_posts_nothing() {
+        use crate::{Event, HookSpec, HookStack, RecordOutcome};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}/x", listener.local_addr().unwrap());
+        let spec = HookSpec::command(Event::Input, "").with_http(HttpTarget::new(url));
+        let stack = HookStack::builder().report(()).command_hook(spec).build();
+        let outcome = stack.oneshot(HookRequest::input("hi")).await.unwrap();
+        let record = &outcome.hooks()[0];
+        assert_eq!(record.outcome(), RecordOutcome::Error);
+        assert_eq!(record.reason(), Some("this dialect has no HTTP hooks"));
+        assert_eq!(
+            listener.accept().unwrap_err().kind(),
+            std::io::ErrorKind::WouldBlock,
+            "no connection was made"
+        );
+    }
 
     #[test]
     fn only_allowed_names_are_expanded() {
