@@ -295,3 +295,40 @@ async fn cursor_prompt_entries_deny_and_follow_up_and_fail_closed_without_a_mode
         Some("hook failed closed: no model to ask: this host has no evaluator")
     );
 }
+
+/// A model's no on a tool call ends the turn too (`continue: false`), unless
+/// the prompt handler says `continueOnBlock` or the handler is an `agent`:
+/// then only the call is refused.
+#[tokio::test]
+async fn a_no_on_a_tool_call_ends_the_turn_unless_the_hook_continues_on_block() {
+    let no = |_: &str| r#"{"ok": false, "reason": "not in this repo"}"#.to_owned();
+    let rm = || HookRequest::tool_execution_start("Bash", json!({"command": "rm -rf /"}));
+    for (handler, ends_turn) in [
+        (json!({"type": "prompt", "prompt": "Safe?"}), true),
+        (
+            json!({"type": "prompt", "prompt": "Safe?", "continueOnBlock": true}),
+            false,
+        ),
+        (json!({"type": "agent", "prompt": "Safe?"}), false),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = json!({"hooks": {"PreToolUse": [{"hooks": [handler.clone()]}]}});
+        let (stack, _) = stack(dir.path(), settings, Duration::ZERO, no);
+        let outcome = call(&stack, rm()).await;
+        assert!(outcome.is_blocked(), "{handler}: {outcome:?}");
+        assert_eq!(outcome.reason(), Some("not in this repo"), "{handler}");
+        let stop = ends_turn.then_some("not in this repo");
+        assert_eq!(outcome.stop(), stop, "{handler}");
+    }
+    // A prompt refused by a model ends the turn.
+    let dir = tempfile::tempdir().unwrap();
+    let (stack, _) = stack(
+        dir.path(),
+        prompt_hook("UserPromptSubmit", "Allowed?", None),
+        Duration::ZERO,
+        no,
+    );
+    let outcome = call(&stack, HookRequest::input("delete prod")).await;
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.stop(), Some("not in this repo"));
+}

@@ -50,6 +50,10 @@
 //!   `httpHookAllowedEnvVars` (the outer limit of every `allowedEnvVars`)
 //!   add up over the files of a load ([`HttpGates`]); a handler whose URL
 //!   they do not allow is listed, with a warning, and never runs.
+//! * `continueOnBlock`, for a `prompt` handler: a model's no at `PreToolUse`
+//!   or `PostToolUse` refuses the call and lets the turn go on, where by
+//!   default it also ends the turn (as Claude Code does since v2.1.210; an
+//!   `agent` handler always goes on).
 //! * `onFailure`: `"block"` makes a run that fails (it cannot start or
 //!   connect, times out, answers what cannot be read) block the action;
 //!   `"allow"`, the default, lets it proceed.
@@ -368,6 +372,10 @@ pub struct Handler {
     /// out, answers what cannot be read) blocks rather than lets the action
     /// proceed.
     pub fail_closed: bool,
+    /// `continueOnBlock`, for a `prompt` handler: a model's no on a tool call
+    /// refuses the call and the turn goes on, rather than ending the turn
+    /// (an `agent` handler always goes on).
+    pub continue_on_block: bool,
 }
 
 impl Handler {
@@ -865,6 +873,7 @@ impl Reader<'_> {
         let rewake = take_bool(&mut fields, "asyncRewake", &field)?;
         let once = take_bool(&mut fields, "once", &field)?;
         let persistent = take_bool(&mut fields, "persistent", &field)?;
+        let continue_on_block = take_bool(&mut fields, "continueOnBlock", &field)?;
         let status_message = take_string(&mut fields, "statusMessage", &field)?;
         let prompt = take_string(&mut fields, "prompt", &field)?;
         let url = take_string(&mut fields, "url", &field)?;
@@ -1035,6 +1044,7 @@ impl Reader<'_> {
             headers,
             allowed_env_vars,
             fail_closed,
+            continue_on_block,
             args,
             shell,
             timeout,

@@ -30,6 +30,9 @@ pub(crate) struct ClaudeHook {
     pub(crate) is_async: bool,
     /// `onFailure: "block"`: a failed run blocks.
     pub(crate) fail_closed: bool,
+    /// A model's no on a tool call lets the turn go on (`continueOnBlock`,
+    /// and every `agent` handler).
+    pub(crate) continue_on_block: bool,
 }
 
 /// The hook specs of loaded Claude Code handlers, in order; handlers of events
@@ -63,13 +66,15 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         if_rule: handler.if_rule.clone(),
         is_async: handler.is_async,
         fail_closed: handler.fail_closed,
+        continue_on_block: handler.continue_on_block || handler.kind == "agent",
     };
     let mut spec = HookSpec::command(point, handler.command.clone().unwrap_or_default())
         .with_source(handler.source.display().to_string(), handler.index)
         .with_timeout(handler.timeout)
         .with_program(program)
         .with_background(handler.is_async)
-        .with_persistent(handler.persistent)
+        // Only a command has a process to keep.
+        .with_persistent(handler.persistent && handler.kind == "command")
         .with_fail_closed(handler.fail_closed)
         .with_dialect(Dialect::Claude, Some(Arc::new(extra)));
     if handler.command.is_none() {
@@ -189,9 +194,11 @@ pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Note
 /// A model's answer to a Claude Code `prompt` or `agent` hook, as the hook's
 /// answer: `ok: true` allows; `ok: false` means at each event what Claude Code
 /// makes of it (the reference's table): at `Stop` and `SubagentStop` the agent
-/// keeps going with the reason (unless `impossible: true`); at `PreToolUse`,
-/// `PostToolUse`, `PostToolBatch` and `UserPromptSubmit` a block with the
-/// reason; at `PostToolUseFailure` the reason goes to the model; at
+/// keeps going with the reason (unless `impossible: true`); at `PreToolUse`
+/// and `PostToolUse` a block with the reason that also ends the turn
+/// (`continue: false`), unless the hook continues on a block; at
+/// `PostToolBatch`, `UserPromptSubmit` and `UserPromptExpansion` a block that
+/// ends the turn; at `PostToolUseFailure` the reason goes to the model; at
 /// `PermissionRequest`, nothing. The result is read as the same answer written
 /// as JSON by a command hook would be.
 pub(crate) fn model_answer(
@@ -207,6 +214,19 @@ pub(crate) fn model_answer(
         (false, "PostToolUseFailure") => serde_json::json!({
             "hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": reason}
         }),
+        (false, "PreToolUse" | "PostToolUse") if hook.continue_on_block => {
+            serde_json::json!({"decision": "block", "reason": reason})
+        }
+        (
+            false,
+            "PreToolUse"
+            | "PostToolUse"
+            | "PostToolBatch"
+            | "UserPromptSubmit"
+            | "UserPromptExpansion",
+        ) => {
+            serde_json::json!({"decision": "block", "reason": reason, "continue": false, "stopReason": reason})
+        }
         (false, _) => serde_json::json!({"decision": "block", "reason": reason}),
     };
     decode(Some(0), json.to_string().as_bytes(), b"", &hook.event)
