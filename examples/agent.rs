@@ -22,11 +22,11 @@ use std::time::Duration;
 use serde_json::json;
 use tower::{service_fn, Service, ServiceBuilder, ServiceExt};
 
-use self::support::{changed, shorten};
+use self::support::{changed, event_head, shorten, took, with_arguments};
 use tower_hooks::report::Notice;
 use tower_hooks::{
     AgentHooks, CompactionReason, Config, Decision, HookOutcome, HookRequest, HookStack,
-    PromptDecision, RecordOutcome, ShutdownReason, StartReason, ToolCall, ToolResult,
+    PromptDecision, ShutdownReason, StartReason, ToolCall, ToolResult,
 };
 
 const USAGE: &str = "usage: cargo run --example agent [-- --no-hooks]";
@@ -187,14 +187,8 @@ fn answer(results: &[ToolResult]) -> String {
 
 /// One event of the transcript: the payload, each hook, the decision.
 fn print_event(req: &HookRequest, outcome: &HookOutcome, no_hooks: bool) {
-    let mut head = format!("── {}", req.event());
-    if let Some(tool) = req.tool_name() {
-        head.push_str(&format!(" {tool}"));
-    }
-    if let Some(id) = req.tool_call_id() {
-        head.push_str(&format!(" [{id}]"));
-    }
-    println!("{head} {}", shorten(&req.arguments().to_string(), 160));
+    let head = event_head(req.event().name(), req);
+    println!("{}", with_arguments(&head, req));
     if no_hooks {
         println!("     (hooks off: nothing ran)");
         return;
@@ -205,16 +199,12 @@ fn print_event(req: &HookRequest, outcome: &HookOutcome, no_hooks: bool) {
     for hook in outcome.hooks() {
         let name = hook_name(hook.spec().command_line().unwrap_or(hook.spec().source()));
         let matcher = hook.spec().matcher().unwrap_or("*");
-        let took = match hook.outcome() {
-            RecordOutcome::Skipped | RecordOutcome::NotRun => String::new(),
-            _ => format!("{} ms", hook.duration().as_millis()),
-        };
         let line = format!(
             "     hook {:<28} {:<9} {:<9} {:>6}  {}",
             shorten(&name, 28),
             matcher,
             hook.outcome().as_str(),
-            took,
+            took(hook),
             hook.reason().unwrap_or("")
         );
         println!("{}", line.trim_end());

@@ -30,17 +30,15 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::json;
-use tower::{service_fn, Service, ServiceBuilder};
+use tower::{service_fn, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
-use self::support::{changed, shorten};
-use tower_hooks::config::{Discovery, Format};
-use tower_hooks::dialect::claude::event_name;
+use self::support::{changed, claude_event_head, took, with_arguments};
+use tower_hooks::config::Format;
 use tower_hooks::report::Notice;
 use tower_hooks::{
-    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, RecordOutcome, ShutdownReason,
-    StartReason, StopDecision, ToolCall, ToolResult,
+    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason,
+    StopDecision, ToolCall, ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Claude Code user
@@ -59,9 +57,7 @@ const SESSION_ID: &str = "demo-claude-0001";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    support::no_arguments("claude_code");
-    run(Transcript::printed()).await?;
-    Ok(())
+    support::play("claude_code", run).await
 }
 
 /// Plays the session into `out`. The project folder is removed at the end.
@@ -77,10 +73,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     // managed settings file. Missing ones are skipped; this example reads the
     // project's only (no home, no machine-wide files), so that it runs the
     // same everywhere.
-    let discovery = Discovery::new(project)
-        .with_home(None)
-        .with_system_files(false)
-        .format(Format::Claude);
+    let discovery = support::project_discovery(project, Format::Claude);
     let config = discovery.load()?;
     for warning in config.warnings() {
         out.say(format!("warning: {warning}"));
@@ -137,7 +130,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     ];
     let mut results = Vec::new();
     for (id, command) in calls {
-        results.push(run_tool(&out, &mut bash, id, command).await?);
+        results.push(out.call_bash(&mut bash, id, command).await?);
     }
 
     // The model thinks it is done; a Stop hook may send it back.
@@ -156,7 +149,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
                 // The instruction is the model's next input: here, it runs the tests.
                 follow_up += 1;
                 let id = format!("toolu_1{follow_up}");
-                let result = run_tool(&out, &mut bash, &id, "npm test").await?;
+                let result = out.call_bash(&mut bash, &id, "npm test").await?;
                 last_message = format!("The tests ran: {}", result.content().trim_end());
             }
         }
@@ -172,32 +165,20 @@ fn write_project(project: &Path) -> std::io::Result<()> {
     support::write_project(project, ".claude", ("settings.json", SETTINGS), &SCRIPTS)
 }
 
-/// One Bash call the model asks for, through the hooks: what the model sees.
-async fn run_tool<S>(
-    out: &Transcript,
-    bash: &mut S,
-    id: &str,
-    command: &str,
-) -> Result<ToolResult, Box<dyn Error>>
-where
-    S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
-{
-    let call = ToolCall::new("Bash", id, json!({ "command": command }));
-    out.call_tool(bash, call).await
-}
-
 /// The tool: pretends to run a shell command. Nothing is executed.
 async fn fake_bash(out: Transcript, call: ToolCall) -> Result<ToolResult, Infallible> {
-    let command = call.arguments["command"].as_str().unwrap_or_default();
-    out.say(format!("tool   : Bash pretends to run `{command}`"));
+    let outputs = [
+        ("ls", "build/\npackage.json\npackage-lock.json\nsrc/\n"),
+        ("npm ci", "added 42 packages in 1s\n"),
+        (
+            "npm install",
+            "added 42 packages, and package-lock.json changed\n",
+        ),
+        ("npm test", "12 passing\n"),
+    ];
+    let result = support::pretend_bash(&out, &call, &outputs);
     tokio::time::sleep(Duration::from_millis(10)).await;
-    Ok(match command {
-        "ls" => ToolResult::ok("build/\npackage.json\npackage-lock.json\nsrc/\n"),
-        "npm ci" => ToolResult::ok("added 42 packages in 1s\n"),
-        "npm install" => ToolResult::ok("added 42 packages, and package-lock.json changed\n"),
-        "npm test" => ToolResult::ok("12 passing\n"),
-        other => ToolResult::error(format!("sh: {other}: not run by this fake tool")),
-    })
+    Ok(result)
 }
 
 /// The scripted model's message when it thinks it is done.
@@ -216,30 +197,16 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     if outcome.hooks().is_empty() {
         return;
     }
-    let mut head = format!("── {}", event_name(req).unwrap_or(req.event().name()));
-    if let Some(tool) = req.tool_name() {
-        head.push_str(&format!(" {tool}"));
-    }
-    if let Some(id) = req.tool_call_id() {
-        head.push_str(&format!(" [{id}]"));
-    }
-    out.say(format!(
-        "{head} {}",
-        shorten(&req.arguments().to_string(), 160)
-    ));
+    out.say(with_arguments(&claude_event_head(req), req));
     for hook in outcome.hooks() {
         let name = hook_name(hook.spec().command_line().unwrap_or(hook.spec().source()));
         let matcher = hook.spec().matcher().unwrap_or("*");
-        let took = match hook.outcome() {
-            RecordOutcome::Skipped | RecordOutcome::NotRun => String::new(),
-            _ => format!("{} ms", hook.duration().as_millis()),
-        };
         let line = format!(
             "     hook {:<15} {:<6} {:<9} {:>6}  {}",
             name,
             matcher,
             hook.outcome().as_str(),
-            took,
+            took(hook),
             hook.reason().unwrap_or("")
         );
         out.say(line.trim_end());

@@ -38,13 +38,13 @@ use serde_json::{json, Value};
 use tower::{service_fn, Service, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
-use self::support::{changed, shorten};
-use tower_hooks::config::{Discovery, Format};
+use self::support::{changed, event_head, took, with_arguments};
+use tower_hooks::config::Format;
 use tower_hooks::dialect::event_as_written;
 use tower_hooks::report::Notice;
 use tower_hooks::{
-    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, RecordOutcome, ShutdownReason,
-    StartReason, StopDecision, ToolCall, ToolResult,
+    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason,
+    StopDecision, ToolCall, ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Cursor user keeps
@@ -67,9 +67,7 @@ const SESSION_ID: &str = "demo-cursor-0001";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    support::no_arguments("cursor");
-    run(Transcript::printed()).await?;
-    Ok(())
+    support::play("cursor", run).await
 }
 
 /// Plays the session into `out`. The project folder is removed at the end.
@@ -83,10 +81,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     // Cursor's files: /etc/cursor/hooks.json, ~/.cursor/hooks.json, then the
     // project's .cursor/hooks.json, all of them. This example reads the
     // project's only, so that it runs the same everywhere.
-    let discovery = Discovery::new(project)
-        .with_home(None)
-        .with_system_files(false)
-        .format(Format::Cursor);
+    let discovery = support::project_discovery(project, Format::Cursor);
     let config = discovery.load()?;
     for warning in config.warnings() {
         out.say(format!("warning: {warning}"));
@@ -292,31 +287,17 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
             events.push(event);
         }
     }
-    let mut head = format!("── {}", events.join(" + "));
-    if let Some(tool) = req.tool_name() {
-        head.push_str(&format!(" {tool}"));
-    }
-    if let Some(id) = req.tool_call_id() {
-        head.push_str(&format!(" [{id}]"));
-    }
-    out.say(format!(
-        "{head} {}",
-        shorten(&req.arguments().to_string(), 160)
-    ));
+    out.say(with_arguments(&event_head(&events.join(" + "), req), req));
     for hook in outcome.hooks() {
         let command = hook.spec().command_line().unwrap_or(hook.spec().source());
         let name = command.rsplit('/').next().unwrap_or(command);
         let matcher = hook.spec().matcher().unwrap_or("*");
-        let took = match hook.outcome() {
-            RecordOutcome::Skipped | RecordOutcome::NotRun => String::new(),
-            _ => format!("{} ms", hook.duration().as_millis()),
-        };
         let line = format!(
             "     hook {:<15} {:<12} {:<9} {:>6}  {}",
             name,
             matcher,
             hook.outcome().as_str(),
-            took,
+            took(hook),
             hook.reason().unwrap_or("")
         );
         out.say(line.trim_end());

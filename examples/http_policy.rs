@@ -45,16 +45,15 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
-use tower::{service_fn, Service, ServiceBuilder};
+use tower::{service_fn, ServiceBuilder};
 
-use self::support::shorten;
 pub(crate) use self::support::Transcript;
-use tower_hooks::config::{Config, Discovery, Format};
-use tower_hooks::dialect::claude::event_name;
+use self::support::{claude_event_head, took, with_arguments};
+use tower_hooks::config::{Config, Format};
 use tower_hooks::report::Notice;
 use tower_hooks::{
     AgentHooks, Approval, ApprovalRequest, Decision, HookOutcome, HookRequest, HookStack,
-    RecordOutcome, ShutdownReason, StartReason, ToolCall, ToolResult,
+    ShutdownReason, StartReason, ToolCall, ToolResult,
 };
 
 /// The project's `.claude/settings.json`; `{base}` becomes the server's
@@ -88,9 +87,7 @@ const SESSION_ID: &str = "demo-http-0001";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    support::no_arguments("http_policy");
-    run(Transcript::printed()).await?;
-    Ok(())
+    support::play("http_policy", run).await
 }
 
 /// Plays the session into `out`. The server stops and the project folder is
@@ -115,10 +112,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     let settings = SETTINGS.replace("{base}", &base);
     support::write_project(project, ".claude", ("settings.json", &settings), &[])?;
 
-    let discovery = Discovery::new(project)
-        .with_home(None)
-        .with_system_files(false)
-        .format(Format::Claude);
+    let discovery = support::project_discovery(project, Format::Claude);
     let config = discovery.load()?;
     for warning in config.warnings() {
         out.say(format!("warning: {warning}"));
@@ -162,12 +156,12 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
         ("toolu_02", "rm -rf build/"),
         ("toolu_03", "git push --force origin main"),
     ] {
-        run_tool(&out, &mut bash, id, command).await?;
+        out.call_bash(&mut bash, id, command).await?;
     }
 
     out.say("\n## the policy server breaks: it answers 500 to everything");
     policy.broken.store(true, Ordering::SeqCst);
-    run_tool(&out, &mut bash, "toolu_04", "git status").await?;
+    out.call_bash(&mut bash, "toolu_04", "git status").await?;
     policy.broken.store(false, Ordering::SeqCst);
     hooks.session_shutdown(ShutdownReason::Quit).await?;
 
@@ -179,7 +173,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
         .service(service_fn(move |call: ToolCall| {
             fake_bash(tool_out.clone(), call)
         }));
-    run_tool(&out, &mut stale_bash, "toolu_05", "ls").await?;
+    out.call_bash(&mut stale_bash, "toolu_05", "ls").await?;
     stale.session_shutdown(ShutdownReason::Quit).await?;
 
     drop(server);
@@ -356,29 +350,16 @@ async fn serve(
 
 // ─── The session ────────────────────────────────────────────────────────────
 
-/// One Bash call the model asks for, through the hooks: what the model sees.
-async fn run_tool<S>(
-    out: &Transcript,
-    bash: &mut S,
-    id: &str,
-    command: &str,
-) -> Result<ToolResult, Box<dyn Error>>
-where
-    S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
-{
-    let call = ToolCall::new("Bash", id, json!({ "command": command }));
-    out.call_tool(bash, call).await
-}
-
 /// The tool: pretends to run a shell command. Nothing is executed.
 async fn fake_bash(out: Transcript, call: ToolCall) -> Result<ToolResult, Infallible> {
-    let command = call.arguments["command"].as_str().unwrap_or_default();
-    out.say(format!("tool   : Bash pretends to run `{command}`"));
-    Ok(match command {
-        "ls" => ToolResult::ok("Cargo.toml\nbuild/\nsrc/\n"),
-        "git status" => ToolResult::ok("On branch main\nnothing to commit, working tree clean\n"),
-        other => ToolResult::error(format!("sh: {other}: not run by this fake tool")),
-    })
+    let outputs = [
+        ("ls", "Cargo.toml\nbuild/\nsrc/\n"),
+        (
+            "git status",
+            "On branch main\nnothing to commit, working tree clean\n",
+        ),
+    ];
+    Ok(support::pretend_bash(&out, &call, &outputs))
 }
 
 /// One event with hooks: its Claude Code name, each hook, the decision.
@@ -386,28 +367,14 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     if outcome.hooks().is_empty() {
         return;
     }
-    let mut head = format!("── {}", event_name(req).unwrap_or(req.event().name()));
-    if let Some(tool) = req.tool_name() {
-        head.push_str(&format!(" {tool}"));
-    }
-    if let Some(id) = req.tool_call_id() {
-        head.push_str(&format!(" [{id}]"));
-    }
-    out.say(format!(
-        "{head} {}",
-        shorten(&req.arguments().to_string(), 160)
-    ));
+    out.say(with_arguments(&claude_event_head(req), req));
     for hook in outcome.hooks() {
-        let took = match hook.outcome() {
-            RecordOutcome::Skipped | RecordOutcome::NotRun => String::new(),
-            _ => format!("{} ms", hook.duration().as_millis()),
-        };
         let line = format!(
             "     hook {:<4} {:<6} {:<7} {:>6}  {}",
             hook.spec().kind(),
             hook.spec().matcher().unwrap_or("*"),
             hook.outcome().as_str(),
-            took,
+            took(hook),
             hook.reason().unwrap_or("")
         );
         out.say(line.trim_end());

@@ -34,13 +34,12 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tower::{service_fn, Service, ServiceBuilder};
 
-use self::support::shorten;
 pub(crate) use self::support::Transcript;
-use tower_hooks::config::{ConfigWarningKind, Discovery, Format};
-use tower_hooks::dialect::claude::event_name;
+use self::support::{claude_event_head, shorten, took};
+use tower_hooks::config::{ConfigWarningKind, Format};
 use tower_hooks::{
-    AgentHooks, BoxError, HookOutcome, HookRequest, HookStack, RecordOutcome, ShutdownReason,
-    StartReason, StopDecision, ToolCall, ToolResult,
+    AgentHooks, BoxError, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason,
+    StopDecision, ToolCall, ToolResult,
 };
 
 /// The project's `.claude/settings.json`. The `PreToolUse` prompt places the
@@ -78,9 +77,7 @@ const SESSION_ID: &str = "demo-model-0001";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    support::no_arguments("model_hook");
-    run(Transcript::printed()).await?;
-    Ok(())
+    support::play("model_hook", run).await
 }
 
 /// Plays the session into `out`. The project folder is removed at the end.
@@ -92,10 +89,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     std::fs::create_dir_all(project.join(".claude"))?;
     std::fs::write(project.join(".claude/settings.json"), SETTINGS)?;
 
-    let discovery = Discovery::new(project)
-        .with_home(None)
-        .with_system_files(false)
-        .format(Format::Claude);
+    let discovery = support::project_discovery(project, Format::Claude);
     let config = discovery.load()?;
     // Each `prompt` handler loads with a warning that it runs only where the
     // host supplies a model. This host does, so those warnings are left out.
@@ -144,7 +138,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
         ("toolu_02", "rm -rf /"),
         ("toolu_03", "cargo build"),
     ] {
-        refused |= run_tool(&out, &mut bash, id, command).await?.is_error();
+        refused |= out.call_bash(&mut bash, id, command).await?.is_error();
     }
 
     out.say("\n## the model stops");
@@ -165,7 +159,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
                 out.say(format!("agent  : stop -> keep going: {instruction}"));
                 follow_up += 1;
                 let id = format!("toolu_1{follow_up}");
-                let result = run_tool(&out, &mut bash, &id, "cargo test").await?;
+                let result = out.call_bash(&mut bash, &id, "cargo test").await?;
                 last_message = format!("The tests ran: {}", result.content().trim_end());
             }
         }
@@ -292,30 +286,14 @@ fn one_line(text: &str) -> String {
 
 // ─── The session ────────────────────────────────────────────────────────────
 
-/// One Bash call the model asks for, through the hooks: what the model sees.
-async fn run_tool<S>(
-    out: &Transcript,
-    bash: &mut S,
-    id: &str,
-    command: &str,
-) -> Result<ToolResult, Box<dyn Error>>
-where
-    S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
-{
-    let call = ToolCall::new("Bash", id, json!({ "command": command }));
-    out.call_tool(bash, call).await
-}
-
 /// The tool: pretends to run a shell command. Nothing is executed.
 async fn fake_bash(out: Transcript, call: ToolCall) -> Result<ToolResult, Infallible> {
-    let command = call.arguments["command"].as_str().unwrap_or_default();
-    out.say(format!("tool   : Bash pretends to run `{command}`"));
-    Ok(match command {
-        "ls" => ToolResult::ok("Cargo.toml\nsrc/\ntarget/\n"),
-        "cargo build" => ToolResult::ok("Finished `dev` profile in 4.2s\n"),
-        "cargo test" => ToolResult::ok("12 passed; 0 failed\n"),
-        other => ToolResult::error(format!("sh: {other}: not run by this fake tool")),
-    })
+    let outputs = [
+        ("ls", "Cargo.toml\nsrc/\ntarget/\n"),
+        ("cargo build", "Finished `dev` profile in 4.2s\n"),
+        ("cargo test", "12 passed; 0 failed\n"),
+    ];
+    Ok(support::pretend_bash(&out, &call, &outputs))
 }
 
 /// One event with hooks: its Claude Code name, each hook, the decision.
@@ -323,25 +301,14 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     if outcome.hooks().is_empty() {
         return;
     }
-    let mut head = format!("── {}", event_name(req).unwrap_or(req.event().name()));
-    if let Some(tool) = req.tool_name() {
-        head.push_str(&format!(" {tool}"));
-    }
-    if let Some(id) = req.tool_call_id() {
-        head.push_str(&format!(" [{id}]"));
-    }
-    out.say(head);
+    out.say(claude_event_head(req));
     for hook in outcome.hooks() {
-        let took = match hook.outcome() {
-            RecordOutcome::Skipped | RecordOutcome::NotRun => String::new(),
-            _ => format!("{} ms", hook.duration().as_millis()),
-        };
         let line = format!(
             "     hook {:<6} {:<6} {:<7} {:>6}  {}",
             hook.spec().kind(),
             hook.spec().matcher().unwrap_or("*"),
             hook.outcome().as_str(),
-            took,
+            took(hook),
             hook.reason().unwrap_or("")
         );
         out.say(line.trim_end());

@@ -1,4 +1,5 @@
-//! What the example sessions share: how they print a transcript.
+//! What the example sessions share: how they set up a project, play a
+//! session and print its transcript.
 //!
 //! Each example uses a part of this module, hence the `dead_code` allowance.
 
@@ -6,12 +7,15 @@
 
 use std::convert::Infallible;
 use std::error::Error;
+use std::future::Future;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use tower::{Service, ServiceExt};
-use tower_hooks::{ToolCall, ToolResult};
+use tower_hooks::config::{Discovery, Format};
+use tower_hooks::dialect::claude::event_name;
+use tower_hooks::{HookRecord, HookRequest, RecordOutcome, ToolCall, ToolResult};
 
 /// Exits with a usage line when the example is given an argument: it takes none.
 pub(crate) fn no_arguments(example: &str) {
@@ -19,6 +23,18 @@ pub(crate) fn no_arguments(example: &str) {
         eprintln!("unknown argument {arg:?}\nusage: cargo run --example {example}");
         std::process::exit(2);
     }
+}
+
+/// An example's `main`: it takes no argument, and plays `run`'s session into
+/// a transcript that prints its lines.
+pub(crate) async fn play<F, Fut>(example: &str, run: F) -> Result<(), Box<dyn Error>>
+where
+    F: FnOnce(Transcript) -> Fut,
+    Fut: Future<Output = Result<Transcript, Box<dyn Error>>>,
+{
+    no_arguments(example);
+    run(Transcript::printed()).await?;
+    Ok(())
 }
 
 /// Writes a project's hooks folder, as its users keep it: `<project>/<folder>/<config>`
@@ -40,6 +56,32 @@ pub(crate) fn write_project(
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
     }
     Ok(())
+}
+
+/// Where an example looks for hooks files: the project's own, in `format`'s
+/// dialect; not the user's (no home) nor the machine's, so that it runs the
+/// same everywhere.
+pub(crate) fn project_discovery(project: &Path, format: Format) -> Discovery {
+    Discovery::new(project)
+        .with_home(None)
+        .with_system_files(false)
+        .format(format)
+}
+
+/// A fake `Bash` tool's answer to `call`: it says the command it pretends to
+/// run, and answers with the command's output in `outputs`, or an error for a
+/// command it has no output for. Nothing is executed.
+pub(crate) fn pretend_bash(
+    out: &Transcript,
+    call: &ToolCall,
+    outputs: &[(&str, &str)],
+) -> ToolResult {
+    let command = call.arguments["command"].as_str().unwrap_or_default();
+    out.say(format!("tool   : Bash pretends to run `{command}`"));
+    match outputs.iter().find(|(known, _)| *known == command) {
+        Some((_, output)) => ToolResult::ok(*output),
+        None => ToolResult::error(format!("sh: {command}: not run by this fake tool")),
+    }
 }
 
 /// The lines of a session's transcript, kept for the test and printed as they
@@ -114,6 +156,20 @@ impl Transcript {
         Ok(result)
     }
 
+    /// One Bash call the model asks for, through the hooks: what the model sees.
+    pub(crate) async fn call_bash<S>(
+        &self,
+        bash: &mut S,
+        id: &str,
+        command: &str,
+    ) -> Result<ToolResult, Box<dyn Error>>
+    where
+        S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
+    {
+        let call = ToolCall::new("Bash", id, json!({ "command": command }));
+        self.call_tool(bash, call).await
+    }
+
     /// The user's prompt through the hooks: the prompt the model gets, or
     /// `None` when a hook refused it (the refusal is said).
     pub(crate) async fn prompt(
@@ -132,6 +188,39 @@ impl Transcript {
                 None
             }
         })
+    }
+}
+
+/// The head of an event in a transcript: `── <event> <tool> [<call id>]`, the
+/// tool and the call id where the request has them.
+pub(crate) fn event_head(event: &str, req: &HookRequest) -> String {
+    let mut head = format!("── {event}");
+    if let Some(tool) = req.tool_name() {
+        head.push_str(&format!(" {tool}"));
+    }
+    if let Some(id) = req.tool_call_id() {
+        head.push_str(&format!(" [{id}]"));
+    }
+    head
+}
+
+/// [`event_head`] with the event's Claude Code name (the library's own name
+/// for an event Claude Code has no name for).
+pub(crate) fn claude_event_head(req: &HookRequest) -> String {
+    event_head(event_name(req).unwrap_or(req.event().name()), req)
+}
+
+/// `head`, then the request's arguments shortened to 160 characters.
+pub(crate) fn with_arguments(head: &str, req: &HookRequest) -> String {
+    format!("{head} {}", shorten(&req.arguments().to_string(), 160))
+}
+
+/// How long a hook took, as a transcript's duration cell shows it: empty for
+/// a hook that did not run.
+pub(crate) fn took(hook: &HookRecord) -> String {
+    match hook.outcome() {
+        RecordOutcome::Skipped | RecordOutcome::NotRun => String::new(),
+        _ => format!("{} ms", hook.duration().as_millis()),
     }
 }
 

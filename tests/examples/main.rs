@@ -5,6 +5,32 @@
 #[path = "../../examples/custom_layer.rs"]
 mod custom_layer;
 
+/// The transcript says that the project's file whose path ends with `file`
+/// was loaded, gave no warning, and that the session is `summary` (`<n> hooks,
+/// session <id>`).
+fn assert_loaded_without_warning(lines: &[String], file: &str, summary: &str) {
+    let text = lines.join("\n");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("loaded  ") && l.ends_with(file)),
+        "{text}"
+    );
+    assert!(!text.contains("warning:"), "{text}");
+    assert!(lines.iter().any(|l| l == summary), "{text}");
+}
+
+/// The first three columns (kind, matcher, outcome) of each of the
+/// transcript's `hook <kind>` lines.
+fn hook_columns<'a>(lines: &'a [String], kind: &str) -> Vec<Vec<&'a str>> {
+    let start = format!("hook {kind}");
+    lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with(&start))
+        .map(|l| l.split_whitespace().skip(1).take(3).collect())
+        .collect()
+}
+
 #[tokio::test]
 async fn custom_layer_per_hook_layers_see_only_the_hooks_that_run() {
     let report = custom_layer::run().await.unwrap();
@@ -70,14 +96,11 @@ async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
     let has = |line: &str| lines.iter().any(|l| l == line);
 
     // The project's settings file was found, with no warning.
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("loaded  ") && l.ends_with("/.claude/settings.json")),
-        "{text}"
+    assert_loaded_without_warning(
+        &lines,
+        "/.claude/settings.json",
+        "3 hooks, session demo-claude-0001",
     );
-    assert!(!text.contains("warning:"), "{text}");
-    assert!(has("3 hooks, session demo-claude-0001"), "{text}");
 
     // A safe command runs as the model wrote it.
     assert!(has("tool   : Bash pretends to run `ls`"), "{text}");
@@ -159,14 +182,11 @@ async fn cursor_hooks_deny_format_in_the_background_and_follow_up_once() {
     };
 
     // The project's hooks.json was found, with no warning.
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("loaded  ") && l.ends_with("/.cursor/hooks.json")),
-        "{text}"
+    assert_loaded_without_warning(
+        &lines,
+        "/.cursor/hooks.json",
+        "4 hooks, session demo-cursor-0001",
     );
-    assert!(!text.contains("warning:"), "{text}");
-    assert!(has("4 hooks, session demo-cursor-0001"), "{text}");
 
     // The shell guard's regex selects only `rm -rf` and `curl`: `ls` runs.
     assert!(has("tool   : Shell pretends to run `ls`"), "{text}");
@@ -378,14 +398,11 @@ async fn model_hook_prompts_deny_a_command_and_send_the_agent_back_once() {
 
     // The project's settings file was found; with an evaluator, the prompt
     // handlers' load warnings do not apply, and no other warning came.
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("loaded  ") && l.ends_with("/.claude/settings.json")),
-        "{text}"
+    assert_loaded_without_warning(
+        &lines,
+        "/.claude/settings.json",
+        "2 hooks, session demo-model-0001",
     );
-    assert!(!text.contains("warning:"), "{text}");
-    assert!(has("2 hooks, session demo-model-0001"), "{text}");
 
     // The PreToolUse prompt has the hook's input where `$ARGUMENTS` was.
     let asked: Vec<&str> = lines
@@ -424,11 +441,7 @@ async fn model_hook_prompts_deny_a_command_and_send_the_agent_back_once() {
     assert!(!text.contains("pretends to run `rm -rf"), "{text}");
     assert!(has("tool   : Bash pretends to run `ls`"), "{text}");
     assert!(has("tool   : Bash pretends to run `cargo build`"), "{text}");
-    let hooks: Vec<Vec<&str>> = lines
-        .iter()
-        .filter(|l| l.trim_start().starts_with("hook prompt"))
-        .map(|l| l.split_whitespace().skip(1).take(3).collect())
-        .collect();
+    let hooks = hook_columns(&lines, "prompt");
     assert_eq!(
         hooks,
         [
@@ -508,14 +521,11 @@ async fn http_policy_server_allows_denies_asks_and_fails_open() {
         }),
         "{text}"
     );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("loaded  ") && l.ends_with("/.claude/settings.json")),
-        "{text}"
+    assert_loaded_without_warning(
+        &lines,
+        "/.claude/settings.json",
+        "1 hooks, session demo-http-0001",
     );
-    assert!(!text.contains("warning:"), "{text}");
-    assert!(has("1 hooks, session demo-http-0001"), "{text}");
 
     // What the server got, in order: the hook's input with the right token
     // (expanded from `$POLICY_TOKEN`), then the stale one.
@@ -537,11 +547,7 @@ async fn http_policy_server_allows_denies_asks_and_fails_open() {
 
     // Each call's hook record: an empty 2xx allows, the JSON decisions block
     // and ask, a 500 and a 401 are errors.
-    let records: Vec<Vec<&str>> = lines
-        .iter()
-        .filter(|l| l.trim_start().starts_with("hook http"))
-        .map(|l| l.split_whitespace().skip(1).take(3).collect())
-        .collect();
+    let records = hook_columns(&lines, "http");
     assert_eq!(
         records,
         [

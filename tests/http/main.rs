@@ -119,6 +119,15 @@ fn only_record(outcome: &HookOutcome) -> (RecordOutcome, Option<String>) {
     (record.outcome(), record.reason().map(str::to_owned))
 }
 
+/// Each record of an outcome: its outcome and its reason.
+fn records(outcome: &HookOutcome) -> Vec<(RecordOutcome, Option<&str>)> {
+    outcome
+        .hooks()
+        .iter()
+        .map(|r| (r.outcome(), r.reason()))
+        .collect()
+}
+
 /// Asserts that the call went ahead, unchanged, with one `error` record
 /// whose reason is `reason`.
 fn assert_failed_open(outcome: &HookOutcome, reason: &str) {
@@ -184,6 +193,19 @@ fn ip(text: &str) -> IpAddr {
 async fn settled_connections(server: &Server) -> usize {
     tokio::time::sleep(Duration::from_millis(300)).await;
     server.connections()
+}
+
+/// Calls a stack of one `PreToolUse` handler posting to `url`, with
+/// `settings`, with a `Bash` `ls`, and asserts that the only record is an
+/// `error`: the outcome, and the record's reason. `case` names the case in a
+/// failure.
+async fn error_record(url: &str, settings: HttpSettings, case: &str) -> (HookOutcome, String) {
+    let (_project, stack) = one_hook_with("PreToolUse", http(url, json!({})), settings);
+    let outcome = call(&stack, bash("ls")).await;
+    let (record, reason) = only_record(&outcome);
+    assert_eq!(record, RecordOutcome::Error, "{case}: {outcome:?}");
+    let reason = reason.expect("an error record has a reason");
+    (outcome, reason)
 }
 
 // ---------------------------------------------------------------------------
@@ -399,6 +421,21 @@ async fn a_redirect_is_not_followed() {
     assert_eq!(paths, ["/redirect", "/permanent"]);
 }
 
+/// Calls a stack of one `PreToolUse` handler posting to `url` with a
+/// `timeout` of 1 s, and asserts that the call ended at the timeout, long
+/// before `late` (when the server would be done), and went ahead.
+async fn assert_timed_out_after_1_s(url: &str, late: &str) {
+    let (_project, stack) = one_hook("PreToolUse", http(url, json!({"timeout": 1})));
+    let started = Instant::now();
+    let outcome = tokio::time::timeout(Duration::from_secs(4), stack.clone().oneshot(bash("ls")))
+        .await
+        .unwrap_or_else(|_| panic!("the call ended long before {late}"))
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert!(elapsed >= Duration::from_millis(900), "{elapsed:?}");
+    assert_failed_open(&outcome, "timed out after 1 s");
+}
+
 /// A server slower than the hook's timeout: Claude Code's "timed out after
 /// N s", the action goes ahead, and the call ends at the timeout, not when the
 /// server answers.
@@ -409,18 +446,7 @@ async fn a_server_past_the_timeout_is_an_error_at_the_timeout() {
             .after(Duration::from_secs(5))
     })
     .await;
-    let (_project, stack) = one_hook(
-        "PreToolUse",
-        http(&server.url("/slow"), json!({"timeout": 1})),
-    );
-    let started = Instant::now();
-    let outcome = tokio::time::timeout(Duration::from_secs(4), stack.clone().oneshot(bash("ls")))
-        .await
-        .expect("the call ended long before the server's 5 s")
-        .unwrap();
-    let elapsed = started.elapsed();
-    assert!(elapsed >= Duration::from_millis(900), "{elapsed:?}");
-    assert_failed_open(&outcome, "timed out after 1 s");
+    assert_timed_out_after_1_s(&server.url("/slow"), "the server's 5 s").await;
     assert_eq!(server.requests().len(), 1, "the request was sent");
 }
 
@@ -429,17 +455,7 @@ async fn a_server_past_the_timeout_is_an_error_at_the_timeout() {
 #[tokio::test]
 async fn a_body_that_dribbles_past_the_timeout_is_an_error_at_the_timeout() {
     let server = Server::start(|_| Reply::streamed(64, 1).paced(Duration::from_millis(300))).await;
-    let (_project, stack) = one_hook(
-        "PreToolUse",
-        http(&server.url("/dribble"), json!({"timeout": 1})),
-    );
-    let started = Instant::now();
-    let outcome = tokio::time::timeout(Duration::from_secs(4), stack.clone().oneshot(bash("ls")))
-        .await
-        .expect("the call ended long before the body's 19 s")
-        .unwrap();
-    assert!(started.elapsed() >= Duration::from_millis(900));
-    assert_failed_open(&outcome, "timed out after 1 s");
+    assert_timed_out_after_1_s(&server.url("/dribble"), "the body's 19 s").await;
 }
 
 /// A body over the limit is a failure naming the limit, whether it is
@@ -683,11 +699,7 @@ async fn the_server_receives_the_envelope_a_command_reads_on_stdin() {
     .with_tool_call_id("toolu_01")
     .with_cwd(cwd.as_str());
     let outcome = call(&stack, req).await;
-    let records: Vec<(RecordOutcome, Option<&str>)> = outcome
-        .hooks()
-        .iter()
-        .map(|r| (r.outcome(), r.reason()))
-        .collect();
+    let records = records(&outcome);
     assert_eq!(
         records,
         [(RecordOutcome::Allow, None), (RecordOutcome::Allow, None)]
@@ -876,11 +888,7 @@ async fn allowed_http_hook_urls_decides_which_hooks_run() {
 
     let stack = stack(&config, HttpSettings::new());
     let outcome = call(&stack, bash("ls")).await;
-    let records: Vec<(RecordOutcome, Option<&str>)> = outcome
-        .hooks()
-        .iter()
-        .map(|r| (r.outcome(), r.reason()))
-        .collect();
+    let records = records(&outcome);
     assert_eq!(
         records,
         [
@@ -1015,15 +1023,8 @@ async fn the_guard_refuses_each_private_address_a_host_resolves_to() {
     let url = format!("http://policy.internal.test:{}/x", decoy.port());
     for (address, what) in rows {
         let (resolver, asked) = fixed_resolver(vec![ip("127.0.0.1"), ip(address)]);
-        let (_project, stack) = one_hook_with(
-            "PreToolUse",
-            http(&url, json!({})),
-            HttpSettings::new().resolver(resolver),
-        );
-        let outcome = call(&stack, bash("ls")).await;
-        let (record, reason) = only_record(&outcome);
-        assert_eq!(record, RecordOutcome::Error, "{address}: {outcome:?}");
-        let reason = reason.unwrap();
+        let settings = HttpSettings::new().resolver(resolver);
+        let (outcome, reason) = error_record(&url, settings, address).await;
         assert!(
             reason.starts_with(&format!("could not post to {url}: ")),
             "{address}: {reason}"
@@ -1056,15 +1057,8 @@ async fn a_refused_address_is_never_connected_to() {
     // Through a resolver.
     let (resolver, asked) = fixed_resolver(vec![ip("127.0.0.1")]);
     let url = format!("http://policy.internal.test:{}/x", server.port());
-    let (_project, stack) = one_hook_with(
-        "PreToolUse",
-        http(&url, json!({})),
-        HttpSettings::new().guard(no_loopback()).resolver(resolver),
-    );
-    let outcome = call(&stack, bash("ls")).await;
-    let (record, reason) = only_record(&outcome);
-    assert_eq!(record, RecordOutcome::Error);
-    let reason = reason.unwrap();
+    let settings = HttpSettings::new().guard(no_loopback()).resolver(resolver);
+    let (_, reason) = error_record(&url, settings, "through a resolver").await;
     assert!(
         reason.ends_with(
             "refused to connect to policy.internal.test: 127.0.0.1 is in a range this host \
@@ -1116,15 +1110,7 @@ async fn every_spelling_of_a_literal_address_is_judged() {
         format!("http://0x7f.0.0.1:{port}/"),
         format!("http://127.1:{port}/"),
     ] {
-        let (_project, stack) = one_hook_with(
-            "PreToolUse",
-            http(&url, json!({})),
-            HttpSettings::new().guard(guard()),
-        );
-        let outcome = call(&stack, bash("ls")).await;
-        let (record, reason) = only_record(&outcome);
-        assert_eq!(record, RecordOutcome::Error, "{url}: {outcome:?}");
-        let reason = reason.unwrap();
+        let (_, reason) = error_record(&url, HttpSettings::new().guard(guard()), &url).await;
         assert!(
             reason.starts_with("refused to connect to http://"),
             "{url}: {reason}"
@@ -1195,15 +1181,8 @@ async fn one_refused_address_among_allowed_ones_refuses_the_host() {
     ] {
         let refused = addresses.last().copied().unwrap();
         let (resolver, asked) = fixed_resolver(addresses.clone());
-        let (_project, stack) = one_hook_with(
-            "PreToolUse",
-            http(&url, json!({})),
-            HttpSettings::new().resolver(resolver),
-        );
-        let outcome = call(&stack, bash("ls")).await;
-        let (record, reason) = only_record(&outcome);
-        assert_eq!(record, RecordOutcome::Error, "{addresses:?}");
-        let reason = reason.unwrap();
+        let settings = HttpSettings::new().resolver(resolver);
+        let (_, reason) = error_record(&url, settings, &format!("{addresses:?}")).await;
         assert!(
             reason.contains(&format!(
                 "refused to connect to policy.internal.test: {refused} is "
@@ -1237,15 +1216,8 @@ async fn a_failing_or_empty_resolver_is_an_error() {
     let server = Server::allowing().await;
     let url = format!("http://policy.internal.test:{}/x", server.port());
     let (resolver, asked) = fixed_resolver(Vec::new());
-    let (_project, stack) = one_hook_with(
-        "PreToolUse",
-        http(&url, json!({})),
-        HttpSettings::new().resolver(resolver),
-    );
-    let outcome = call(&stack, bash("ls")).await;
-    let (record, reason) = only_record(&outcome);
-    assert_eq!(record, RecordOutcome::Error);
-    let reason = reason.unwrap();
+    let settings = HttpSettings::new().resolver(resolver);
+    let (_, reason) = error_record(&url, settings, "no address").await;
     assert!(
         reason.ends_with("\"policy.internal.test\" resolves to no address"),
         "{reason}"
@@ -1255,15 +1227,8 @@ async fn a_failing_or_empty_resolver_is_an_error() {
     let failing = tower::service_fn(|host: String| async move {
         Err::<Vec<IpAddr>, _>(format!("no such host: {host}"))
     });
-    let (_project, stack) = one_hook_with(
-        "PreToolUse",
-        http(&url, json!({})),
-        HttpSettings::new().resolver(failing),
-    );
-    let outcome = call(&stack, bash("ls")).await;
-    let (record, reason) = only_record(&outcome);
-    assert_eq!(record, RecordOutcome::Error);
-    let reason = reason.unwrap();
+    let settings = HttpSettings::new().resolver(failing);
+    let (_, reason) = error_record(&url, settings, "a failing resolver").await;
     assert!(
         reason.ends_with("no such host: policy.internal.test"),
         "{reason}"
