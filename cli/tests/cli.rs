@@ -457,10 +457,12 @@ fn list_json_shows_every_hook_in_execution_order() {
              "index": 0, "matcher": "^bash$", "type": "command",
              "command": format!("{}/hooks/guard.sh", s.home.display()),
              "timeout_ms": 3000, "fail_closed": true, "name": null, "disabled": null,
-             "persistent": false},
+             "persistent": false, "url": null},
+            // A nanopi entry of another type has no URL: it is listed and skipped.
             {"dialect": "nanopi", "event": "turn_end", "source": path_str(&legacy), "index": 0,
              "matcher": null, "type": "http", "command": null, "timeout_ms": 5000,
-             "fail_closed": false, "name": null, "disabled": null, "persistent": false},
+             "fail_closed": false, "name": null, "disabled": null, "persistent": false,
+             "url": null},
         ])
     );
 }
