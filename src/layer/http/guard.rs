@@ -1,51 +1,51 @@
-//! The SSRF guard of HTTP hooks: which addresses a hook may connect to.
-//!
-//! A hooks file names a URL, and a hooks file may come from a repository the
-//! user merely cloned. Without a guard, a hook could make the agent's machine
-//! post session data to the cloud metadata service or to anything on its
-//! private network. The guard looks at every address a hook's host resolves
-//! to (and at an address written in the URL itself) **before any connection**,
-//! and refuses the whole request when one of them is in a refused range.
-//!
-//! Refused by default: private (`10/8`, `172.16/12`, `192.168/16`), shared
-//! (CGNAT, `100.64/10`), link-local (`169.254/16`, `fe80::/10`), unique-local
-//! (`fc00::/7`), site-local (`fec0::/10`), multicast, broadcast, reserved and
-//! unspecified addresses, and the cloud metadata addresses
-//! (`169.254.169.254`, `fd00:ec2::254`, `100.100.100.200`). An IPv6 address
-//! that carries an IPv4 one (`::ffff:10.0.0.1`, `64:ff9b::a00:1`) is judged by
-//! that IPv4 address. Loopback is allowed: a policy daemon on the same machine
-//! is what HTTP hooks are mostly for. Public addresses are allowed.
-//!
-//! A host can narrow the guard ([`deny`](AddressGuard::deny), e.g. loopback
-//! too) or widen it ([`allow`](AddressGuard::allow), e.g. its own policy
-//! service on `10.20.0.0/16`); a denied range wins over an allowed one, and
-//! both over the built-in table.
-//!
-//! ```
-//! use std::net::IpAddr;
-//! use tower_hooks::layer::http::AddressGuard;
-//!
-//! let guard = AddressGuard::new();
-//! let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-//! assert!(guard.check(ip("127.0.0.1")).is_ok());
-//! assert!(guard.check(ip("93.184.215.14")).is_ok());
-//! let refused = guard.check(ip("169.254.169.254")).unwrap_err();
-//! assert_eq!(refused.to_string(), "169.254.169.254 is the cloud metadata address (169.254.169.254/32)");
-//! assert!(guard.check(ip("::ffff:10.1.2.3")).is_err());
-//!
-//! let internal = AddressGuard::new().allow("10.20.0.0/16".parse().unwrap());
-//! assert!(internal.check(ip("10.20.3.4")).is_ok());
-//! assert!(internal.check(ip("10.21.0.1")).is_err());
-//! let strict = AddressGuard::new().deny("127.0.0.0/8".parse().unwrap());
-//! assert!(strict.check(ip("127.0.0.1")).is_err());
-//! ```
+//! The SSRF guard of HTTP hooks (see [`AddressGuard`]).
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::IpNet;
 
-/// Which addresses HTTP hooks may connect to. See the [module docs](self).
+/// The SSRF guard of HTTP hooks: which addresses a hook may connect to.
+///
+/// A hooks file names a URL, and a hooks file may come from a repository the
+/// user merely cloned. Without a guard, a hook could make the agent's machine
+/// post session data to the cloud metadata service or to anything on its
+/// private network. The guard looks at every address a hook's host resolves
+/// to (and at an address written in the URL itself) **before any connection**,
+/// and refuses the whole request when one of them is in a refused range.
+///
+/// Refused by default: private (`10/8`, `172.16/12`, `192.168/16`), shared
+/// (CGNAT, `100.64/10`), link-local (`169.254/16`, `fe80::/10`), unique-local
+/// (`fc00::/7`), site-local (`fec0::/10`), multicast, broadcast, reserved and
+/// unspecified addresses, and the cloud metadata addresses
+/// (`169.254.169.254`, `fd00:ec2::254`, `100.100.100.200`). An IPv6 address
+/// that carries an IPv4 one (`::ffff:10.0.0.1`, `64:ff9b::a00:1`) is judged by
+/// that IPv4 address. Loopback is allowed: a policy daemon on the same machine
+/// is what HTTP hooks are mostly for. Public addresses are allowed.
+///
+/// A host can narrow the guard ([`deny`](AddressGuard::deny), e.g. loopback
+/// too) or widen it ([`allow`](AddressGuard::allow), e.g. its own policy
+/// service on `10.20.0.0/16`); a denied range wins over an allowed one, and
+/// both over the built-in table.
+///
+/// ```
+/// use std::net::IpAddr;
+/// use tower_hooks::layer::http::AddressGuard;
+///
+/// let guard = AddressGuard::new();
+/// let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+/// assert!(guard.check(ip("127.0.0.1")).is_ok());
+/// assert!(guard.check(ip("93.184.215.14")).is_ok());
+/// let refused = guard.check(ip("169.254.169.254")).unwrap_err();
+/// assert_eq!(refused.to_string(), "169.254.169.254 is the cloud metadata address (169.254.169.254/32)");
+/// assert!(guard.check(ip("::ffff:10.1.2.3")).is_err());
+///
+/// let internal = AddressGuard::new().allow("10.20.0.0/16".parse().unwrap());
+/// assert!(internal.check(ip("10.20.3.4")).is_ok());
+/// assert!(internal.check(ip("10.21.0.1")).is_err());
+/// let strict = AddressGuard::new().deny("127.0.0.0/8".parse().unwrap());
+/// assert!(strict.check(ip("127.0.0.1")).is_err());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AddressGuard {
     /// The built-in table applies.
