@@ -575,3 +575,84 @@ async fn an_observing_point_answers_the_outcome_with_its_context() {
     assert_eq!(outcome.context(), ["3 files changed"]);
     assert_eq!(outcomes.events(), [Event::PostToolBatch]);
 }
+
+// ---------------------------------------------------------------- stopping the agent
+
+/// A Claude Code hook that answers `continue: false` stops the agent: at
+/// PreToolUse the call is refused, though nothing blocked it, and nobody is
+/// asked to approve it; at PostToolUse the tool's result stands; either way
+/// the result carries the stop, and at UserPromptSubmit the prompt is
+/// refused with the reason for the person.
+#[tokio::test]
+async fn a_claude_hook_that_stops_the_agent_stops_tool_calls_and_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let stop = say(json!({"continue": false, "stopReason": "budget spent"}));
+    let ask_and_stop = say(json!({"continue": false, "stopReason": "budget spent",
+        "hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": "ask", "permissionDecisionReason": "costly"}}));
+    let pre =
+        format!(r#"case "$(cat)" in *deploy*) {ask_and_stop};; *stop*) {stop};; *) exit 0;; esac"#);
+    let post = format!(r#"case "$(cat)" in *late*) {stop};; *) exit 0;; esac"#);
+    let stack = claude_stack(
+        dir.path(),
+        json!({"hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [handler(&pre)]}],
+            "PostToolUse": [{"matcher": "Bash", "hooks": [handler(&post)]}],
+            "UserPromptSubmit": [{"hooks": [handler(&stop)]}],
+        }}),
+    );
+    let (tool, person) = (Tool::default(), Person::default());
+    let hooks = AgentHooks::new(stack);
+    let layered = ServiceBuilder::new()
+        .layer(
+            hooks
+                .tool_layer()
+                .with_approver(person.answering(Approval::Approve)),
+        )
+        .service(tool.service());
+    let bash = |id: &str, command: &str| ToolCall::new("Bash", id, json!({ "command": command }));
+
+    let stopped = layered
+        .clone()
+        .oneshot(bash("t1", "stop now"))
+        .await
+        .unwrap();
+    assert_eq!(stopped.content(), "stopped by hook: budget spent");
+    assert!(stopped.is_error());
+    assert_eq!(stopped.stop(), Some("budget spent"));
+
+    let asked = layered.clone().oneshot(bash("t2", "deploy")).await.unwrap();
+    assert_eq!(asked.stop(), Some("budget spent"));
+    assert!(asked.is_error(), "{asked:?}");
+    assert!(
+        person.asked().is_empty(),
+        "a stopping hook is not asked about"
+    );
+    assert!(tool.ran().is_empty());
+
+    let late = layered
+        .clone()
+        .oneshot(bash("t3", "echo late"))
+        .await
+        .unwrap();
+    assert_eq!(late.content(), r#"ran {"command":"echo late"}"#);
+    assert_eq!(late.stop(), Some("budget spent"));
+    let fine = layered.oneshot(bash("t4", "ls")).await.unwrap();
+    assert_eq!(fine.stop(), None);
+    assert_eq!(tool.ran().len(), 2);
+
+    // The facade's own call sites.
+    let decision = hooks
+        .tool_execution_start(bash("t5", "stop"))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&decision, tower_hooks::ToolDecision::Refused(result) if result.stop() == Some("budget spent")),
+        "{decision:?}"
+    );
+    let prompt = hooks.input("hello").await.unwrap();
+    assert_eq!(
+        prompt,
+        tower_hooks::PromptDecision::Refused("budget spent".into())
+    );
+}

@@ -184,6 +184,15 @@ impl PromptDecision {
                     .unwrap_or_else(|| outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON).to_owned()),
             );
         }
+        // A hook that stops the agent ends the turn too; its reason is shown.
+        if let Some(reason) = outcome.stop() {
+            let text = if reason.is_empty() {
+                "stopped by hook"
+            } else {
+                reason
+            };
+            return PromptDecision::Refused(text.to_owned());
+        }
         match outcome.prompt() {
             Some(prompt) if prompt != typed => PromptDecision::Proceed(prompt.to_owned()),
             _ => PromptDecision::Proceed(typed),
@@ -475,8 +484,9 @@ where
         let fire = self.fire(tool::start_request(&self.carried, call));
         async move {
             let outcome = fire.await?;
-            // An ask with nobody to ask is a refusal, never an allow.
-            if outcome.is_blocked() || outcome.needs_approval() {
+            // An ask with nobody to ask is a refusal, never an allow; so is
+            // a hook that stops the agent.
+            if tool::refuses(&outcome) {
                 let context = outcome.context().to_vec();
                 return Ok(ToolDecision::Refused(
                     tool::refusal(&outcome).after_context(context),
@@ -502,7 +512,7 @@ where
         duration: Duration,
     ) -> impl Future<Output = Result<ToolResult, S::Error>> {
         let call_id = (!call.call_id.is_empty()).then(|| Arc::<str>::from(call.call_id.as_str()));
-        let (req, context) = tool::end_request(
+        let (req, kept) = tool::end_request(
             &self.carried,
             Arc::from(call.name.as_str()),
             call_id.as_ref(),
@@ -511,7 +521,7 @@ where
             duration,
         );
         let fire = self.fire(req);
-        async move { Ok(tool::result_of(fire.await?).after_context(context)) }
+        async move { Ok(tool::result_of(fire.await?).with_kept(Vec::new(), kept)) }
     }
 
     /// `turn_end`, at the bottom of each agent-loop iteration. Cannot stop anything.

@@ -104,6 +104,17 @@
 //! notes; a result withheld because the stack failed at `tool_execution_end`
 //! carries only those too.
 //!
+//! # Stopping the agent
+//!
+//! A hook may ask the agent to stop altogether (Claude Code's `continue:
+//! false`, [`HookOutcome::stop`]; a Claude Code `prompt` hook's no at a tool
+//! call). At `tool_execution_start` that refuses the call whatever else the
+//! hooks said (the model sees `stopped by hook: <reason>`, or the block's
+//! message), and nobody is asked to approve it; at `tool_execution_end` the
+//! result is the tool's, as the hooks left it. Either way the result carries
+//! the request, [`ToolResult::stop`]: the agent ends its turn after this
+//! result and shows the reason to the person.
+//!
 //! # Example
 //!
 //! ```
@@ -263,6 +274,7 @@ pub struct ToolResult {
     is_error: bool,
     structured: Option<Value>,
     context: Vec<String>,
+    stop: Option<String>,
 }
 
 impl ToolResult {
@@ -273,6 +285,7 @@ impl ToolResult {
             is_error: false,
             structured: None,
             context: Vec::new(),
+            stop: None,
         }
     }
 
@@ -283,6 +296,7 @@ impl ToolResult {
             is_error: true,
             structured: None,
             context: Vec::new(),
+            stop: None,
         }
     }
 
@@ -328,6 +342,22 @@ impl ToolResult {
     /// note, in order (see [context](ToolResult#context)).
     pub fn context(&self) -> &[String] {
         &self.context
+    }
+
+    /// Asks the agent to stop after this result; `reason` (possibly empty) is
+    /// for the person.
+    pub fn with_stop(mut self, reason: impl Into<String>) -> Self {
+        self.stop = Some(reason.into());
+        self
+    }
+
+    /// Whether a hook asked the agent to stop ([`HookOutcome::stop`]: Claude
+    /// Code's `continue: false`, or a model hook's no at a tool call): the
+    /// agent ends its turn after this result instead of asking the model
+    /// again, and shows the reason (possibly empty) to the person. See
+    /// [stopping the agent](self#stopping-the-agent).
+    pub fn stop(&self) -> Option<&str> {
+        self.stop.as_deref()
     }
 
     /// `context` first, then the notes already on the result.
@@ -450,7 +480,7 @@ where
                 carried: self.carried.clone(),
                 approver: None,
                 context: Vec::new(),
-                tool_context: Vec::new(),
+                tool_context: Kept::default(),
             };
         }
         let clone = self.hooks.clone();
@@ -480,7 +510,7 @@ where
             carried: self.carried.clone(),
             approver: self.approver.clone(),
             context: Vec::new(),
-            tool_context: Vec::new(),
+            tool_context: Kept::default(),
         }
     }
 }
@@ -588,7 +618,7 @@ where
     /// The `tool_execution_start` hooks' notes for the model.
     context: Vec<String>,
     /// The notes on the tool's own result.
-    tool_context: Vec<String>,
+    tool_context: Kept,
 }
 
 #[pin_project(project = StateProj)]
@@ -671,13 +701,14 @@ where
                     };
                     this.carried.observe(seen.take(), &outcome);
                     this.context.extend_from_slice(outcome.context());
-                    // An ask with nobody to ask is a refusal, never an allow.
-                    let ask = if outcome.needs_approval() {
+                    // An ask with nobody to ask is a refusal, never an allow;
+                    // a hook that stops the agent is not asked about.
+                    let ask = if outcome.needs_approval() && outcome.stop().is_none() {
                         this.approver.take()
                     } else {
                         None
                     };
-                    if ask.is_none() && (outcome.is_blocked() || outcome.needs_approval()) {
+                    if ask.is_none() && refuses(&outcome) {
                         this.state.set(State::Done);
                         let refused = refusal(&outcome).after_context(mem::take(this.context));
                         return Poll::Ready(Ok(refused));
@@ -791,9 +822,9 @@ where
                     };
                     this.carried.observe(seen.take(), &outcome);
                     this.state.set(State::Done);
-                    let mut context = mem::take(this.context);
-                    context.append(this.tool_context);
-                    return Poll::Ready(Ok(result_of(outcome).after_context(context)));
+                    let first = mem::take(this.context);
+                    let kept = mem::take(this.tool_context);
+                    return Poll::Ready(Ok(result_of(outcome).with_kept(first, kept)));
                 }
                 StateProj::Failed { result } => {
                     let result = result
@@ -840,9 +871,10 @@ pub(crate) fn start_request(carried: &Carried, call: ToolCall) -> HookRequest {
     )
 }
 
-/// The `tool_execution_end` request, and the notes for the model that were
-/// on `result` (hooks do not see them): `result` moves into the payload and
-/// [`result_of`] takes it back out, so the content is never copied.
+/// The `tool_execution_end` request, and what hooks do not see of `result`:
+/// its notes for the model and its request to stop (an inner layer's).
+/// `result` moves into the payload and [`result_of`] takes it back out, so
+/// the content is never copied.
 pub(crate) fn end_request(
     carried: &Carried,
     name: Arc<str>,
@@ -850,30 +882,74 @@ pub(crate) fn end_request(
     tool_input: Value,
     result: ToolResult,
     duration: Duration,
-) -> (HookRequest, Vec<String>) {
+) -> (HookRequest, Kept) {
     let ToolResult {
         content,
         is_error,
         structured,
         context,
+        stop,
     } = result;
     let mut req = HookRequest::tool_execution_end(name, tool_input, content, is_error, duration);
     if let Some(structured) = structured {
         req.set_response_field(STRUCTURED_CONTENT, structured);
     }
-    (stamp_tool(carried, req, call_id), context)
+    (stamp_tool(carried, req, call_id), Kept { context, stop })
 }
 
-/// The tool result of a refused call (a block, or an ask with nobody to
-/// ask): the exact text the model sees, `blocked by hook: <reason>`. It
-/// carries no notes.
+/// What hooks do not see of a tool's result, put back after them.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    context: Vec<String>,
+    stop: Option<String>,
+}
+
+impl ToolResult {
+    /// The result after `tool_execution_end`, from the hooks' `result` and
+    /// what they did not see: `first` notes (the start hooks'), then the
+    /// tool's, then the end hooks'; a stop the hooks did not ask for is the
+    /// tool's.
+    pub(crate) fn with_kept(self, mut first: Vec<String>, kept: Kept) -> ToolResult {
+        let mut context = kept.context;
+        first.append(&mut context);
+        let mut result = self.after_context(first);
+        if result.stop.is_none() {
+            result.stop = kept.stop;
+        }
+        result
+    }
+}
+
+/// The tool result of a refused call (a block, an ask with nobody to ask, a
+/// hook that stops the agent): the exact text the model sees, `blocked by
+/// hook: <reason>` or `stopped by hook: <reason>`, and the stop. It carries
+/// no notes.
 pub(crate) fn refusal(outcome: &HookOutcome) -> ToolResult {
-    ToolResult::error(outcome.message().unwrap_or_else(|| {
-        format!(
-            "blocked by hook: {}",
-            outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON)
-        )
-    }))
+    let text = match outcome.stop() {
+        Some(reason) if !outcome.is_blocked() && !outcome.needs_approval() => {
+            if reason.is_empty() {
+                "stopped by hook".to_owned()
+            } else {
+                format!("stopped by hook: {reason}")
+            }
+        }
+        _ => outcome.message().unwrap_or_else(|| {
+            format!(
+                "blocked by hook: {}",
+                outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON)
+            )
+        }),
+    };
+    ToolResult {
+        stop: outcome.stop().map(str::to_owned),
+        ..ToolResult::error(text)
+    }
+}
+
+/// Whether `tool_execution_start` hooks refuse the call when nobody is
+/// asked: they blocked, asked for approval, or asked the agent to stop.
+pub(crate) fn refuses(outcome: &HookOutcome) -> bool {
+    outcome.is_blocked() || outcome.needs_approval() || outcome.stop().is_some()
 }
 
 /// The result after `tool_execution_end`: `tool_response.content` and
@@ -882,6 +958,7 @@ pub(crate) fn refusal(outcome: &HookOutcome) -> ToolResult {
 /// the outcome's notes for the model.
 pub(crate) fn result_of(outcome: HookOutcome) -> ToolResult {
     let context = outcome.context().to_vec();
+    let stop = outcome.stop().map(str::to_owned);
     let mut arguments = outcome.into_arguments();
     let mut response = arguments
         .get_mut("tool_response")
@@ -904,6 +981,7 @@ pub(crate) fn result_of(outcome: HookOutcome) -> ToolResult {
         is_error,
         structured,
         context,
+        stop,
     }
 }
 
