@@ -205,6 +205,7 @@ pub struct Discovery {
     host: Host,
     formats: Vec<Format>,
     claude_plugins: Vec<PathBuf>,
+    openhuman_workspace: Option<PathBuf>,
     system_files: bool,
 }
 
@@ -218,6 +219,7 @@ impl Discovery {
             host: Host::default(),
             formats: Vec::new(),
             claude_plugins: Vec::new(),
+            openhuman_workspace: None,
             system_files: true,
         }
     }
@@ -259,6 +261,34 @@ impl Discovery {
         self
     }
 
+    /// OpenHuman's workspace folder: its `hooks.json` is read after the
+    /// user's `~/.openhuman/hooks.json` and before the project's (its hooks run
+    /// in the workspace folder, as every `hooks.json` outside a project runs
+    /// in its own folder).
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use tower_hooks::config::{Discovery, Format};
+    ///
+    /// let files = Discovery::new("/p")
+    ///     .with_home(Some("/h".into()))
+    ///     .with_system_files(false)
+    ///     .with_openhuman_workspace("/h/openhuman-workspace")
+    ///     .format(Format::OpenHuman)
+    ///     .files();
+    /// let paths: Vec<&Path> = files.iter().map(|f| f.path()).collect();
+    /// assert_eq!(paths, [
+    ///     Path::new("/h/.openhuman/hooks.json"),
+    ///     Path::new("/h/openhuman-workspace/hooks.json"),
+    ///     Path::new("/p/.openhuman/hooks.json"),
+    /// ]);
+    /// assert!(files.iter().all(|f| f.format() == Format::OpenHuman));
+    /// ```
+    pub fn with_openhuman_workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
+        self.openhuman_workspace = Some(workspace.into());
+        self
+    }
+
     /// The project root.
     pub fn project(&self) -> &Path {
         &self.project
@@ -272,6 +302,7 @@ impl Discovery {
     ///   managed), then each plugin's `hooks/hooks.json`;
     /// * Cursor: `/etc/cursor/hooks.json`, `~/.cursor/hooks.json`, `<project>/.cursor/hooks.json`;
     /// * OpenHuman: `/etc/openhuman/hooks.json`, `~/.openhuman/hooks.json`,
+    ///   `<workspace>/hooks.json` ([`with_openhuman_workspace`](Self::with_openhuman_workspace)),
     ///   `<project>/.openhuman/hooks.json`;
     /// * react-agent-mini: `<project>/.agents/hooks.json`.
     pub fn files(&self) -> Vec<ConfigFile> {
@@ -285,7 +316,14 @@ impl Discovery {
                     &self.claude_plugins,
                 ),
                 Format::Cursor => app_files("cursor", home, &self.project),
-                Format::OpenHuman => app_files("openhuman", home, &self.project),
+                Format::OpenHuman => {
+                    let mut files = app_files("openhuman", home, &self.project);
+                    if let Some(workspace) = &self.openhuman_workspace {
+                        // Before the project's file, the last one.
+                        files.insert(files.len() - 1, workspace.join("hooks.json"));
+                    }
+                    files
+                }
                 Format::Agents => vec![self.project.join(agents::FILE)],
             };
             files.extend(

@@ -778,6 +778,51 @@ async fn openhuman_hooks_get_the_family_variables() {
     );
 }
 
+/// OpenHuman's workspace `hooks.json` loads between the user's file and the
+/// project's, keeps OpenHuman's family, and its hooks run in the workspace.
+#[tokio::test]
+async fn an_openhuman_workspace_file_runs_between_the_users_and_the_projects() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, workspace, project) = (
+        dir.path().join("home"),
+        dir.path().join("workspace"),
+        dir.path().join("project"),
+    );
+    let log = dir.path().join("order.log");
+    let hook = |name: &str| {
+        hooks_json(json!({"preToolUse": [{
+            "command": format!("echo \"{name} $(pwd -P) $OPENHUMAN_HOOK_EVENT\" >> {}", quoted(&log))
+        }]}))
+    };
+    write(&home.join(".openhuman/hooks.json"), &hook("user"));
+    // A plain `hooks.json`: without the discovery, it would be taken for Cursor's.
+    write(&workspace.join("hooks.json"), &hook("workspace"));
+    write(&project.join(".openhuman/hooks.json"), &hook("project"));
+    let config = Discovery::new(&project)
+        .with_home(Some(home.clone()))
+        .with_system_files(false)
+        .with_openhuman_workspace(&workspace)
+        .format(Format::OpenHuman)
+        .load()
+        .unwrap();
+    let (stack, _lines) = stack_of(&config);
+    let outcome = stack
+        .oneshot(tool_start("Bash", json!({"command": "ls"}), "oh-2"))
+        .await
+        .unwrap();
+    assert_eq!(outcome.hooks().len(), 3);
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap().display().to_string();
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!(
+            "user {} preToolUse\nworkspace {} preToolUse\nproject {} preToolUse\n",
+            canonical(&home.join(".openhuman")),
+            canonical(&workspace),
+            canonical(&project.join(".openhuman")),
+        )
+    );
+}
+
 // --- 8. bad hooks.json -----------------------------------------------------
 
 #[test]
