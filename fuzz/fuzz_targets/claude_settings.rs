@@ -8,8 +8,11 @@
 //! command handler (without a NUL), indexes counted 0, 1, 2, … through each
 //! event's groups, the point the event table gives the event, a match-all
 //! pattern where a Claude Code event has no matcher, the file as each
-//! handler's source, warnings that start with the file, and a dedup that
-//! never takes a plugin's handler as a copy or an original.
+//! handler's source, warnings that start with the file, a dedup that never
+//! takes a plugin's handler as a copy or an original, and for `http`
+//! handlers a URL with a scheme and a host, which the settings' allowlist
+//! judges without panicking: a URL with user information is never allowed
+//! by a list.
 
 #![no_main]
 
@@ -17,7 +20,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use tower_hooks::dialect::claude::config::{duplicates, parse, Context};
+use tower_hooks::dialect::claude::config::{duplicates, parse, Context, HttpGates};
 use tower_hooks::dialect::claude::matcher;
 use tower_hooks::Pattern;
 
@@ -59,6 +62,17 @@ fuzz_target!(|data: &[u8]| {
                     }
                     for arg in handler.args.iter().flatten() {
                         assert!(!arg.contains('\0'));
+                    }
+                    if handler.kind == "http" {
+                        let url = handler.url.as_deref().expect("a url");
+                        assert!(url.starts_with("http://") || url.starts_with("https://"));
+                        let gates = HttpGates::of([&file]);
+                        let allowed = gates.allows_url(url);
+                        let authority = url.split_once("://").unwrap().1;
+                        let authority = authority.split(['/', '?', '#', '\\']).next().unwrap();
+                        if gates.url_patterns().is_some() && authority.contains('@') {
+                            assert!(!allowed, "{url}");
+                        }
                     }
                 }
                 for warning in &file.warnings {
