@@ -263,7 +263,7 @@ enum Files {
     },
     /// Discovered (`--discover`, or nanopi's files by default): missing
     /// files are skipped.
-    Discovered(Discovery),
+    Discovered(Box<Discovery>),
 }
 
 impl Files {
@@ -310,9 +310,9 @@ impl ConfigArgs {
             self.discover.clone()
         };
         let discovery = Discovery::new(project).with_host(host.clone());
-        Ok(Files::Discovered(
+        Ok(Files::Discovered(Box::new(
             formats.into_iter().fold(discovery, Discovery::format),
-        ))
+        )))
     }
 }
 

@@ -206,6 +206,7 @@ pub struct Discovery {
     formats: Vec<Format>,
     claude_plugins: Vec<PathBuf>,
     openhuman_workspace: Option<PathBuf>,
+    openhuman_app: cursor::App,
     system_files: bool,
 }
 
@@ -220,6 +221,7 @@ impl Discovery {
             formats: Vec::new(),
             claude_plugins: Vec::new(),
             openhuman_workspace: None,
+            openhuman_app: cursor::App::OpenHuman,
             system_files: true,
         }
     }
@@ -289,6 +291,37 @@ impl Discovery {
         self
     }
 
+    /// The name this host goes by in the OpenHuman family, in place of
+    /// `openhuman` (default: [`App::OpenHuman`](cursor::App::OpenHuman)):
+    /// [`Format::OpenHuman`] then reads `/etc/<name>/hooks.json`,
+    /// `~/.<name>/hooks.json` and `<project>/.<name>/hooks.json`, and their
+    /// hooks get `<NAME>_PROJECT_DIR`, `<NAME>_HOOK_EVENT`,
+    /// `<NAME>_SESSION_ID`, `<NAME>_VERSION` and `<name>_version` in their
+    /// input, where OpenHuman's say `OPENHUMAN`.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use tower_hooks::config::{Discovery, Format};
+    /// use tower_hooks::dialect::cursor::App;
+    ///
+    /// let files = Discovery::new("/p")
+    ///     .with_home(Some("/h".into()))
+    ///     .with_openhuman_app(App::named("acme")?)
+    ///     .format(Format::OpenHuman)
+    ///     .files();
+    /// let paths: Vec<&Path> = files.iter().map(|f| f.path()).collect();
+    /// assert_eq!(paths, [
+    ///     Path::new("/etc/acme/hooks.json"),
+    ///     Path::new("/h/.acme/hooks.json"),
+    ///     Path::new("/p/.acme/hooks.json"),
+    /// ]);
+    /// # Ok::<(), tower_hooks::dialect::cursor::InvalidAppName>(())
+    /// ```
+    pub fn with_openhuman_app(mut self, app: cursor::App) -> Self {
+        self.openhuman_app = app;
+        self
+    }
+
     /// The project root.
     pub fn project(&self) -> &Path {
         &self.project
@@ -317,7 +350,7 @@ impl Discovery {
                 ),
                 Format::Cursor => app_files("cursor", home, &self.project),
                 Format::OpenHuman => {
-                    let mut files = app_files("openhuman", home, &self.project);
+                    let mut files = app_files(self.openhuman_app.folder(), home, &self.project);
                     if let Some(workspace) = &self.openhuman_workspace {
                         // Before the project's file, the last one.
                         files.insert(files.len() - 1, workspace.join("hooks.json"));
@@ -339,7 +372,14 @@ impl Discovery {
     /// Loads every [file](Self::files) that exists. A missing file is skipped;
     /// the first other problem is returned.
     pub fn load(&self) -> Result<Config, ConfigError> {
-        load(&self.files(), &self.project, self.home.as_deref(), false)
+        let home = self.home.as_deref();
+        load(
+            &self.files(),
+            &self.project,
+            home,
+            false,
+            self.openhuman_app,
+        )
     }
 }
 
@@ -368,7 +408,8 @@ impl Config {
     /// order runs; each copy stays configured, turned off with the reason
     /// `duplicate of <source>:<index>` ([`HookSpec::disabled`](crate::HookSpec::disabled)).
     pub fn load_files(files: &[ConfigFile], project: &Path) -> Result<Config, ConfigError> {
-        load(files, project, home_dir().as_deref(), true)
+        let openhuman = cursor::App::OpenHuman;
+        load(files, project, home_dir().as_deref(), true, openhuman)
     }
 }
 
@@ -377,6 +418,7 @@ fn load(
     project: &Path,
     home: Option<&Path>,
     must_exist: bool,
+    openhuman: cursor::App,
 ) -> Result<Config, ConfigError> {
     let home_text = match home {
         Some(home) => home.to_str().map(str::to_owned),
@@ -384,7 +426,12 @@ fn load(
     };
     let mut config = Config::default();
     let mut loaded: Vec<PathBuf> = Vec::new();
-    let mut loading = Loading::default();
+    let mut loading = Loading {
+        openhuman,
+        claude_handlers: Vec::new(),
+        http_gates: Default::default(),
+        cursor_sessions: Default::default(),
+    };
     for file in files {
         let path = file.path();
         if let Ok(canonical) = std::fs::canonicalize(path) {
@@ -455,13 +502,14 @@ fn gate_http_hooks(config: &mut Config, loading: &Loading) {
 }
 
 /// What a load keeps besides the configuration.
-#[derive(Default)]
 struct Loading {
     /// The Claude Code handlers loaded so far, with the position of their
     /// hook in the configuration, for the dedup across files.
     claude_handlers: Vec<(usize, claude::config::Handler)>,
     /// The `http` handlers' settings-level gates, over every Claude Code file.
     http_gates: claude::config::HttpGates,
+    /// The app [`Format::OpenHuman`] files are read as.
+    openhuman: cursor::App,
     /// What the Cursor hooks of this configuration share.
     cursor_sessions: std::sync::Arc<cursor::hook::Sessions>,
 }
@@ -532,7 +580,7 @@ fn load_one(
         }
         Format::Cursor | Format::OpenHuman => {
             let app = match file.format() {
-                Format::OpenHuman => cursor::App::OpenHuman,
+                Format::OpenHuman => loading.openhuman,
                 _ => cursor::App::Cursor,
             };
             let loaded = cursor::config::load(path)?;

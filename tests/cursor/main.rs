@@ -823,6 +823,67 @@ async fn an_openhuman_workspace_file_runs_between_the_users_and_the_projects() {
     );
 }
 
+/// A host of the OpenHuman family under its own name reads its own folders
+/// and sets its own variables, which a `sessionStart` hook cannot replace.
+#[tokio::test]
+async fn a_host_of_the_openhuman_family_uses_its_own_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    let folder = project.join(".acme");
+    write(
+        &folder.join("hooks.json"),
+        &hooks_json(json!({
+            "sessionStart": [{"command": r#"echo '{"env": {"ACME_HOOK_EVENT": "spoofed", "TEAM": "core"}}'"#}],
+            "preToolUse": [{"command": "cat > stdin.json; env > env.txt"}]
+        })),
+    );
+    // OpenHuman's own folder is not read under another name.
+    write(
+        &project.join(".openhuman/hooks.json"),
+        &hooks_json(json!({"preToolUse": [{"command": "exit 2"}]})),
+    );
+    let app = tower_hooks::dialect::cursor::App::named("acme").unwrap();
+    let config = Discovery::new(project)
+        .with_home(None)
+        .with_system_files(false)
+        .with_openhuman_app(app)
+        .format(Format::OpenHuman)
+        .load()
+        .unwrap();
+    let (stack, _lines) = stack_of(&config);
+    stack
+        .clone()
+        .oneshot(HookRequest::session_start(StartReason::Startup).with_session_id("a-1"))
+        .await
+        .unwrap();
+    let outcome = stack
+        .oneshot(tool_start("Bash", json!({"command": "ls"}), "a-1"))
+        .await
+        .unwrap();
+    assert_eq!(
+        records(&outcome),
+        [rec("preToolUse", RecordOutcome::Allow, None)]
+    );
+    let env = std::fs::read_to_string(folder.join("env.txt")).unwrap();
+    let var = |name: &str| {
+        env.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .map(str::to_owned)
+    };
+    let root = project.display().to_string();
+    assert_eq!(var("ACME_PROJECT_DIR").as_deref(), Some(root.as_str()));
+    assert_eq!(var("CURSOR_PROJECT_DIR").as_deref(), Some(root.as_str()));
+    assert_eq!(var("ACME_HOOK_EVENT").as_deref(), Some("preToolUse"));
+    assert_eq!(var("ACME_SESSION_ID").as_deref(), Some("a-1"));
+    assert_eq!(var("TEAM").as_deref(), Some("core"));
+    if std::env::var_os("OPENHUMAN_HOOK_EVENT").is_none() {
+        assert_eq!(var("OPENHUMAN_HOOK_EVENT"), None);
+    }
+    let stdin = &json_lines(&folder.join("stdin.json"))[0];
+    assert!(stdin["acme_version"].is_string(), "{stdin}");
+    assert!(stdin.get("openhuman_version").is_none(), "{stdin}");
+}
+
 // --- 8. bad hooks.json -----------------------------------------------------
 
 #[test]

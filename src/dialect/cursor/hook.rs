@@ -64,11 +64,11 @@ impl Sessions {
     /// Keeps what a `sessionStart` hook set for `session`. A name no process
     /// can carry (empty, or with `=` or NUL) is dropped, and so are the
     /// protocol's own variables, which stay exact.
-    fn set_env(&self, session: &str, vars: &serde_json::Map<String, Value>) {
+    fn set_env(&self, session: &str, vars: &serde_json::Map<String, Value>, app: App) {
         let mut env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
         let list = env.entry(session.to_owned()).or_default();
         for (key, value) in vars {
-            if key.is_empty() || key.contains(['=', '\0']) || is_protocol_var(key) {
+            if key.is_empty() || key.contains(['=', '\0']) || is_protocol_var(app, key) {
                 tracing::warn!(%key, "a sessionStart hook's env names a variable it cannot set");
                 continue;
             }
@@ -83,16 +83,20 @@ impl Sessions {
     }
 }
 
-/// Whether `name` is one of the variables the Cursor family sets itself.
-fn is_protocol_var(name: &str) -> bool {
-    ["CURSOR_", "OPENHUMAN_", "CLAUDE_"].iter().any(|app| {
-        name.strip_prefix(app).is_some_and(|rest| {
-            matches!(
-                rest,
-                "PROJECT_DIR" | "VERSION" | "HOOK_EVENT" | "SESSION_ID"
-            )
+/// Whether `name` is one of the variables the Cursor family sets itself (for
+/// `app`'s hooks).
+fn is_protocol_var(app: App, name: &str) -> bool {
+    let own = format!("{}_", app.prefix());
+    ["CURSOR_", "OPENHUMAN_", "CLAUDE_", &own]
+        .iter()
+        .any(|prefix| {
+            name.strip_prefix(prefix).is_some_and(|rest| {
+                matches!(
+                    rest,
+                    "PROJECT_DIR" | "VERSION" | "HOOK_EVENT" | "SESSION_ID"
+                )
+            })
         })
-    })
 }
 
 /// What a Cursor hook keeps on its spec.
@@ -277,7 +281,7 @@ pub(crate) fn neutral(
     }
     let session = req.session_id().unwrap_or("");
     if let (CursorEvent::SessionStart, Some(env)) = (hook.event, &answer.env) {
-        hook.sessions.set_env(session, env);
+        hook.sessions.set_env(session, env, hook.app);
     }
     let reason = answer.reason();
     let mut notes = Notes {

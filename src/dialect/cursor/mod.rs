@@ -25,5 +25,6 @@ pub use self::event::CursorEvent;
 pub use self::matcher::{subject, CursorMatcher};
 pub use self::request::request;
 pub use self::wire::{
-    decode, env_vars, stdin_bytes, App, CursorAnswer, CursorPermission, Envelope, VERSION,
+    decode, env_vars, stdin_bytes, App, AppName, CursorAnswer, CursorPermission, Envelope,
+    InvalidAppName, VERSION,
 };

@@ -34,22 +34,87 @@ pub enum App {
     /// OpenHuman: `OPENHUMAN_*` variables, `openhuman_version`, and
     /// `OPENHUMAN_PROJECT_DIR` besides `CURSOR_PROJECT_DIR`.
     OpenHuman,
+    /// A host of the OpenHuman family under its own name ([`App::named`]):
+    /// `acme` reads `.acme/hooks.json` and sets `ACME_*` variables (with
+    /// `ACME_PROJECT_DIR`) and `acme_version`, where OpenHuman says
+    /// `openhuman`.
+    Named(AppName),
 }
 
+/// The name of a host of the OpenHuman family ([`App::named`]): lowercase
+/// ASCII letters, digits and `_`, starting with a letter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AppName(&'static str);
+
+impl AppName {
+    /// The name, as given (`acme`).
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+/// A name [`App::named`] refuses, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "app name {0:?} cannot name a folder and variables: use lowercase ASCII letters, digits \
+     and '_', starting with a letter (\"acme\")"
+)]
+pub struct InvalidAppName(pub String);
+
 impl App {
-    /// `CURSOR` or `OPENHUMAN`: the prefix of the variables.
-    pub const fn prefix(self) -> &'static str {
+    /// A host of the OpenHuman family named `name` (`acme`: `.acme/hooks.json`,
+    /// `ACME_HOOK_EVENT`, …).
+    ///
+    /// ```
+    /// use tower_hooks::dialect::cursor::App;
+    ///
+    /// let acme = App::named("acme")?;
+    /// assert_eq!(acme.prefix(), "ACME");
+    /// assert_eq!(acme.version_field(), "acme_version");
+    /// assert_eq!(acme.folder(), "acme");
+    /// assert!(App::named("Acme Corp").is_err());
+    /// assert!(App::named("").is_err());
+    /// # Ok::<(), tower_hooks::dialect::cursor::InvalidAppName>(())
+    /// ```
+    pub fn named(name: &'static str) -> Result<App, InvalidAppName> {
+        let mut chars = name.chars();
+        let valid = chars.next().is_some_and(|c| c.is_ascii_lowercase())
+            && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !valid {
+            return Err(InvalidAppName(name.to_owned()));
+        }
+        Ok(match name {
+            "cursor" => App::Cursor,
+            "openhuman" => App::OpenHuman,
+            _ => App::Named(AppName(name)),
+        })
+    }
+
+    /// The app's folder name, without the dot: `cursor`, `openhuman`, `acme`.
+    pub fn folder(self) -> &'static str {
         match self {
-            App::Cursor => "CURSOR",
-            App::OpenHuman => "OPENHUMAN",
+            App::Cursor => "cursor",
+            App::OpenHuman => "openhuman",
+            App::Named(name) => name.0,
         }
     }
 
-    /// `cursor_version` or `openhuman_version`: the envelope's version field.
-    pub const fn version_field(self) -> &'static str {
+    /// `CURSOR`, `OPENHUMAN`, `ACME`: the prefix of the variables.
+    pub fn prefix(self) -> Cow<'static, str> {
         match self {
-            App::Cursor => "cursor_version",
-            App::OpenHuman => "openhuman_version",
+            App::Cursor => Cow::Borrowed("CURSOR"),
+            App::OpenHuman => Cow::Borrowed("OPENHUMAN"),
+            App::Named(name) => Cow::Owned(name.0.to_ascii_uppercase()),
+        }
+    }
+
+    /// `cursor_version`, `openhuman_version`, `acme_version`: the envelope's
+    /// version field.
+    pub fn version_field(self) -> Cow<'static, str> {
+        match self {
+            App::Cursor => Cow::Borrowed("cursor_version"),
+            App::OpenHuman => Cow::Borrowed("openhuman_version"),
+            App::Named(name) => Cow::Owned(format!("{}_version", name.0)),
         }
     }
 }
@@ -110,7 +175,8 @@ pub fn stdin_bytes(event: CursorEvent, req: &HookRequest, envelope: &Envelope<'_
         )])),
     ));
     entries.push(("cwd", text(envelope.cwd)));
-    entries.push((envelope.app.version_field(), text(VERSION)));
+    let version_field = envelope.app.version_field();
+    entries.push((&version_field, text(VERSION)));
     event_fields(event, req, envelope, &mut entries);
     if let Some(fields) = req.wire_fields() {
         lay_over(&mut entries, fields);
@@ -260,7 +326,8 @@ fn push_subagent_type<'r>(args: &'r Value, out: &mut Vec<(&'r str, Cow<'r, Value
 /// The variables a Cursor-family hook gets on top of the inherited environment
 /// (and of the `env` a `sessionStart` hook set for the session):
 /// `CURSOR_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` (and `OPENHUMAN_PROJECT_DIR`
-/// for OpenHuman) = the project root; `<APP>_VERSION`; `<APP>_HOOK_EVENT`;
+/// for OpenHuman, `<APP>_PROJECT_DIR` for a [named](App::named) host of its
+/// family) = the project root; `<APP>_VERSION`; `<APP>_HOOK_EVENT`;
 /// `<APP>_SESSION_ID` when the request has a session.
 ///
 /// ```
@@ -281,8 +348,8 @@ pub fn env_vars(
         ("CURSOR_PROJECT_DIR".to_owned(), project.to_owned()),
         ("CLAUDE_PROJECT_DIR".to_owned(), project.to_owned()),
     ];
-    if app == App::OpenHuman {
-        vars.push(("OPENHUMAN_PROJECT_DIR".to_owned(), project.to_owned()));
+    if app != App::Cursor {
+        vars.push((format!("{prefix}_PROJECT_DIR"), project.to_owned()));
     }
     vars.push((format!("{prefix}_VERSION"), VERSION.to_owned()));
     vars.push((format!("{prefix}_HOOK_EVENT"), event.name().to_owned()));
