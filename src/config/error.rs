@@ -502,6 +502,17 @@ pub enum ConfigWarningKind {
         /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
         at: String,
     },
+    /// A Claude Code handler of a type Claude Code does not run at its event
+    /// (a `prompt` handler at `SessionEnd`, an `http` one at `SessionStart`):
+    /// it is listed and never runs.
+    ClaudeTypeNotOnEvent {
+        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        at: String,
+        /// The type as written.
+        kind: String,
+        /// The event, as written.
+        event: String,
+    },
     /// A matcher on a Claude Code event that has no matcher (`Stop`,
     /// `UserPromptSubmit`, …): ignored, as Claude Code ignores it, so the
     /// group's hooks run every time.
@@ -653,6 +664,15 @@ impl fmt::Display for ConfigWarningKind {
                     None => Ok(()),
                 }
             }
+            ConfigWarningKind::ClaudeTypeNotOnEvent {
+                ref at,
+                ref kind,
+                ref event,
+            } => write!(
+                f,
+                "{at}: Claude Code runs no handler of type {kind:?} at {event}, so this one \
+                 never runs; use a \"command\" handler there"
+            ),
             ConfigWarningKind::ClaudeIfOnNonToolEvent { ref at } => write!(
                 f,
                 "{at}: \"if\" is only tested on tool events (PreToolUse, PostToolUse, \

@@ -83,7 +83,8 @@
 //! rule, a NUL character in a command, an `http` handler without a `url` or
 //! with one that is not an `http(s)://` URL. Warnings name the file too: an event
 //! this host does not fire, a key that is no Claude Code event, a handler type
-//! this host cannot run, `if` on an event that is not a tool event (such a
+//! this host cannot run, a handler type Claude Code does not run at its event
+//! ([`type_runs_at`]; the handler is listed and never runs), `if` on an event that is not a tool event (such a
 //! handler never runs), a matcher on an event that has none (ignored), a
 //! timeout that looks like milliseconds.
 //!
@@ -1009,6 +1010,13 @@ impl Reader<'_> {
         if if_rule.is_some() && !rule::is_tool_event(event) {
             self.warn(ConfigWarningKind::ClaudeIfOnNonToolEvent { at: at.clone() });
         }
+        if !type_runs_at(&kind, event) {
+            self.warn(ConfigWarningKind::ClaudeTypeNotOnEvent {
+                at: at.clone(),
+                kind: kind.clone(),
+                event: event.to_owned(),
+            });
+        }
 
         let command = command.map(|c| self.ctx.substitute(&c).into_owned());
         let args = args.map(|args| {
@@ -1054,6 +1062,47 @@ impl Reader<'_> {
             once,
             persistent,
         })
+    }
+}
+
+/// Whether Claude Code runs a handler of type `kind` at `event`: `prompt` and
+/// `agent` handlers only at the events where a model's yes or no means
+/// something, `http` ones everywhere but `SessionStart` and `Setup`. A
+/// command, an unknown type, or an event that is no Claude Code event: yes
+/// (their own warnings say what is wrong).
+///
+/// ```
+/// use tower_hooks::dialect::claude::config::type_runs_at;
+///
+/// assert!(type_runs_at("prompt", "PreToolUse"));
+/// assert!(!type_runs_at("prompt", "SessionEnd"));
+/// assert!(type_runs_at("http", "SessionEnd"));
+/// assert!(!type_runs_at("http", "SessionStart"));
+/// assert!(type_runs_at("command", "SessionStart"));
+/// ```
+pub fn type_runs_at(kind: &str, event: &str) -> bool {
+    const MODEL_EVENTS: [&str; 13] = [
+        "PermissionDenied",
+        "PermissionRequest",
+        "PostToolBatch",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PreToolUse",
+        "Stop",
+        "SubagentStop",
+        "TaskCompleted",
+        "TaskCreated",
+        "TeammateIdle",
+        "UserPromptExpansion",
+        "UserPromptSubmit",
+    ];
+    if !matcher::is_claude_event(event) {
+        return true;
+    }
+    match kind {
+        "prompt" | "agent" => MODEL_EVENTS.contains(&event),
+        "http" => !matches!(event, "SessionStart" | "Setup"),
+        _ => true,
     }
 }
 
@@ -2341,6 +2390,45 @@ mod tests {
         assert_eq!(file.handlers[0].timeout, DEFAULT_TIMEOUT);
         assert_eq!(file.handlers[1].timeout, PROMPT_SUBMIT_TIMEOUT);
         assert!(!file.handlers[0].fail_closed);
+    }
+
+    #[test]
+    fn a_type_claude_code_does_not_run_at_an_event_is_listed_and_never_runs() {
+        let file = load_json(json!({"hooks": {
+            "SessionStart": [{"hooks": [{"type": "http", "url": "http://127.0.0.1/x"},
+                                        {"type": "command", "command": "true"}]}],
+            "SessionEnd": [{"hooks": [{"type": "prompt", "prompt": "ok?"}]}],
+            "Stop": [{"hooks": [{"type": "agent", "prompt": "done?"}]}]
+        }}));
+        let w = warnings(&file);
+        let not_here: Vec<&String> = w.iter().filter(|w| w.contains("runs no handler")).collect();
+        assert_eq!(
+            not_here,
+            // (json! orders the events by name.)
+            [
+                &format!(
+                    "{PATH}: SessionEnd handler 0 (hooks.SessionEnd[0].hooks[0]): Claude Code \
+                     runs no handler of type \"prompt\" at SessionEnd, so this one never runs; \
+                     use a \"command\" handler there"
+                ),
+                &format!(
+                    "{PATH}: SessionStart handler 0 (hooks.SessionStart[0].hooks[0]): Claude \
+                     Code runs no handler of type \"http\" at SessionStart, so this one never \
+                     runs; use a \"command\" handler there"
+                ),
+            ]
+        );
+        let specs = crate::dialect::claude::hook::specs(&file.handlers, Path::new("/p"));
+        let disabled: Vec<Option<&str>> = specs.iter().map(|s| s.disabled()).collect();
+        assert_eq!(
+            disabled,
+            [
+                Some("Claude Code runs no prompt handler at SessionEnd"),
+                Some("Claude Code runs no http handler at SessionStart"),
+                None,
+                None
+            ]
+        );
     }
 
     #[test]

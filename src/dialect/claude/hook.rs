@@ -96,6 +96,15 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         }
         spec = spec.with_http(target);
     }
+    if !super::config::type_runs_at(&handler.kind, &handler.event) {
+        spec.disabled = Some(
+            format!(
+                "Claude Code runs no {} handler at {}",
+                handler.kind, handler.event
+            )
+            .into(),
+        );
+    }
     spec.matcher = handler.matcher.clone();
     spec.pattern = handler.pattern.clone();
     Some(spec)
