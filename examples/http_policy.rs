@@ -48,7 +48,7 @@ use tokio::net::TcpListener;
 use tower::{service_fn, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
-use self::support::{claude_event_head, took, with_arguments};
+use self::support::{claude_event_head, hook_line, with_arguments};
 use tower_hooks::config::{Config, Format};
 use tower_hooks::report::Notice;
 use tower_hooks::{
@@ -369,15 +369,7 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     }
     out.say(with_arguments(&claude_event_head(req), req));
     for hook in outcome.hooks() {
-        let line = format!(
-            "     hook {:<4} {:<6} {:<7} {:>6}  {}",
-            hook.spec().kind(),
-            hook.spec().matcher().unwrap_or("*"),
-            hook.outcome().as_str(),
-            took(hook),
-            hook.reason().unwrap_or("")
-        );
-        out.say(line.trim_end());
+        out.say(hook_line(hook, 4));
     }
     let decision = match (outcome.decision(), outcome.message()) {
         (Decision::Block, Some(message)) => format!("block: {message}"),

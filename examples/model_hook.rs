@@ -35,7 +35,7 @@ use serde_json::{json, Value};
 use tower::{service_fn, Service, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
-use self::support::{claude_event_head, shorten, took};
+use self::support::{claude_event_head, hook_line, shorten};
 use tower_hooks::config::{ConfigWarningKind, Format};
 use tower_hooks::{
     AgentHooks, BoxError, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason,
@@ -303,15 +303,7 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     }
     out.say(claude_event_head(req));
     for hook in outcome.hooks() {
-        let line = format!(
-            "     hook {:<6} {:<6} {:<7} {:>6}  {}",
-            hook.spec().kind(),
-            hook.spec().matcher().unwrap_or("*"),
-            hook.outcome().as_str(),
-            took(hook),
-            hook.reason().unwrap_or("")
-        );
-        out.say(line.trim_end());
+        out.say(hook_line(hook, 6));
     }
     let decision = match (outcome.follow_up(), outcome.message()) {
         (Some(instruction), _) => format!("keep going: {instruction}"),

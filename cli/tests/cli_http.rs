@@ -63,6 +63,17 @@ fn test_bash(command: &str) -> Vec<String> {
     .to_vec()
 }
 
+/// The report of a run whose one hook failed and let the call go ahead.
+fn an_error_that_allows((code, report, stderr): (i32, Value, String)) -> Value {
+    assert_eq!(
+        (code, &report["decision"]),
+        (0, &json!("allow")),
+        "{report}\n{stderr}"
+    );
+    assert_eq!(report["hooks"][0]["outcome"], "error", "{report}");
+    report
+}
+
 fn http_hook(url: String) -> Value {
     json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
         "type": "http", "url": url, "timeout": 10,
@@ -146,30 +157,18 @@ async fn a_failing_server_is_an_error_and_a_private_address_is_refused_unconnect
     )));
     let args = test_bash("ls");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, report, _) = hooks(dir.path().to_path_buf(), &args).await;
-    assert_eq!(
-        (code, &report["decision"]),
-        (0, &json!("allow")),
+    let report = an_error_that_allows(hooks(dir.path().to_path_buf(), &args).await);
+    assert!(
+        report["hooks"][0]
+            .to_string()
+            .contains("HTTP 500: database down"),
         "{report}"
     );
-    assert_eq!(report["hooks"][0]["outcome"], "error");
-    let error = report["hooks"][0]["reason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
-        + report["hooks"][0]["error"].as_str().unwrap_or_default();
-    assert!(error.contains("HTTP 500: database down"), "{report}");
 
     // The guard refuses a private address before any connection: nothing
     // leaves the machine, and the report says why.
     let dir = project(&http_hook("http://10.0.0.1:9/check".to_owned()));
-    let (code, report, _) = hooks(dir.path().to_path_buf(), &args).await;
-    assert_eq!(
-        (code, &report["decision"]),
-        (0, &json!("allow")),
-        "{report}"
-    );
-    assert_eq!(report["hooks"][0]["outcome"], "error");
+    let report = an_error_that_allows(hooks(dir.path().to_path_buf(), &args).await);
     let text = report["hooks"][0].to_string();
     assert!(
         text.contains("refused to connect to http://10.0.0.1:9/check: 10.0.0.1 is a private address (10.0.0.0/8)"),

@@ -224,6 +224,20 @@ pub(crate) fn took(hook: &HookRecord) -> String {
     }
 }
 
+/// A hook's line under its event: its type (in a column `type_width` wide),
+/// matcher, outcome, duration and reason.
+pub(crate) fn hook_line(hook: &HookRecord, type_width: usize) -> String {
+    let line = format!(
+        "     hook {:<type_width$} {:<6} {:<7} {:>6}  {}",
+        hook.spec().kind(),
+        hook.spec().matcher().unwrap_or("*"),
+        hook.outcome().as_str(),
+        took(hook),
+        hook.reason().unwrap_or("")
+    );
+    line.trim_end().to_owned()
+}
+
 /// What a transform changed, as `key = value` of the top-level keys that differ.
 pub(crate) fn changed(before: &Value, after: &Value) -> String {
     let (Some(before), Some(after)) = (before.as_object(), after.as_object()) else {
