@@ -1300,3 +1300,78 @@ async fn an_async_http_hook_runs_in_the_background() {
     assert_eq!(outcome.context(), ["audit: logged"]);
     assert_eq!(server.requests().len(), 2);
 }
+
+// ---------------------------------------------------------------------------
+// 8. Hostile servers below HTTP
+
+/// A raw TCP server on 127.0.0.1 that answers every connection with `answer`,
+/// which writes what it likes; how many bytes it wrote is counted.
+async fn raw_server<F, Fut>(answer: F) -> (u16, Arc<std::sync::atomic::AtomicUsize>)
+where
+    F: Fn(tokio::net::TcpStream, Arc<std::sync::atomic::AtomicUsize>) -> Fut
+        + Send
+        + Sync
+        + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = written.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(answer(stream, count.clone()));
+        }
+    });
+    (port, written)
+}
+
+/// A server that sends a status line and then header lines without end is
+/// cut off by the client's header limit, long before the hook's timeout:
+/// an error that lets the action proceed, with memory bounded by that limit.
+#[tokio::test]
+async fn endless_headers_are_an_error_well_before_the_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let (port, written) = raw_server(|mut stream, written| async move {
+        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\n").await;
+        let line = format!("X-Flood: {}\r\n", "a".repeat(1000));
+        while stream.write_all(line.as_bytes()).await.is_ok() {
+            written.fetch_add(line.len(), std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+    .await;
+    let url = format!("http://127.0.0.1:{port}/flood");
+    let (_project, stack) = one_hook("PreToolUse", http(&url, json!({"timeout": 20})));
+    let started = Instant::now();
+    let outcome = call(&stack, bash("ls")).await;
+    let (record, reason) = only_record(&outcome);
+    assert_eq!(record, RecordOutcome::Error, "{outcome:?}");
+    assert!(!outcome.is_blocked());
+    let reason = reason.unwrap();
+    assert!(reason.starts_with("could not post to "), "{reason}");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "cut off by the limit, not the 20 s timeout: {:?}",
+        started.elapsed()
+    );
+    // The client stopped reading: what the server got out is bounded (the
+    // header limit and the socket buffers), not 20 s of flooding.
+    let sent = written.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(sent < 64 * 1024 * 1024, "{sent} bytes");
+}
+
+/// A server that accepts the connection and never reads or answers: the
+/// hook's timeout ends the run, and the call with it.
+#[tokio::test]
+async fn a_server_that_accepts_and_never_answers_times_out() {
+    let (port, _) = raw_server(|stream, _| async move {
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        drop(stream);
+    })
+    .await;
+    assert_timed_out_after_1_s(
+        &format!("http://127.0.0.1:{port}/silent"),
+        "the server's 60 s",
+    )
+    .await;
+}
