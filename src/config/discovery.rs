@@ -479,14 +479,15 @@ fn gate_http_hooks(config: &mut Config, loading: &Loading) {
         };
         if !gates.allows_url(target.url()) {
             let patterns = gates.url_patterns().map_or(0, <[String]>::len);
-            config.warnings.push(ConfigWarning::in_file(
-                &handler.source,
-                super::ConfigWarningKind::ClaudeHttpUrlNotAllowed {
-                    at: handler.describe(),
-                    url: target.url().to_owned(),
-                    patterns,
-                },
-            ));
+            let (at, url) = (handler.describe(), target.url().to_owned());
+            let kind = if patterns > 0 && !claude::config::as_written(&url) {
+                super::ConfigWarningKind::ClaudeHttpUrlNeverAllowed { at, url }
+            } else {
+                super::ConfigWarningKind::ClaudeHttpUrlNotAllowed { at, url, patterns }
+            };
+            config
+                .warnings
+                .push(ConfigWarning::in_file(&handler.source, kind));
             if spec.disabled.is_none() {
                 spec.disabled = Some("its URL is not in allowedHttpHookUrls".into());
             }
@@ -746,13 +747,18 @@ mod tests {
                 {"type": "http", "url": "http://127.0.0.1:8700/ok/check",
                  "headers": {"A": "$TOKEN $HOME"}, "allowedEnvVars": ["TOKEN", "HOME"]},
                 {"type": "http", "url": "http://10.0.0.1:8700/ok/check"},
-                {"type": "command", "command": "true"}
+                {"type": "command", "command": "true"},
+                {"type": "http", "url": "http://127.0.0.1:1@evil.example/ok/x"}
             ]}]}}"#,
         );
         let files = [ConfigFile::detect(&user), ConfigFile::detect(&project)];
         let config = Config::load_files(&files, &dir.join("proj")).unwrap();
         let hooks = config.hooks();
-        assert_eq!(hooks.len(), 3);
+        assert_eq!(hooks.len(), 4);
+        assert!(
+            hooks[3].disabled().is_some(),
+            "user information never matches"
+        );
         let allowed = hooks[0].http_target().unwrap();
         assert_eq!(hooks[0].disabled(), None);
         assert_eq!(
@@ -773,6 +779,11 @@ mod tests {
                 .any(|w| w.starts_with(&project.display().to_string())
                     && w.contains("PreToolUse handler 1 (hooks.PreToolUse[0].hooks[1])")
                     && w.contains("\"http://10.0.0.1:8700/ok/check\" matches no pattern")),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings.iter().any(|w| w.contains("PreToolUse handler 3")
+                && w.contains("has user information, a backslash or a \".\" or \"..\" segment")),
             "{warnings:?}"
         );
 

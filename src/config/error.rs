@@ -477,6 +477,16 @@ pub enum ConfigWarningKind {
         /// How many patterns the settings allow (0: every HTTP hook is blocked).
         patterns: usize,
     },
+    /// A Claude Code `http` handler whose URL would not be requested where
+    /// its text says (it has user information, a backslash, or a `.` or `..`
+    /// path segment), under settings that set `allowedHttpHookUrls`: no
+    /// pattern allows such a URL, so the hook is listed and never runs.
+    ClaudeHttpUrlNeverAllowed {
+        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        at: String,
+        /// The URL.
+        url: String,
+    },
     /// A Claude Code `prompt` or `agent` handler, or a Cursor `prompt` entry:
     /// a model answers it, so it runs only on a stack that has one
     /// ([`Builder::evaluator`](crate::Builder::evaluator)), and is skipped
@@ -642,6 +652,13 @@ impl fmt::Display for ConfigWarningKind {
                 f,
                 "{at}: {url:?} matches no pattern of \"allowedHttpHookUrls\", so this hook \
                  never runs; add a pattern for it (\"*\" is any run of characters)"
+            ),
+            ConfigWarningKind::ClaudeHttpUrlNeverAllowed { ref at, ref url } => write!(
+                f,
+                "{at}: {url:?} has user information, a backslash or a \".\" or \"..\" \
+                 segment, so it would not be requested where its text says, and no pattern of \
+                 \"allowedHttpHookUrls\" allows it: this hook never runs; write the URL as \
+                 it is requested"
             ),
             ConfigWarningKind::ModelHook { ref at, ref kind } => write!(
                 f,

@@ -1241,7 +1241,7 @@ impl HttpGates {
 /// Whether `url` is requested where its text says: no user information, no
 /// backslash, no control character or space, no `.` or `..` path segment
 /// (`%2e` is a dot too).
-fn as_written(url: &str) -> bool {
+pub(crate) fn as_written(url: &str) -> bool {
     if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return false;
     }
