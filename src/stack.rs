@@ -813,11 +813,12 @@ impl<C, H> Builder<C, H> {
             if matches!(source, Source::Command) && spec.kind() != "command" {
                 // No service stands behind it: it is listed and never runs,
                 // unless it is a model's to answer and the stack has a model,
-                // or an HTTP hook on a stack built with HTTP.
-                // A fail-closed one without a model blocks rather than be skipped.
+                // or an HTTP hook on a stack built with HTTP. A fail-closed
+                // one that cannot run blocks rather than be skipped.
                 spec.attached = (spec.prompt().is_some()
                     && (self.evaluator.is_some() || spec.fail_closed()))
-                    || (cfg!(feature = "http") && spec.http_target().is_some());
+                    || (spec.http_target().is_some()
+                        && (cfg!(feature = "http") || spec.fail_closed()));
             }
             let kind = match source {
                 #[cfg(feature = "http")]
@@ -828,6 +829,15 @@ impl<C, H> Builder<C, H> {
                         })
                         .clone(),
                 ),
+                #[cfg(not(feature = "http"))]
+                Source::Command if spec.attached && spec.http_target().is_some() => {
+                    LeafKind::Function(Arc::new(|_: &HookRequest| {
+                        Verdict::failed_closed(
+                            "no HTTP client: this host was built without the tower-hooks \
+                             feature \"http\"",
+                        )
+                    }))
+                }
                 Source::Command if spec.attached => match self.evaluator.clone() {
                     Some(evaluator) => LeafKind::Model(ModelHook::new(evaluator)),
                     None => LeafKind::Function(Arc::new(|_: &HookRequest| {

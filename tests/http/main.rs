@@ -1,4 +1,3 @@
-#![cfg(feature = "http")]
 //! HTTP hooks (Claude Code's `http` handlers, feature `http`) against a real
 //! policy server on the loopback interface ([`server`]): the response table,
 //! `onFailure: "block"`, what the server receives, header expansion, the
@@ -8,6 +7,7 @@
 //! that hand the stack private addresses always list a loopback address
 //! first, where a server counts connections: a client that skipped the guard
 //! would connect there (and fail the test) rather than leave the machine.
+#![cfg(feature = "http")]
 
 mod server;
 

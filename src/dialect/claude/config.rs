@@ -2431,6 +2431,39 @@ mod tests {
         );
     }
 
+    /// Without the feature `http`, an `http` handler is listed and skipped,
+    /// unless it fails closed: then it blocks, never a silent allow.
+    #[cfg(not(feature = "http"))]
+    #[tokio::test]
+    async fn without_the_feature_an_http_handler_is_skipped_or_blocks_when_it_fails_closed() {
+        use tower::ServiceExt;
+        let file = load_json(json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "http", "url": "http://127.0.0.1:9/x"},
+            {"type": "http", "url": "http://127.0.0.1:9/y", "onFailure": "block"}
+        ]}]}}));
+        let specs = crate::dialect::claude::hook::specs(&file.handlers, Path::new("/p"));
+        let call = |spec: crate::HookSpec| async move {
+            let stack = crate::HookStack::builder()
+                .report(())
+                .command_hook(spec)
+                .build();
+            let req = crate::HookRequest::tool_execution_start("Bash", json!({"command": "ls"}));
+            stack.oneshot(req).await.unwrap()
+        };
+        let skipped = call(specs[0].clone()).await;
+        assert!(!skipped.is_blocked());
+        assert_eq!(skipped.hooks()[0].outcome(), crate::RecordOutcome::Skipped);
+        let blocked = call(specs[1].clone()).await;
+        assert!(blocked.is_blocked());
+        assert_eq!(
+            blocked.reason(),
+            Some(
+                "hook failed closed: no HTTP client: this host was built without the \
+                 tower-hooks feature \"http\""
+            )
+        );
+    }
+
     #[test]
     fn broken_http_handlers_are_errors_that_say_what_to_write() {
         let cases = [
