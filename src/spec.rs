@@ -114,6 +114,10 @@ pub struct HookSpec {
     pub(crate) prompt: Option<Arc<str>>,
     /// Where an HTTP hook posts its event.
     pub(crate) http: Option<Arc<HttpTarget>>,
+    /// Why its loader does not let it run, for a fail-closed hook, which then
+    /// blocks with that reason rather than be skipped (an HTTP hook whose URL
+    /// the settings do not allow).
+    pub(crate) refused: Option<Arc<str>>,
 }
 
 /// Where an HTTP hook (a Claude Code `http` handler) posts its event, and the
@@ -211,6 +215,7 @@ impl HookSpec {
             persistent: false,
             prompt: None,
             http: None,
+            refused: None,
         }
     }
 

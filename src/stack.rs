@@ -820,7 +820,16 @@ impl<C, H> Builder<C, H> {
                     || (spec.http_target().is_some()
                         && (cfg!(feature = "http") || spec.fail_closed()));
             }
+            if let (Source::Command, Some(_)) = (&source, &spec.refused) {
+                spec.attached = true;
+            }
             let kind = match source {
+                Source::Command if spec.refused.is_some() => {
+                    let reason = spec.refused.clone().unwrap_or_default();
+                    LeafKind::Function(Arc::new(move |_: &HookRequest| {
+                        Verdict::failed_closed(&reason)
+                    }))
+                }
                 #[cfg(feature = "http")]
                 Source::Command if spec.attached && spec.http_target().is_some() => LeafKind::Http(
                     http_leaf

@@ -24,7 +24,7 @@ pub(crate) fn spec_json(spec: &HookSpec) -> Value {
         "matcher": spec.matcher(),
         "type": spec.kind(),
         "command": spec.command_line(),
-        "url": spec.http_target().map(|target| target.url()),
+        "url": spec.http_target().map(|target| without_credentials(target.url())),
         "timeout_ms": millis(spec.timeout()),
         "fail_closed": spec.fail_closed(),
         "name": spec.name(),
@@ -115,11 +115,24 @@ fn one_line(text: &str) -> String {
 
 /// What a hook runs, as the table's last column shows it: the command, an
 /// HTTP hook's URL or a model hook's prompt.
-fn what_runs(spec: &HookSpec) -> &str {
-    spec.command_line()
-        .or(spec.http_target().map(|target| target.url()))
-        .or(spec.prompt())
-        .unwrap_or("")
+fn what_runs(spec: &HookSpec) -> Cow<'_, str> {
+    if let Some(target) = spec.http_target() {
+        return without_credentials(target.url());
+    }
+    Cow::Borrowed(spec.command_line().or(spec.prompt()).unwrap_or(""))
+}
+
+/// A URL with its user information (`user:password@`) shown as `***@`, so
+/// that listing the hooks does not print a password.
+fn without_credentials(url: &str) -> Cow<'_, str> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Cow::Borrowed(url);
+    };
+    let authority_end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => Cow::Owned(format!("{scheme}://***{}", &rest[at..])),
+        None => Cow::Borrowed(url),
+    }
 }
 
 /// The `hooks list` table.
@@ -142,7 +155,7 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
                 },
                 format!("{} ms", millis(s.timeout())),
                 if s.fail_closed() { "closed" } else { "open" }.to_owned(),
-                one_line(what_runs(s)),
+                one_line(&what_runs(s)),
             ]
         })
         .collect();
@@ -383,6 +396,22 @@ fn millis(d: std::time::Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_are_listed_without_their_credentials() {
+        assert_eq!(
+            without_credentials("https://bot:s3cret@policy.example/x?a=b@c"),
+            "https://***@policy.example/x?a=b@c"
+        );
+        assert_eq!(
+            without_credentials("http://127.0.0.1:8700/p@q"),
+            "http://127.0.0.1:8700/p@q"
+        );
+        let spec = HookSpec::command(tower_hooks::Event::Input, "")
+            .with_http(tower_hooks::HttpTarget::new("http://u:p@h/"));
+        assert_eq!(spec_json(&spec)["url"], "http://***@h/");
+        assert_eq!(what_runs(&spec), "http://***@h/");
+    }
 
     #[test]
     fn table_aligns_columns_and_trims_the_end() {

@@ -407,6 +407,8 @@ impl Config {
     /// identical Claude Code handlers from settings files, the first in load
     /// order runs; each copy stays configured, turned off with the reason
     /// `duplicate of <source>:<index>` ([`HookSpec::disabled`](crate::HookSpec::disabled)).
+    /// OpenHuman files are read as OpenHuman's own; a host of that family
+    /// under its own name loads through [`Discovery::with_openhuman_app`].
     pub fn load_files(files: &[ConfigFile], project: &Path) -> Result<Config, ConfigError> {
         let openhuman = cursor::App::OpenHuman;
         load(files, project, home_dir().as_deref(), true, openhuman)
@@ -488,8 +490,14 @@ fn gate_http_hooks(config: &mut Config, loading: &Loading) {
             config
                 .warnings
                 .push(ConfigWarning::in_file(&handler.source, kind));
+            let reason: std::sync::Arc<str> = "its URL is not in allowedHttpHookUrls".into();
             if spec.disabled.is_none() {
-                spec.disabled = Some("its URL is not in allowedHttpHookUrls".into());
+                // A fail-closed hook that may not run blocks: never a silent allow.
+                if spec.fail_closed() {
+                    spec.refused = Some(reason);
+                } else {
+                    spec.disabled = Some(reason);
+                }
             }
             continue;
         }

@@ -904,7 +904,8 @@ async fn allowed_http_hook_urls_decides_which_hooks_run() {
     assert_eq!(paths, ["/allowed/x"]);
 }
 
-/// `allowedHttpHookUrls: []` blocks every HTTP hook: none is posted to.
+/// `allowedHttpHookUrls: []` blocks every HTTP hook: none is posted to; one
+/// that fails closed blocks the call.
 #[tokio::test]
 async fn an_empty_allowed_http_hook_urls_blocks_every_http_hook() {
     let server = Server::allowing().await;
@@ -926,8 +927,22 @@ async fn an_empty_allowed_http_hook_urls_blocks_every_http_hook() {
             project.settings.display()
         )]
     );
-    let stack = stack(&config, HttpSettings::new());
-    let outcome = call(&stack, bash("rm -rf /")).await;
+    // It fails closed: a hook the settings keep from running blocks, rather
+    // than let every call through unguarded (a project file cannot switch a
+    // guard off by emptying the list).
+    let closed = stack(&config, HttpSettings::new());
+    let outcome = call(&closed, bash("rm -rf /")).await;
+    assert!(outcome.is_blocked(), "{outcome:?}");
+    assert_eq!(
+        outcome.reason(),
+        Some("hook failed closed: its URL is not in allowedHttpHookUrls")
+    );
+    // The same hook failing open is listed and skipped.
+    let mut file = settings("PreToolUse", vec![http(&url, json!({}))]);
+    file["allowedHttpHookUrls"] = json!([]);
+    let project = Project::new(&file);
+    let stack_open = stack(&project.config(), HttpSettings::new());
+    let outcome = call(&stack_open, bash("rm -rf /")).await;
     assert_eq!(
         only_record(&outcome),
         (

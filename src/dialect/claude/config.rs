@@ -883,6 +883,16 @@ impl Reader<'_> {
             Some(Value::Object(map)) => {
                 let mut headers = Vec::with_capacity(map.len());
                 for (name, value) in map {
+                    const FRAMING: [&str; 4] =
+                        ["host", "content-length", "transfer-encoding", "connection"];
+                    if FRAMING.contains(&name.to_ascii_lowercase().as_str()) {
+                        return Err(ConfigErrorKind::ClaudeInvalidValue {
+                            at: format!("\"headers\" of {at}"),
+                            expected: "headers the HTTP client does not set itself (not Host, \
+                                       Content-Length, Transfer-Encoding or Connection)",
+                            found: format!("{name:?}"),
+                        });
+                    }
                     match value {
                         Value::String(value) => headers.push((name, value)),
                         other => {
@@ -1207,6 +1217,7 @@ impl HttpGates {
     /// assert!(!gates.allows_url("https://policy.example.com/allowed/../admin"));
     /// assert!(!gates.allows_url("https://policy.example.com/allowed/%2E%2e/admin"));
     /// assert!(!gates.allows_url("https://evil.test#.example.com/allowed/x"));
+    /// assert!(!gates.allows_url("https://policy.example.com:6379/.example.com/allowed/x"));
     /// ```
     pub fn allows_url(&self, url: &str) -> bool {
         let Some(patterns) = &self.urls else {
@@ -1272,9 +1283,9 @@ fn origin_part(pattern: &str) -> &str {
     }
 }
 
-/// The origin a request to `url` goes to, spelled with and without its port
-/// (`http://localhost:80`, `http://localhost`); none when the client cannot
-/// request it.
+/// The origin a request to `url` goes to, with its port (`http://localhost:80`)
+/// and, when that is the scheme's default, without it (`http://localhost`);
+/// none when the client cannot request it.
 #[cfg(feature = "http")]
 fn origins(url: &str) -> Vec<String> {
     let Ok(parsed) = reqwest::Url::parse(url) else {
@@ -1284,7 +1295,12 @@ fn origins(url: &str) -> Vec<String> {
         return Vec::new();
     };
     let origin = format!("{}://{host}", parsed.scheme());
-    vec![format!("{origin}:{port}"), origin]
+    let with_port = format!("{origin}:{port}");
+    // Without its port only when it is the scheme's own, which the URL may omit.
+    match parsed.port() {
+        None => vec![with_port, origin],
+        Some(_) => vec![with_port],
+    }
 }
 
 /// Without the feature `http` nothing is requested: the origin as written.
@@ -1404,6 +1420,11 @@ struct Key<'a> {
     shell: Option<&'a str>,
     is_async: bool,
     persistent: bool,
+    // A copy that fails closed, or sends other headers, is another hook: it
+    // must not be dropped for one that would let a failure through.
+    fail_closed: bool,
+    headers: &'a [(String, String)],
+    allowed_env_vars: &'a [String],
 }
 
 impl<'a> Key<'a> {
@@ -1425,6 +1446,9 @@ impl<'a> Key<'a> {
             shell: handler.shell.as_deref(),
             is_async: handler.is_async,
             persistent: handler.persistent,
+            fail_closed: handler.fail_closed,
+            headers: &handler.headers,
+            allowed_env_vars: &handler.allowed_env_vars,
         })
     }
 }
@@ -2346,6 +2370,34 @@ mod tests {
         );
     }
 
+    /// A copy that fails closed, or sends other headers, is not the same
+    /// handler: a project's plain copy cannot shadow a managed guard.
+    #[test]
+    fn copies_that_fail_closed_or_send_other_headers_are_other_handlers() {
+        let url = "http://127.0.0.1:1/a";
+        let project = settings(
+            "/p/.claude/settings.json",
+            json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": url}]}]}}),
+        );
+        let managed = settings(
+            "/etc/claude-code/managed-settings.json",
+            json!({"hooks": {"PreToolUse": [{"hooks": [
+                {"type": "http", "url": url, "onFailure": "block"},
+                {"type": "http", "url": url, "headers": {"Authorization": "Bearer $T"},
+                 "allowedEnvVars": ["T"]},
+                {"type": "http", "url": url}
+            ]}]}}),
+        );
+        let all: Vec<&Handler> = project.handlers.iter().chain(&managed.handlers).collect();
+        let originals = duplicates(all.iter().copied());
+        assert!(originals[1].is_none(), "the fail-closed copy runs");
+        assert!(originals[2].is_none(), "the copy with a token runs");
+        assert_eq!(
+            originals[3].map(|h| h.source.as_path()),
+            Some(Path::new("/p/.claude/settings.json"))
+        );
+    }
+
     #[test]
     fn http_handlers_load_with_their_url_headers_and_variables() {
         let file = load_json(
@@ -2489,6 +2541,12 @@ mod tests {
                 json!({"type": "http", "url": "http://h/", "headers": ["X"]}),
                 "\"headers\" of PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]) must be an \
                  object of header names and string values",
+            ),
+            (
+                json!({"type": "http", "url": "http://h/", "headers": {"host": "other"}}),
+                "\"headers\" of PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]) must be \
+                 headers the HTTP client does not set itself (not Host, Content-Length, \
+                 Transfer-Encoding or Connection), not \"host\"",
             ),
             (
                 json!({"type": "http", "url": "http://h/", "headers": {"X": 1}}),

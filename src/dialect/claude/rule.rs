@@ -325,28 +325,29 @@ fn tool_matches(rule_tool: &str, tool_name: &str) -> bool {
 
 /// `*` matches any run of characters (none included); every other character
 /// matches itself.
+///
+/// Linear in the lengths of both (a backtracking matcher is quadratic, and
+/// both come from hooks files): the text must start with the part before the
+/// first `*` and end with the part after the last, and each part between
+/// is found, in order, after the one before it; taking each at its first
+/// place leaves the most room for the rest.
 pub(crate) fn glob(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0, 0);
-    // Where the last `*` was, and where in the text it started to match.
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if pi < p.len() && p[pi] == t[ti] {
-            pi += 1;
-            ti += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
+    let Some((first, after_first)) = pattern.split_once('*') else {
+        return pattern == text;
+    };
+    let (middle, last) = after_first.rsplit_once('*').unwrap_or(("", after_first));
+    if text.len() < first.len() + last.len() || !text.starts_with(first) || !text.ends_with(last) {
+        return false;
+    }
+    // Both ends matched whole text at char boundaries, and they do not overlap.
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for part in middle.split('*').filter(|part| !part.is_empty()) {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    true
 }
 
 // ---- shell commands --------------------------------------------------------
@@ -1150,6 +1151,37 @@ mod tests {
         assert!(glob("**a", "a"));
         assert!(glob("é*", "été"));
         assert!(!glob("", "x"));
+        assert!(glob("a*a", "a*a"));
+        assert!(!glob("ab*ba", "aba"), "the two ends may not overlap");
+        assert!(glob("*ab*ab*", "xabyab"));
+        assert!(!glob("*ab*ab*", "xaby"));
+        assert!(glob("x**y", "xy"));
+    }
+
+    /// Both sides come from hooks files: matching is linear, so a pattern
+    /// and a text built to make a backtracking matcher take minutes answer at
+    /// once (the bound only catches a hang).
+    #[test]
+    fn glob_is_linear_on_hostile_input() {
+        let pattern = format!("http://h/*{}b*", "a".repeat(100_000));
+        let text = format!("http://h/{}", "a".repeat(200_000));
+        let started = std::time::Instant::now();
+        assert!(!glob(&pattern, &text));
+        assert!(glob(&pattern, &format!("{text}b")));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    proptest! {
+        /// The linear matcher answers what a regex of the same glob answers.
+        #[test]
+        fn glob_agrees_with_a_regex(pattern in "[ab*]{0,8}", text in "[ab]{0,10}") {
+            let regex = format!(
+                "^{}$",
+                pattern.split('*').map(regex::escape).collect::<Vec<_>>().join(".*")
+            );
+            let expected = regex::Regex::new(&regex).unwrap().is_match(&text);
+            prop_assert_eq!(glob(&pattern, &text), expected, "{} / {}", pattern, text);
+        }
     }
 
     proptest! {

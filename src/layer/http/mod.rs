@@ -31,21 +31,29 @@
 //! [`resolver`](HttpSettings::resolver) the host gives.
 //!
 //! ```no_run
+//! use std::path::Path;
+//! use tower_hooks::dialect::claude;
 //! use tower_hooks::layer::http::{AddressGuard, HttpSettings};
-//! use tower_hooks::{Event, HookSpec, HookStack, HttpTarget};
+//! use tower_hooks::HookStack;
 //!
-//! let guard = HookSpec::command(Event::ToolExecutionStart, "")
-//!     .with_http(HttpTarget::new("http://127.0.0.1:8700/policy"));
+//! let settings = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+//!     {"type": "http", "url": "http://10.20.0.7:8700/policy", "timeout": 5}
+//! ]}]}}"#;
+//! let path = Path::new("/p/.claude/settings.json");
+//! let file = claude::config::parse(settings, path, &claude::config::Context::new("/p"))?;
 //! let stack = HookStack::builder()
-//!     .http(HttpSettings::new().guard(AddressGuard::new().allow("10.20.0.0/16".parse().unwrap())))
-//!     .command_hook(guard)
+//!     // The team's policy service lives on a private network the guard refuses by default.
+//!     .http(HttpSettings::new().guard(AddressGuard::new().allow("10.20.0.0/16".parse()?)))
+//!     .command_hooks(claude::hook::specs(&file.handlers, Path::new("/p")))
 //!     .build();
 //! # drop(stack);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! A hook of a spec made by hand is read by its dialect: nanopi's hooks have
-//! no HTTP form, so such a spec fails open with a message saying so; the
-//! Claude Code loader makes the `http` handlers.
+//! no HTTP form, so such a spec posts nothing and fails (open, or closed when
+//! the spec says so) with a message saying so; the Claude Code loader makes
+//! the `http` handlers.
 
 mod guard;
 
@@ -213,7 +221,12 @@ impl Service<HookRequest> for HttpHook {
                 .ok_or("this hook has no URL to post to")?;
             if !crate::dialect::has_http_hooks(&spec) {
                 // Nothing is posted for a dialect that could not read the answer.
-                return Ok(Verdict::failed_open("this dialect has no HTTP hooks"));
+                const NONE: &str = "this dialect has no HTTP hooks";
+                return Ok(if spec.fail_closed() {
+                    Verdict::failed_closed(NONE)
+                } else {
+                    Verdict::failed_open(NONE)
+                });
             }
             let body = crate::dialect::input(&spec, &req);
             let posted = shared.post(&spec, target, body);
@@ -460,6 +473,19 @@ mod tests {
         let record = &outcome.hooks()[0];
         assert_eq!(record.outcome(), RecordOutcome::Error);
         assert_eq!(record.reason(), Some("this dialect has no HTTP hooks"));
+        // Failing closed, it blocks.
+        let spec = HookSpec::command(Event::Input, "")
+            .with_http(HttpTarget::new(format!(
+                "http://{}/x",
+                listener.local_addr().unwrap()
+            )))
+            .with_fail_closed(true);
+        let stack = HookStack::builder().report(()).command_hook(spec).build();
+        let outcome = stack.oneshot(HookRequest::input("hi")).await.unwrap();
+        assert_eq!(
+            outcome.reason(),
+            Some("hook failed closed: this dialect has no HTTP hooks")
+        );
         assert_eq!(
             listener.accept().unwrap_err().kind(),
             std::io::ErrorKind::WouldBlock,
