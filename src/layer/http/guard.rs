@@ -16,17 +16,32 @@ use ipnet::IpNet;
 ///
 /// Refused by default: private (`10/8`, `172.16/12`, `192.168/16`), shared
 /// (CGNAT, `100.64/10`), link-local (`169.254/16`, `fe80::/10`), unique-local
-/// (`fc00::/7`), site-local (`fec0::/10`), multicast, broadcast, reserved and
-/// unspecified addresses, and the cloud metadata addresses
-/// (`169.254.169.254`, `fd00:ec2::254`, `100.100.100.200`). An IPv6 address
-/// that carries an IPv4 one (`::ffff:10.0.0.1`, `64:ff9b::a00:1`) is judged by
-/// that IPv4 address. Loopback is allowed: a policy daemon on the same machine
-/// is what HTTP hooks are mostly for. Public addresses are allowed.
+/// (`fc00::/7`), site-local (`fec0::/10`), IETF protocol assignment
+/// (`192.0.0/24`), benchmarking (`198.18/15`), documentation (`192.0.2/24`,
+/// `198.51.100/24`, `203.0.113/24`, `2001:db8::/32`), multicast, broadcast,
+/// reserved and unspecified addresses, and the cloud metadata addresses
+/// (`169.254.169.254`, `fd00:ec2::254`, `100.100.100.200`, and Azure's
+/// WireServer `168.63.129.16`). An IPv6 address that carries an IPv4 one is
+/// judged by that IPv4 address: IPv4-mapped (`::ffff:10.0.0.1`),
+/// IPv4-compatible (`::10.0.0.1`), NAT64 (`64:ff9b::a00:1`, and the local-use
+/// `64:ff9b:1::/48` with the IPv4 address in its last 32 bits) and 6to4
+/// (`2002:a00:1::1`, the IPv4 address right after the `2002` prefix).
+/// Loopback is allowed: a policy daemon on the same machine is what HTTP hooks
+/// are mostly for. Public addresses are allowed.
 ///
-/// A host can narrow the guard ([`deny`](AddressGuard::deny), e.g. loopback
-/// too) or widen it ([`allow`](AddressGuard::allow), e.g. its own policy
-/// service on `10.20.0.0/16`); a denied range wins over an allowed one, and
-/// both over the built-in table.
+/// A host can narrow the guard ([`deny`](AddressGuard::deny)) or widen it
+/// ([`allow`](AddressGuard::allow), e.g. its own policy service on
+/// `10.20.0.0/16`); a denied range wins over an allowed one, and both over the
+/// built-in table, with one exception: a cloud metadata address stays refused
+/// when only a broader allowed range holds it. Allowing `169.254.0.0/16` or
+/// `fd00::/8` does not open `169.254.169.254` or `fd00:ec2::254`; an allowed
+/// range that is exactly that one address (`/32` or `/128`) does.
+///
+/// To refuse this machine as well, deny both loopback ranges, `127.0.0.0/8`
+/// and `::1/128`: the one does not cover the other. Under
+/// [`allow_all`](AddressGuard::allow_all), which has no table, the
+/// unspecified addresses (`0.0.0.0`, `::`) reach this machine too, so deny
+/// `0.0.0.0/8` and `::/128` as well when that matters.
 ///
 /// ```
 /// use std::net::IpAddr;
@@ -39,12 +54,21 @@ use ipnet::IpNet;
 /// let refused = guard.check(ip("169.254.169.254")).unwrap_err();
 /// assert_eq!(refused.to_string(), "169.254.169.254 is the cloud metadata address (169.254.169.254/32)");
 /// assert!(guard.check(ip("::ffff:10.1.2.3")).is_err());
+/// assert!(guard.check(ip("2002:a9fe:a9fe::1")).is_err());
 ///
 /// let internal = AddressGuard::new().allow("10.20.0.0/16".parse().unwrap());
 /// assert!(internal.check(ip("10.20.3.4")).is_ok());
 /// assert!(internal.check(ip("10.21.0.1")).is_err());
-/// let strict = AddressGuard::new().deny("127.0.0.0/8".parse().unwrap());
+/// let link_local = AddressGuard::new().allow("169.254.0.0/16".parse().unwrap());
+/// assert!(link_local.check(ip("169.254.1.2")).is_ok());
+/// assert!(link_local.check(ip("169.254.169.254")).is_err());
+///
+/// // Strict: this machine too, over IPv4 and IPv6.
+/// let strict = AddressGuard::new()
+///     .deny("127.0.0.0/8".parse().unwrap())
+///     .deny("::1/128".parse().unwrap());
 /// assert!(strict.check(ip("127.0.0.1")).is_err());
+/// assert!(strict.check(ip("::1")).is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AddressGuard {
@@ -88,21 +112,33 @@ impl fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-/// The built-in table, most specific first: each range with what it is.
+/// What the table calls a cloud metadata address: a broader allowed range
+/// does not open these (see [`AddressGuard::allow`]).
+const METADATA: &str = "the cloud metadata address";
+
+/// The built-in table, most specific first: each range with what it is. No
+/// row holds a row that comes after it.
 const TABLE: &[(&str, &str)] = &[
-    ("169.254.169.254/32", "the cloud metadata address"),
-    ("100.100.100.200/32", "the cloud metadata address"),
-    ("fd00:ec2::254/128", "the cloud metadata address"),
+    ("169.254.169.254/32", METADATA),
+    ("100.100.100.200/32", METADATA),
+    ("168.63.129.16/32", METADATA),
+    ("fd00:ec2::254/128", METADATA),
     ("0.0.0.0/8", "an unspecified address"),
     ("10.0.0.0/8", "a private address"),
     ("100.64.0.0/10", "a shared (CGNAT) address"),
     ("169.254.0.0/16", "a link-local address"),
     ("172.16.0.0/12", "a private address"),
+    ("192.0.0.0/24", "an IETF protocol assignment address"),
+    ("192.0.2.0/24", "a documentation address"),
     ("192.168.0.0/16", "a private address"),
+    ("198.18.0.0/15", "a benchmarking address"),
+    ("198.51.100.0/24", "a documentation address"),
+    ("203.0.113.0/24", "a documentation address"),
     ("224.0.0.0/4", "a multicast address"),
     ("255.255.255.255/32", "the broadcast address"),
     ("240.0.0.0/4", "a reserved address"),
     ("::/128", "an unspecified address"),
+    ("2001:db8::/32", "a documentation address"),
     ("fc00::/7", "a unique-local address"),
     ("fe80::/10", "a link-local address"),
     ("fec0::/10", "a site-local address"),
@@ -120,7 +156,9 @@ impl AddressGuard {
     }
 
     /// No built-in table: every address is allowed but those [`deny`](Self::deny)
-    /// adds. For a host whose network stands behind its own egress policy.
+    /// adds, the cloud metadata addresses and this machine's unspecified
+    /// addresses (`0.0.0.0`, `::`) included. For a host whose network stands
+    /// behind its own egress policy.
     pub fn allow_all() -> Self {
         AddressGuard {
             table: false,
@@ -130,6 +168,11 @@ impl AddressGuard {
 
     /// Widens the guard: addresses in `range` are allowed, unless a range
     /// given to [`deny`](Self::deny) holds them.
+    ///
+    /// A cloud metadata address of the built-in table is allowed only by a
+    /// range that is exactly that address (`169.254.169.254/32`,
+    /// `fd00:ec2::254/128`): a broader range such as `169.254.0.0/16` leaves it
+    /// refused.
     pub fn allow(mut self, range: IpNet) -> Self {
         self.allowed.push(range.trunc());
         self
@@ -153,16 +196,24 @@ impl AddressGuard {
         if let Some(range) = self.denied.iter().find(|r| in_range(r, address, judged)) {
             return Err(refused(*range, "in a range this host refuses"));
         }
-        if self.allowed.iter().any(|r| in_range(r, address, judged)) || !self.table {
+        if !self.table {
             return Ok(());
         }
-        for (range, what) in TABLE {
-            let range: IpNet = range.parse().expect("the table's ranges parse");
-            if range.contains(&judged) {
-                return Err(refused(range, what));
-            }
+        // The table is most specific first, so the first row that holds the
+        // address is the one that names it.
+        let Some((range, what)) = Self::table().find(|(range, _)| range.contains(&judged)) else {
+            return Ok(());
+        };
+        let allowed = if what == METADATA {
+            self.allowed.iter().any(|r| is_exactly(r, address, judged))
+        } else {
+            self.allowed.iter().any(|r| in_range(r, address, judged))
+        };
+        if allowed {
+            Ok(())
+        } else {
+            Err(refused(range, what))
         }
-        Ok(())
     }
 
     /// The built-in table: each refused range, and what it is.
@@ -178,9 +229,18 @@ fn in_range(range: &IpNet, address: IpAddr, judged: IpAddr) -> bool {
     range.contains(&address) || range.contains(&judged)
 }
 
+/// Whether `range` is one single address: the address as written or the
+/// IPv4 one it carries.
+fn is_exactly(range: &IpNet, address: IpAddr, judged: IpAddr) -> bool {
+    range.prefix_len() == range.max_prefix_len()
+        && (range.addr() == address || range.addr() == judged)
+}
+
 /// The IPv4 address an IPv6 one carries: IPv4-mapped (`::ffff:a.b.c.d`),
-/// IPv4-compatible (`::a.b.c.d`, but not `::` and `::1`) and NAT64
-/// (`64:ff9b::a.b.c.d`).
+/// IPv4-compatible (`::a.b.c.d`, but not `::` and `::1`), NAT64
+/// (`64:ff9b::a.b.c.d`), local-use NAT64 (`64:ff9b:1::/48`, the IPv4 address
+/// in the last 32 bits) and 6to4 (`2002:aabb:ccdd::/48`, the IPv4 address in
+/// the 32 bits after the `2002` prefix).
 fn embedded_v4(address: IpAddr) -> Option<Ipv4Addr> {
     let IpAddr::V6(v6) = address else {
         return None;
@@ -193,8 +253,13 @@ fn embedded_v4(address: IpAddr) -> Option<Ipv4Addr> {
     if s[..6] == [0; 6] && v6 != Ipv6Addr::UNSPECIFIED && v6 != Ipv6Addr::LOCALHOST {
         return Some(low());
     }
-    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] || s[..3] == [0x64, 0xff9b, 1] {
         return Some(low());
+    }
+    if s[0] == 0x2002 {
+        let [a, b] = s[1].to_be_bytes();
+        let [c, d] = s[2].to_be_bytes();
+        return Some(Ipv4Addr::new(a, b, c, d));
     }
     None
 }
@@ -292,5 +357,213 @@ mod tests {
     #[test]
     fn the_table_parses_and_names_each_range() {
         assert_eq!(AddressGuard::table().count(), TABLE.len());
+    }
+
+    #[test]
+    fn no_row_of_the_table_hides_a_later_one() {
+        let rows: Vec<_> = AddressGuard::table().collect();
+        for (i, (earlier, _)) in rows.iter().enumerate() {
+            for (later, _) in &rows[i + 1..] {
+                assert!(!earlier.contains(later), "{earlier} comes before {later}");
+            }
+        }
+    }
+
+    #[test]
+    fn benchmarking_protocol_and_documentation_ranges_are_refused() {
+        let guard = AddressGuard::new();
+        let rows = [
+            ("198.18.0.1", "a benchmarking address", "198.18.0.0/15"),
+            ("198.19.255.254", "a benchmarking address", "198.18.0.0/15"),
+            (
+                "192.0.0.8",
+                "an IETF protocol assignment address",
+                "192.0.0.0/24",
+            ),
+            ("192.0.2.1", "a documentation address", "192.0.2.0/24"),
+            ("198.51.100.7", "a documentation address", "198.51.100.0/24"),
+            ("203.0.113.200", "a documentation address", "203.0.113.0/24"),
+            ("2001:db8::1", "a documentation address", "2001:db8::/32"),
+            (
+                "2001:db8:ffff::1",
+                "a documentation address",
+                "2001:db8::/32",
+            ),
+            ("168.63.129.16", METADATA, "168.63.129.16/32"),
+            (
+                "::ffff:198.18.0.1",
+                "a benchmarking address",
+                "198.18.0.0/15",
+            ),
+            ("::ffff:168.63.129.16", METADATA, "168.63.129.16/32"),
+        ];
+        for (address, what, range) in rows {
+            let refused = guard.check(ip(address)).expect_err(address);
+            assert_eq!(refused.what, what, "{address}");
+            assert_eq!(refused.range(), range.parse::<IpNet>().unwrap());
+        }
+        // Their neighbours are public.
+        for address in [
+            "198.17.255.255",
+            "198.20.0.1",
+            "192.0.1.1",
+            "192.0.3.1",
+            "198.51.101.1",
+            "203.0.114.1",
+            "2001:db9::1",
+            "168.63.129.17",
+        ] {
+            assert!(guard.check(ip(address)).is_ok(), "{address}");
+        }
+    }
+
+    #[test]
+    fn six_to_four_and_local_use_nat64_are_judged_by_their_ipv4_address() {
+        assert_eq!(
+            embedded_v4(ip("2002:a9fe:a9fe::1")),
+            Some(Ipv4Addr::new(169, 254, 169, 254))
+        );
+        assert_eq!(
+            embedded_v4(ip("64:ff9b:1::a00:1")),
+            Some(Ipv4Addr::new(10, 0, 0, 1))
+        );
+        let guard = AddressGuard::new();
+        let rows = [
+            ("2002:a9fe:a9fe::1", METADATA),
+            ("2002:a9fe:a9fe:1:2:3:4:5", METADATA),
+            ("2002:a00:1::", "a private address"),
+            ("2002:c0a8:101::1", "a private address"),
+            ("2002:a9fe:1::1", "a link-local address"),
+            ("64:ff9b:1::a9fe:a9fe", METADATA),
+            ("64:ff9b:1:ffff::c0a8:101", "a private address"),
+            ("64:ff9b:1::6440:1", "a shared (CGNAT) address"),
+        ];
+        for (address, what) in rows {
+            let refused = guard.check(ip(address)).expect_err(address);
+            assert_eq!(refused.what, what, "{address}");
+            assert_eq!(refused.address(), ip(address));
+        }
+        for address in [
+            "2002:5db8:d70e::1",
+            "64:ff9b:1::5db8:d70e",
+            "2002:7f00:1::1",
+        ] {
+            assert!(guard.check(ip(address)).is_ok(), "{address}");
+        }
+        // Allowed and denied ranges see the IPv4 address too.
+        let host = AddressGuard::new()
+            .allow("10.20.0.0/16".parse().unwrap())
+            .deny("127.0.0.0/8".parse().unwrap());
+        assert!(host.check(ip("2002:a14:301::1")).is_ok());
+        assert!(host.check(ip("64:ff9b:1::a14:301")).is_ok());
+        assert!(host.check(ip("2002:7f00:1::1")).is_err());
+        assert!(host.check(ip("64:ff9b:1::7f00:1")).is_err());
+    }
+
+    #[test]
+    fn a_broader_allowed_range_leaves_the_metadata_addresses_refused() {
+        let unique_local = AddressGuard::new().allow("fd00::/8".parse().unwrap());
+        assert!(unique_local.check(ip("fd00::1")).is_ok());
+        let refused = unique_local.check(ip("fd00:ec2::254")).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "fd00:ec2::254 is the cloud metadata address (fd00:ec2::254/128)"
+        );
+
+        let link_local = AddressGuard::new().allow("169.254.0.0/16".parse().unwrap());
+        assert!(link_local.check(ip("169.254.1.2")).is_ok());
+        assert!(link_local.check(ip("::ffff:169.254.1.2")).is_ok());
+        for address in [
+            "169.254.169.254",
+            "::ffff:169.254.169.254",
+            "64:ff9b::a9fe:a9fe",
+            "2002:a9fe:a9fe::1",
+        ] {
+            let refused = link_local.check(ip(address)).expect_err(address);
+            assert_eq!(refused.what, METADATA, "{address}");
+        }
+
+        let everything = AddressGuard::new()
+            .allow("0.0.0.0/0".parse().unwrap())
+            .allow("::/0".parse().unwrap());
+        assert!(everything.check(ip("10.0.0.1")).is_ok());
+        assert!(everything.check(ip("fd00::1")).is_ok());
+        for address in [
+            "169.254.169.254",
+            "100.100.100.200",
+            "168.63.129.16",
+            "fd00:ec2::254",
+        ] {
+            assert!(everything.check(ip(address)).is_err(), "{address}");
+        }
+        let wider = AddressGuard::new()
+            .allow("100.64.0.0/10".parse().unwrap())
+            .allow("168.63.0.0/16".parse().unwrap())
+            .allow("169.254.169.254/31".parse().unwrap());
+        assert!(wider.check(ip("100.100.100.200")).is_err());
+        assert!(wider.check(ip("168.63.129.16")).is_err());
+        assert!(wider.check(ip("169.254.169.254")).is_err());
+        assert!(wider.check(ip("169.254.169.255")).is_ok());
+    }
+
+    #[test]
+    fn only_the_exact_address_lets_a_metadata_address_through() {
+        let aws = AddressGuard::new()
+            .allow("169.254.169.254/32".parse().unwrap())
+            .allow("fd00:ec2::254/128".parse().unwrap());
+        assert!(aws.check(ip("169.254.169.254")).is_ok());
+        assert!(aws.check(ip("::ffff:169.254.169.254")).is_ok());
+        assert!(aws.check(ip("fd00:ec2::254")).is_ok());
+        // The other metadata addresses and the rest of the range stay refused.
+        assert!(aws.check(ip("100.100.100.200")).is_err());
+        assert!(aws.check(ip("168.63.129.16")).is_err());
+        assert!(aws.check(ip("169.254.169.253")).is_err());
+        assert!(aws.check(ip("fd00:ec2::253")).is_err());
+
+        // A denied range still wins over the exact address.
+        let denied = AddressGuard::new()
+            .allow("169.254.169.254/32".parse().unwrap())
+            .deny("169.254.0.0/16".parse().unwrap());
+        let refused = denied.check(ip("169.254.169.254")).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "169.254.169.254 is in a range this host refuses (169.254.0.0/16)"
+        );
+
+        // Without the table, the metadata addresses pass.
+        let open = AddressGuard::allow_all();
+        for address in [
+            "169.254.169.254",
+            "100.100.100.200",
+            "168.63.129.16",
+            "fd00:ec2::254",
+            "2002:a9fe:a9fe::1",
+        ] {
+            assert!(open.check(ip(address)).is_ok(), "{address}");
+        }
+    }
+
+    #[test]
+    fn refusing_this_machine_takes_both_loopback_ranges() {
+        let v4_only = AddressGuard::new().deny("127.0.0.0/8".parse().unwrap());
+        assert!(v4_only.check(ip("127.0.0.1")).is_err());
+        assert!(v4_only.check(ip("::ffff:127.0.0.1")).is_err());
+        assert!(v4_only.check(ip("::1")).is_ok());
+
+        let strict = v4_only.deny("::1/128".parse().unwrap());
+        assert!(strict.check(ip("::1")).is_err());
+
+        // Without the table, the unspecified addresses need denying too.
+        let open = AddressGuard::allow_all()
+            .deny("127.0.0.0/8".parse().unwrap())
+            .deny("::1/128".parse().unwrap());
+        assert!(open.check(ip("0.0.0.0")).is_ok());
+        assert!(open.check(ip("::")).is_ok());
+        let open = open
+            .deny("0.0.0.0/8".parse().unwrap())
+            .deny("::/128".parse().unwrap());
+        assert!(open.check(ip("0.0.0.0")).is_err());
+        assert!(open.check(ip("::")).is_err());
+        assert!(open.check(ip("::ffff:0.0.0.0")).is_err());
     }
 }
