@@ -2356,18 +2356,20 @@ mod tests {
             PATH,
             json!({"hooks": {"Stop": [{"hooks": [
                 {"type": "http", "url": "http://127.0.0.1:1/a"},
-                {"type": "http", "url": "http://127.0.0.1:1/a", "headers": {"X": "y"}},
+                {"type": "http", "url": "http://127.0.0.1:1/a", "timeout": 5},
                 {"type": "http", "url": "http://127.0.0.1:1/b"},
-                {"type": "command", "command": "http://127.0.0.1:1/a"}]}]}}),
+                {"type": "command", "command": "http://127.0.0.1:1/a"},
+                {"type": "http", "url": "http://127.0.0.1:1/a", "headers": {"X": "y"}}]}]}}),
         );
         let originals = duplicates(&file.handlers);
         assert!(originals[0].is_none());
-        assert_eq!(originals[1].map(|h| h.index), Some(0));
+        assert_eq!(originals[1].map(|h| h.index), Some(0), "the same URL");
         assert!(originals[2].is_none());
         assert!(
             originals[3].is_none(),
             "a command is never the same as an HTTP hook"
         );
+        assert!(originals[4].is_none(), "other headers make another hook");
     }
 
     /// A copy that fails closed, or sends other headers, is not the same
