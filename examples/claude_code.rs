@@ -27,7 +27,6 @@ mod support;
 use std::convert::Infallible;
 use std::error::Error;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tower::{service_fn, ServiceBuilder};
@@ -35,10 +34,9 @@ use tower::{service_fn, ServiceBuilder};
 pub(crate) use self::support::Transcript;
 use self::support::{changed, claude_event_head, took, with_arguments};
 use tower_hooks::config::Format;
-use tower_hooks::report::Notice;
 use tower_hooks::{
-    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason,
-    StopDecision, ToolCall, ToolResult,
+    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, StopDecision,
+    ToolCall, ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Claude Code user
@@ -79,27 +77,11 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
         out.say(format!("warning: {warning}"));
     }
 
-    // Report lines (a background hook that was dropped, …) go under their event.
-    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
-    let sink = notices.clone();
-    let stack = HookStack::builder()
-        .config(&config)
-        .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("agent")))
-        .build();
-
     // Claude Code hooks run in the session's working directory, and get
     // CLAUDE_PROJECT_DIR (the project root given to Discovery).
     let cwd = project.display().to_string();
-    let seen = out.clone();
-    let mut hooks = AgentHooks::new(stack)
-        .with_session_id(SESSION_ID)
-        .with_cwd(cwd.as_str())
-        .on_outcome(move |req, outcome| {
-            print_event(&seen, req, outcome);
-            for line in notices.lock().unwrap().drain(..) {
-                seen.say(format!("     {line}"));
-            }
-        });
+    let builder = HookStack::builder().config(&config);
+    let mut hooks = support::agent(&out, builder, SESSION_ID, &cwd, print_event);
 
     // The agent's Bash tool, wrapped like any tower service.
     let tool_out = out.clone();

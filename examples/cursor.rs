@@ -31,7 +31,6 @@ mod support;
 use std::convert::Infallible;
 use std::error::Error;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -41,10 +40,9 @@ pub(crate) use self::support::Transcript;
 use self::support::{changed, event_head, took, with_arguments};
 use tower_hooks::config::Format;
 use tower_hooks::dialect::event_as_written;
-use tower_hooks::report::Notice;
 use tower_hooks::{
-    AgentHooks, Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason,
-    StopDecision, ToolCall, ToolResult,
+    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, StopDecision,
+    ToolCall, ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Cursor user keeps
@@ -87,27 +85,11 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
         out.say(format!("warning: {warning}"));
     }
 
-    // Report lines (a background hook that was dropped, …) go under their event.
-    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
-    let sink = notices.clone();
-    let stack = HookStack::builder()
-        .config(&config)
-        .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("agent")))
-        .build();
-
     // The hooks of a project's .cursor/hooks.json run from the project root
     // (so `.cursor/hooks/guard-shell.sh` resolves), and get CURSOR_PROJECT_DIR.
     let cwd = project.display().to_string();
-    let seen = out.clone();
-    let mut hooks = AgentHooks::new(stack)
-        .with_session_id(SESSION_ID)
-        .with_cwd(cwd.as_str())
-        .on_outcome(move |req, outcome| {
-            print_event(&seen, req, outcome);
-            for line in notices.lock().unwrap().drain(..) {
-                seen.say(format!("     {line}"));
-            }
-        });
+    let builder = HookStack::builder().config(&config);
+    let mut hooks = support::agent(&out, builder, SESSION_ID, &cwd, print_event);
 
     // The agent's tools, wrapped like any tower service. Each call fires
     // preToolUse, then the event of its kind of tool (a shell, a read: inferred

@@ -36,7 +36,7 @@ use std::convert::Infallible;
 use std::error::Error;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
@@ -50,7 +50,6 @@ use tower::{service_fn, ServiceBuilder};
 pub(crate) use self::support::Transcript;
 use self::support::{claude_event_head, hook_line, with_arguments};
 use tower_hooks::config::{Config, Format};
-use tower_hooks::report::Notice;
 use tower_hooks::{
     AgentHooks, Approval, ApprovalRequest, Decision, HookOutcome, HookRequest, HookStack,
     ShutdownReason, StartReason, ToolCall, ToolResult,
@@ -184,26 +183,12 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 /// An agent's hooks: the loaded configuration, with `token` as the value of
 /// `POLICY_TOKEN`; each event with a hook goes to the transcript.
 fn agent(out: &Transcript, config: &Config, token: &str, cwd: &str) -> AgentHooks {
-    // Report lines go under their event rather than to stderr.
-    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
-    let sink = notices.clone();
-    let stack = HookStack::builder()
+    let builder = HookStack::builder()
         .config(config)
         // Read by the handler's `$POLICY_TOKEN`, which `allowedEnvVars` lets
         // it read. A variable it does not list would be expanded to nothing.
-        .env("POLICY_TOKEN", token)
-        .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("agent")))
-        .build();
-    let seen = out.clone();
-    AgentHooks::new(stack)
-        .with_session_id(SESSION_ID)
-        .with_cwd(cwd)
-        .on_outcome(move |req, outcome| {
-            print_event(&seen, req, outcome);
-            for line in notices.lock().unwrap().drain(..) {
-                seen.say(format!("     {line}"));
-            }
-        })
+        .env("POLICY_TOKEN", token);
+    support::agent(out, builder, SESSION_ID, cwd, print_event)
 }
 
 // ─── The policy server ──────────────────────────────────────────────────────

@@ -15,7 +15,11 @@ use serde_json::{json, Value};
 use tower::{Service, ServiceExt};
 use tower_hooks::config::{Discovery, Format};
 use tower_hooks::dialect::claude::event_name;
-use tower_hooks::{HookRecord, HookRequest, RecordOutcome, ToolCall, ToolResult};
+use tower_hooks::report::Notice;
+use tower_hooks::stack::Builder;
+use tower_hooks::{
+    AgentHooks, HookOutcome, HookRecord, HookRequest, RecordOutcome, ToolCall, ToolResult,
+};
 
 /// Exits with a usage line when the example is given an argument: it takes none.
 pub(crate) fn no_arguments(example: &str) {
@@ -35,6 +39,34 @@ where
     no_arguments(example);
     run(Transcript::printed()).await?;
     Ok(())
+}
+
+/// An example's agent: the stack `builder` makes, reporting into the
+/// transcript, for session `session` in `cwd`. Every outcome of an event with
+/// hooks goes to `print`, with the stack's report lines (a background hook
+/// dropped, a hook that failed open) under it rather than on stderr.
+pub(crate) fn agent(
+    out: &Transcript,
+    builder: Builder,
+    session: &str,
+    cwd: &str,
+    print: fn(&Transcript, &HookRequest, &HookOutcome),
+) -> AgentHooks {
+    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = notices.clone();
+    let stack = builder
+        .report(move |n: &Notice<'_>| sink.lock().unwrap().push(n.line("agent")))
+        .build();
+    let seen = out.clone();
+    AgentHooks::new(stack)
+        .with_session_id(session)
+        .with_cwd(cwd)
+        .on_outcome(move |req, outcome| {
+            print(&seen, req, outcome);
+            for line in notices.lock().unwrap().drain(..) {
+                seen.say(format!("     {line}"));
+            }
+        })
 }
 
 /// Writes a project's hooks folder, as its users keep it: `<project>/<folder>/<config>`
