@@ -156,34 +156,12 @@ pub(crate) fn model_answer(
     match spec.dialect() {
         Dialect::Claude => {
             let hook = spec.extra::<claude::hook::ClaudeHook>()?;
-            let answer = match answer {
-                Ok(answer) => claude::hook::model_answer(
-                    hook,
-                    answer.ok,
-                    answer.reason.as_deref().unwrap_or(""),
-                    answer.impossible,
-                ),
-                Err(error) => claude::ClaudeAnswer {
-                    error: Some(error),
-                    ..claude::ClaudeAnswer::default()
-                },
-            };
+            let answer = claude::hook::model_answer(hook, answer);
             Some(claude::hook::neutral(hook, answer))
         }
         Dialect::Cursor => {
             let hook = spec.extra::<cursor::hook::CursorHook>()?;
-            let answer = match answer {
-                Ok(answer) => cursor::hook::model_answer(
-                    hook,
-                    answer.ok,
-                    answer.reason.as_deref().unwrap_or(""),
-                    answer.impossible,
-                ),
-                Err(error) => cursor::CursorAnswer {
-                    error: Some(error),
-                    ..cursor::CursorAnswer::default()
-                },
-            };
+            let answer = cursor::hook::model_answer(hook, answer);
             Some(cursor::hook::neutral(hook, req, answer))
         }
         _ => None,

@@ -176,15 +176,8 @@ impl Service<HookRequest> for ModelHook {
             let input = crate::dialect::input(&spec, &req);
             let prompt = arguments_in(template, String::from_utf8_lossy(&input).trim());
             let asked = evaluator.oneshot(prompt);
-            let text = match req.deadline() {
-                Some(deadline) => match tokio::time::timeout_at(deadline.at, asked).await {
-                    Ok(text) => text.map_err(|e| format!("the model failed: {e}")),
-                    Err(_) => {
-                        Err(crate::dialect::claude::Failure::TimedOut(deadline.timeout).to_string())
-                    }
-                },
-                None => asked.await.map_err(|e| format!("the model failed: {e}")),
-            };
+            let asked = async { asked.await.map_err(|e| format!("the model failed: {e}")) };
+            let text = crate::layer::timeout::within_deadline(&req, asked).await;
             let answer = text.and_then(|text| ModelAnswer::parse(&text));
             let answer = crate::dialect::model_answer(&spec, &req, answer);
             Ok(crate::dialect::settle(

@@ -186,6 +186,24 @@ where
     }
 }
 
+/// `run`, answered by its own deadline for a leaf that reads its answer in
+/// its dialect (a model hook, an HTTP hook): past the request's deadline it
+/// is dropped and answers the dialect's failure `timed out after N s`, not
+/// nanopi's timeout block.
+pub(crate) async fn within_deadline<T>(
+    req: &crate::request::HookRequest,
+    run: impl std::future::Future<Output = Result<T, String>>,
+) -> Result<T, String> {
+    match req.deadline() {
+        Some(deadline) => tokio::time::timeout_at(deadline.at, run)
+            .await
+            .unwrap_or_else(|_| {
+                Err(crate::dialect::claude::Failure::TimedOut(deadline.timeout).to_string())
+            }),
+        None => run.await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -212,10 +212,14 @@ pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Note
 /// as JSON by a command hook would be.
 pub(crate) fn model_answer(
     hook: &ClaudeHook,
-    ok: bool,
-    reason: &str,
-    impossible: bool,
+    answer: Result<crate::layer::model::ModelAnswer, String>,
 ) -> ClaudeAnswer {
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(error) => return ClaudeAnswer::with_error(error),
+    };
+    let (ok, impossible) = (answer.ok, answer.impossible);
+    let reason = answer.reason.as_deref().unwrap_or("");
     let json = match (ok, &*hook.event) {
         (true, _) | (false, "PermissionRequest") => serde_json::json!({}),
         (false, "Stop" | "SubagentStop") if impossible => serde_json::json!({}),
@@ -252,10 +256,7 @@ pub(crate) fn http_answer(
     hook: &ClaudeHook,
     response: Result<(u16, &[u8]), String>,
 ) -> ClaudeAnswer {
-    let error = |error: String| ClaudeAnswer {
-        error: Some(error),
-        ..ClaudeAnswer::default()
-    };
+    let error = ClaudeAnswer::with_error;
     let (status, body) = match response {
         Ok(response) => response,
         Err(failure) => return error(failure),

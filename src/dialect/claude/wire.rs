@@ -532,7 +532,8 @@ impl ClaudeAnswer {
         Self::failed(&Failure::CouldNotStart(error.to_string()))
     }
 
-    fn with_error(error: String) -> Self {
+    /// A failure, said in `error`.
+    pub(crate) fn with_error(error: String) -> Self {
         ClaudeAnswer {
             error: Some(error),
             ..ClaudeAnswer::default()

@@ -352,10 +352,14 @@ fn can_deny(event: CursorEvent) -> bool {
 /// `subagentStop` sends the agent back with it (unless `impossible`).
 pub(crate) fn model_answer(
     hook: &CursorHook,
-    ok: bool,
-    reason: &str,
-    impossible: bool,
+    answer: Result<crate::layer::model::ModelAnswer, String>,
 ) -> CursorAnswer {
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(error) => return CursorAnswer::with_error(error),
+    };
+    let (ok, impossible) = (answer.ok, answer.impossible);
+    let reason = answer.reason.as_deref().unwrap_or("");
     let reason = (!reason.trim().is_empty()).then(|| reason.to_owned());
     match (ok, hook.event) {
         (true, _) => CursorAnswer::default(),

@@ -402,8 +402,13 @@ pub struct CursorAnswer {
 impl CursorAnswer {
     /// A failure.
     pub fn failed(failure: &Failure) -> Self {
+        Self::with_error(failure.to_string())
+    }
+
+    /// A failure, said in `error`.
+    pub(crate) fn with_error(error: String) -> Self {
         CursorAnswer {
-            error: Some(failure.to_string()),
+            error: Some(error),
             ..CursorAnswer::default()
         }
     }

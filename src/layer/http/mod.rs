@@ -230,14 +230,7 @@ impl Service<HookRequest> for HttpHook {
             }
             let body = crate::dialect::input(&spec, &req);
             let posted = shared.post(&spec, target, body);
-            let response = match req.deadline() {
-                Some(deadline) => tokio::time::timeout_at(deadline.at, posted)
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(crate::dialect::claude::Failure::TimedOut(deadline.timeout).to_string())
-                    }),
-                None => posted.await,
-            };
+            let response = crate::layer::timeout::within_deadline(&req, posted).await;
             let response = response
                 .as_ref()
                 .map(|(status, body)| (*status, &body[..]))
