@@ -30,7 +30,9 @@ use tower_hooks::{
     RecordOutcome,
 };
 
-use support::{assert_no_process_left, children, collecting_stack, mib, shell_quote, vm_bytes};
+use support::{
+    assert_no_process_left, children, collecting_stack, mib, shell_quote, vm_bytes, PeakMemory,
+};
 
 /// The longest any single call may take (beyond what the test itself waits
 /// for) before it counts as a hang.
@@ -812,13 +814,18 @@ async fn a_hook_that_closes_its_stdout_is_a_crash_not_a_timeout() {
     assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
     let (pid, pgid) = pid_of(&hook.starts()[0]);
     assert_no_process_left(pgid, &[pid]);
+    assert_answers_from_process(&stack, &hook, 2).await;
+}
+
+/// The hook answers again, from its `n`th process.
+async fn assert_answers_from_process(stack: &HookStack, hook: &Hook, n: usize) {
     let o = call(
-        &stack,
+        stack,
         bash_call(json!({"command": "x", "exit": 2, "stderr": "restarted"})),
     )
     .await;
     assert_eq!(o.reason(), Some("restarted"), "{o:?}");
-    assert_eq!(hook.starts().len(), 2);
+    assert_eq!(hook.starts().len(), n);
 }
 
 // --- 6. bounded memory -----------------------------------------------------------
@@ -833,12 +840,8 @@ async fn a_flood_without_a_newline_ends_the_process_and_memory_stays_bounded() {
     assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
     let (pid, pgid) = pid_of(&hook.starts()[0]);
 
-    // Resets the peak RSS (VmHWM) to the current RSS, where the kernel allows it.
-    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
-    let rss_before = vm_bytes("VmRSS");
-    let peak_before = vm_bytes("VmHWM");
+    let memory = PeakMemory::start();
     let o = call(&stack, bash_call(json!({"command": "flood", "mib": 256}))).await;
-    let peak_after = vm_bytes("VmHWM");
     // Ended for its line, not at its timeout: an error, failing open.
     assert_failed_open(&o);
     {
@@ -846,23 +849,9 @@ async fn a_flood_without_a_newline_ends_the_process_and_memory_stays_bounded() {
         assert_eq!(lines.len(), 1, "{lines:?}");
         assert!(lines[0].starts_with(ERRORED), "{lines:?}");
     }
-    let base = if reset { rss_before } else { peak_before };
-    let bound = 64 << 20;
-    assert!(
-        peak_after < base + bound,
-        "peak RSS {:.1} MiB, from {:.1} MiB (reset: {reset})",
-        mib(peak_after),
-        mib(base)
-    );
+    memory.assert_grew_less_than(64 << 20, "");
     assert_no_process_left(pgid, &[pid]);
-
-    let o = call(
-        &stack,
-        bash_call(json!({"command": "x", "exit": 2, "stderr": "restarted"})),
-    )
-    .await;
-    assert_eq!(o.reason(), Some("restarted"), "{o:?}");
-    assert_eq!(hook.starts().len(), 2);
+    assert_answers_from_process(&stack, &hook, 2).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -873,9 +862,7 @@ async fn a_flood_on_the_hooks_own_stderr_keeps_memory_bounded() {
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(30))]);
     assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
 
-    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
-    let rss_before = vm_bytes("VmRSS");
-    let peak_before = vm_bytes("VmHWM");
+    let memory = PeakMemory::start();
     // 128 MiB on its stderr, without a newline, then an answer.
     let o = call(
         &stack,
@@ -884,16 +871,11 @@ async fn a_flood_on_the_hooks_own_stderr_keeps_memory_bounded() {
         })),
     )
     .await;
-    let peak_after = vm_bytes("VmHWM");
-    assert_eq!(o.reason(), Some("after the flood"), "{o:?}");
-    let base = if reset { rss_before } else { peak_before };
-    assert!(
-        peak_after < base + (64 << 20),
-        "peak RSS {:.1} MiB, from {:.1} MiB (reset: {reset}): what the hook writes on \
-         its stderr is kept without bound",
-        mib(peak_after),
-        mib(base)
+    memory.assert_grew_less_than(
+        64 << 20,
+        ": what the hook writes on its stderr is kept without bound",
     );
+    assert_eq!(o.reason(), Some("after the flood"), "{o:?}");
     assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
 }
 

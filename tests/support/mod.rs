@@ -235,3 +235,36 @@ pub(crate) fn vm_bytes(field: &str) -> u64 {
 pub(crate) fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
+
+/// The peak resident memory of this process, watched from `start`: the peak
+/// (`VmHWM`) is reset to the current size where the kernel allows it, else
+/// measured from the peak so far.
+pub(crate) struct PeakMemory {
+    base: u64,
+    reset: bool,
+}
+
+impl PeakMemory {
+    pub(crate) fn start() -> Self {
+        let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+        let rss = vm_bytes("VmRSS");
+        let peak = vm_bytes("VmHWM");
+        PeakMemory {
+            base: if reset { rss } else { peak },
+            reset,
+        }
+    }
+
+    /// Asserts that the peak grew by less than `bound` bytes since `start`;
+    /// `what` says what an unbounded growth would mean.
+    pub(crate) fn assert_grew_less_than(&self, bound: u64, what: &str) {
+        let peak = vm_bytes("VmHWM");
+        assert!(
+            peak < self.base + bound,
+            "peak RSS {:.1} MiB, from {:.1} MiB (reset: {}){what}",
+            mib(peak),
+            mib(self.base),
+            self.reset
+        );
+    }
+}
