@@ -1,5 +1,21 @@
 //! The examples print what their text says: each runs here, and its output is asserted.
 
+/// A transcript's two questions: whether it has a line, and where (a
+/// missing line fails with the whole transcript).
+fn finders<'a>(
+    lines: &'a [String],
+    text: &'a str,
+) -> (impl Fn(&str) -> bool + 'a, impl Fn(&str) -> usize + 'a) {
+    let has = move |line: &str| lines.iter().any(|l| l == line);
+    let position = move |line: &str| {
+        lines
+            .iter()
+            .position(|l| l == line)
+            .unwrap_or_else(|| panic!("no line {line:?} in:\n{text}"))
+    };
+    (has, position)
+}
+
 // `main` and the printing helpers are the example's own; the test calls `run`.
 #[allow(dead_code)]
 #[path = "../../examples/custom_layer.rs"]
@@ -93,7 +109,7 @@ async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
         .unwrap();
     let lines = transcript.lines();
     let text = lines.join("\n");
-    let has = |line: &str| lines.iter().any(|l| l == line);
+    let (has, _) = finders(&lines, &text);
 
     // The project's settings file was found, with no warning.
     assert_loaded_without_warning(
@@ -173,13 +189,7 @@ async fn cursor_hooks_deny_format_in_the_background_and_follow_up_once() {
     let transcript = cursor::run(cursor::Transcript::default()).await.unwrap();
     let lines = transcript.lines();
     let text = lines.join("\n");
-    let has = |line: &str| lines.iter().any(|l| l == line);
-    let position = |line: &str| {
-        lines
-            .iter()
-            .position(|l| l == line)
-            .unwrap_or_else(|| panic!("no line {line:?} in:\n{text}"))
-    };
+    let (has, position) = finders(&lines, &text);
 
     // The project's hooks.json was found, with no warning.
     assert_loaded_without_warning(
@@ -388,13 +398,7 @@ async fn model_hook_prompts_deny_a_command_and_send_the_agent_back_once() {
         .unwrap();
     let lines = transcript.lines();
     let text = lines.join("\n");
-    let has = |line: &str| lines.iter().any(|l| l == line);
-    let position = |line: &str| {
-        lines
-            .iter()
-            .position(|l| l == line)
-            .unwrap_or_else(|| panic!("no line {line:?} in:\n{text}"))
-    };
+    let (has, position) = finders(&lines, &text);
 
     // The project's settings file was found; with an evaluator, the prompt
     // handlers' load warnings do not apply, and no other warning came.
@@ -510,7 +514,7 @@ async fn http_policy_server_allows_denies_asks_and_fails_open() {
         .unwrap();
     let lines = transcript.lines();
     let text = lines.join("\n");
-    let has = |line: &str| lines.iter().any(|l| l == line);
+    let (has, _) = finders(&lines, &text);
 
     // The server listens on loopback only; the settings file, with its
     // `allowedHttpHookUrls`, was found and loaded without a warning.
