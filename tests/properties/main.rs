@@ -665,8 +665,27 @@ proptest! {
 
 // --- the Claude Code and react-agent-mini decoders ----------------------------
 
+/// A text field of a dialect's answer: usually a string, sometimes any JSON
+/// value.
+fn text() -> BoxedStrategy<Value> {
+    prop_oneof![
+        4 => "[ -~]{0,12}".prop_map(Value::String),
+        1 => json_value(),
+    ]
+    .boxed()
+}
+
+/// One of `words`, usually; sometimes any JSON value.
+fn one_of(words: &'static [&'static str]) -> BoxedStrategy<Value> {
+    prop_oneof![
+        4 => prop::sample::select(words.to_vec()).prop_map(|w| json!(w)),
+        1 => json_value(),
+    ]
+    .boxed()
+}
+
 mod dialects {
-    use super::{bytes, json_object, json_value};
+    use super::{bytes, json_object, json_value, one_of, text};
     use proptest::prelude::*;
     use serde_json::{json, Map, Value};
     use tower_hooks::dialect::agents::{self, AgentsDecision, AgentsEvent};
@@ -693,23 +712,6 @@ mod dialects {
 
     fn claude_event() -> impl Strategy<Value = &'static str> {
         prop::sample::select(CLAUDE_EVENTS.to_vec())
-    }
-
-    /// A text field: usually a string, sometimes any JSON value.
-    fn text() -> BoxedStrategy<Value> {
-        prop_oneof![
-            4 => "[ -~]{0,12}".prop_map(Value::String),
-            1 => json_value(),
-        ]
-        .boxed()
-    }
-
-    fn one_of(words: &'static [&'static str]) -> BoxedStrategy<Value> {
-        prop_oneof![
-            4 => prop::sample::select(words.to_vec()).prop_map(|w| json!(w)),
-            1 => json_value(),
-        ]
-        .boxed()
     }
 
     /// Inserts each present field.
@@ -945,7 +947,7 @@ mod dialects {
 // --- the Cursor and OpenHuman decoder, envelope and hooks.json parser ---------
 
 mod cursor {
-    use super::{bytes, json_object, json_value};
+    use super::{bytes, json_object, json_value, one_of, text};
     use proptest::prelude::*;
     use serde_json::{json, Map, Value};
     use tower_hooks::dialect::cursor::config::{self, parse, CursorFile};
@@ -956,23 +958,6 @@ mod cursor {
     use tower_hooks::HookRequest;
 
     const DEFAULT_REASON: &str = "blocked by hook";
-
-    /// A text field: usually a string, sometimes any JSON value.
-    fn text() -> BoxedStrategy<Value> {
-        prop_oneof![
-            4 => "[ -~]{0,12}".prop_map(Value::String),
-            1 => json_value(),
-        ]
-        .boxed()
-    }
-
-    fn one_of(words: &'static [&'static str]) -> BoxedStrategy<Value> {
-        prop_oneof![
-            4 => prop::sample::select(words.to_vec()).prop_map(|w| json!(w)),
-            1 => json_value(),
-        ]
-        .boxed()
-    }
 
     /// Inserts each present field.
     fn object(fields: Vec<(&'static str, Option<Value>)>) -> Map<String, Value> {
