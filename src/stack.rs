@@ -809,53 +809,62 @@ impl<C, H> Builder<C, H> {
         // One client for all HTTP hooks, made when the first one needs it.
         #[cfg(feature = "http")]
         let mut http_leaf: Option<crate::layer::http::HttpHook> = None;
+        // What answers for a hook that is not a command: a model, a policy
+        // server, or why nothing can. `None`: a command, or a type nothing
+        // answers (listed and skipped).
+        #[cfg_attr(not(feature = "http"), allow(unused_mut))]
+        let mut answerer = |spec: &HookSpec| -> Option<Result<LeafKind, Arc<str>>> {
+            if let Some(why) = &spec.refused {
+                return Some(Err(why.clone()));
+            }
+            if spec.kind() == "command" {
+                return None;
+            }
+            if spec.prompt().is_some() {
+                return Some(match &self.evaluator {
+                    Some(evaluator) => Ok(LeafKind::Model(ModelHook::new(evaluator.clone()))),
+                    None => Err("no model to ask: this host has no evaluator".into()),
+                });
+            }
+            spec.http_target()?;
+            #[cfg(feature = "http")]
+            return Some(Ok(LeafKind::Http(
+                http_leaf
+                    .get_or_insert_with(|| {
+                        crate::layer::http::HttpHook::new(self.http.clone(), env.clone())
+                    })
+                    .clone(),
+            )));
+            #[cfg(not(feature = "http"))]
+            Some(Err(
+                "no HTTP client: this host was built without the tower-hooks feature \"http\""
+                    .into(),
+            ))
+        };
         for (mut spec, source) in self.hooks {
+            let answered = match source {
+                Source::Command => answerer(&spec),
+                _ => None,
+            };
             if matches!(source, Source::Command) && spec.kind() != "command" {
-                // No service stands behind it: it is listed and never runs,
-                // unless it is a model's to answer and the stack has a model,
-                // or an HTTP hook on a stack built with HTTP. A fail-closed
-                // one that cannot run blocks rather than be skipped.
-                spec.attached = (spec.prompt().is_some()
-                    && (self.evaluator.is_some() || spec.fail_closed()))
-                    || (spec.http_target().is_some()
-                        && (cfg!(feature = "http") || spec.fail_closed()));
+                // Attached when something answers for it, or when it fails
+                // closed and blocks with why nothing can; else listed and skipped.
+                spec.attached = match &answered {
+                    Some(Ok(_)) => true,
+                    Some(Err(_)) => spec.fail_closed(),
+                    None => false,
+                };
             }
-            if let (Source::Command, Some(_)) = (&source, &spec.refused) {
-                spec.attached = true;
-            }
-            let kind = match source {
-                Source::Command if spec.refused.is_some() => {
-                    let reason = spec.refused.clone().unwrap_or_default();
+            let kind = match (answered, source) {
+                (Some(Ok(kind)), _) => kind,
+                (Some(Err(why)), _) if spec.fail_closed() => {
                     LeafKind::Function(Arc::new(move |_: &HookRequest| {
-                        Verdict::failed_closed(&reason)
+                        Verdict::failed_closed(&why)
                     }))
                 }
-                #[cfg(feature = "http")]
-                Source::Command if spec.attached && spec.http_target().is_some() => LeafKind::Http(
-                    http_leaf
-                        .get_or_insert_with(|| {
-                            crate::layer::http::HttpHook::new(self.http.clone(), env.clone())
-                        })
-                        .clone(),
-                ),
-                #[cfg(not(feature = "http"))]
-                Source::Command if spec.attached && spec.http_target().is_some() => {
-                    LeafKind::Function(Arc::new(|_: &HookRequest| {
-                        Verdict::failed_closed(
-                            "no HTTP client: this host was built without the tower-hooks \
-                             feature \"http\"",
-                        )
-                    }))
-                }
-                Source::Command if spec.attached => match self.evaluator.clone() {
-                    Some(evaluator) => LeafKind::Model(ModelHook::new(evaluator)),
-                    None => LeafKind::Function(Arc::new(|_: &HookRequest| {
-                        Verdict::failed_closed("no model to ask: this host has no evaluator")
-                    })),
-                },
-                Source::InProcess(service) => LeafKind::InProcess(service),
-                Source::Function(f) => LeafKind::Function(f),
-                Source::Command => {
+                (_, Source::InProcess(service)) => LeafKind::InProcess(service),
+                (_, Source::Function(f)) => LeafKind::Function(f),
+                (_, Source::Command) => {
                     // A persistent hook has a process of its own.
                     let process = spec
                         .is_persistent()
