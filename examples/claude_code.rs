@@ -29,14 +29,15 @@ use std::error::Error;
 use std::path::Path;
 use std::time::Duration;
 
+use serde_json::json;
 use tower::{service_fn, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
 use self::support::{changed, claude_event_head, took, with_arguments};
 use tower_hooks::config::Format;
 use tower_hooks::{
-    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, StopDecision,
-    ToolCall, ToolResult,
+    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
+    ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Claude Code user
@@ -117,25 +118,16 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 
     // The model thinks it is done; a Stop hook may send it back.
     out.say("\n## the model stops");
-    let mut last_message = summary(&results);
-    let mut follow_up = 0;
-    loop {
-        out.say(format!("model  > {last_message}"));
-        match hooks.stop(last_message.as_str()).await? {
-            StopDecision::Finish => {
-                out.say("agent  : stop -> finish");
-                break;
-            }
-            StopDecision::KeepGoing(instruction) => {
-                out.say(format!("agent  : stop -> keep going: {instruction}"));
-                // The instruction is the model's next input: here, it runs the tests.
-                follow_up += 1;
-                let id = format!("toolu_1{follow_up}");
-                let result = out.call_bash(&mut bash, &id, "npm test").await?;
-                last_message = format!("The tests ran: {}", result.content().trim_end());
-            }
-        }
-    }
+    let last_message = summary(&results);
+    let follow_up = |n: usize| {
+        ToolCall::new(
+            "Bash",
+            format!("toolu_1{n}"),
+            json!({"command": "npm test"}),
+        )
+    };
+    out.stop_until_done(&hooks, &mut bash, last_message, follow_up)
+        .await?;
 
     hooks.session_shutdown(ShutdownReason::Quit).await?;
     drop(dir);

@@ -41,8 +41,8 @@ use self::support::{changed, event_head, took, with_arguments};
 use tower_hooks::config::Format;
 use tower_hooks::dialect::event_as_written;
 use tower_hooks::{
-    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, StopDecision,
-    ToolCall, ToolResult,
+    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
+    ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Cursor user keeps
@@ -161,28 +161,18 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 
     // The model thinks it is done; a stop hook may send it back.
     out.say("\n## the model stops");
-    let mut last_message = "I tidied src/main.rs and it builds; I was not allowed to clear out \
+    let last_message = "I tidied src/main.rs and it builds; I was not allowed to clear out \
                             build/, install the linter or read .env."
         .to_owned();
-    let mut follow_up = 0;
-    loop {
-        out.say(format!("model  > {last_message}"));
-        match hooks.stop(last_message.as_str()).await? {
-            StopDecision::Finish => {
-                out.say("agent  : stop -> finish");
-                break;
-            }
-            StopDecision::KeepGoing(instruction) => {
-                out.say(format!("agent  : stop -> keep going: {instruction}"));
-                // The follow-up is the model's next input: here, it runs the tests.
-                follow_up += 1;
-                let id = format!("call_1{follow_up}");
-                let test = json!({"command": "cargo test"});
-                let result = run_tool(&out, &mut tools, &id, "Shell", test).await?;
-                last_message = format!("The tests ran: {}", result.content().trim_end());
-            }
-        }
-    }
+    let follow_up = |n: usize| {
+        ToolCall::new(
+            "Shell",
+            format!("call_1{n}"),
+            json!({"command": "cargo test"}),
+        )
+    };
+    out.stop_until_done(&hooks, &mut tools, last_message, follow_up)
+        .await?;
 
     hooks.session_shutdown(ShutdownReason::Quit).await?;
     // Before the agent exits: background hooks still running get a grace

@@ -39,7 +39,7 @@ use self::support::{claude_event_head, hook_line, shorten};
 use tower_hooks::config::{ConfigWarningKind, Format};
 use tower_hooks::{
     AgentHooks, BoxError, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason,
-    StopDecision, ToolCall, ToolResult,
+    ToolCall, ToolResult,
 };
 
 /// The project's `.claude/settings.json`. The `PreToolUse` prompt places the
@@ -142,28 +142,20 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     }
 
     out.say("\n## the model stops");
-    let mut last_message = if refused {
+    let last_message = if refused {
         "I was not allowed to clear out the old files; the build passes.".to_owned()
     } else {
         "I cleared out the old files; the build passes.".to_owned()
     };
-    let mut follow_up = 0;
-    loop {
-        out.say(format!("model  > {last_message}"));
-        match hooks.stop(last_message.as_str()).await? {
-            StopDecision::Finish => {
-                out.say("agent  : stop -> finish");
-                break;
-            }
-            StopDecision::KeepGoing(instruction) => {
-                out.say(format!("agent  : stop -> keep going: {instruction}"));
-                follow_up += 1;
-                let id = format!("toolu_1{follow_up}");
-                let result = out.call_bash(&mut bash, &id, "cargo test").await?;
-                last_message = format!("The tests ran: {}", result.content().trim_end());
-            }
-        }
-    }
+    let follow_up = |n: usize| {
+        ToolCall::new(
+            "Bash",
+            format!("toolu_1{n}"),
+            json!({"command": "cargo test"}),
+        )
+    };
+    out.stop_until_done(&hooks, &mut bash, last_message, follow_up)
+        .await?;
 
     hooks.session_shutdown(ShutdownReason::Quit).await?;
     drop(dir);

@@ -18,7 +18,8 @@ use tower_hooks::dialect::claude::event_name;
 use tower_hooks::report::Notice;
 use tower_hooks::stack::Builder;
 use tower_hooks::{
-    AgentHooks, HookOutcome, HookRecord, HookRequest, RecordOutcome, ToolCall, ToolResult,
+    AgentHooks, HookOutcome, HookRecord, HookRequest, RecordOutcome, StopDecision, ToolCall,
+    ToolResult,
 };
 
 /// Exits with a usage line when the example is given an argument: it takes none.
@@ -186,6 +187,38 @@ impl Transcript {
             self.say(format!("model  + {note}"));
         }
         Ok(result)
+    }
+
+    /// The model stops, saying `last_message`. While a stop hook sends it
+    /// back, it makes the call `follow_up(n)` (its `n`th, from 1) on `tool`,
+    /// and stops again saying what the tests printed.
+    pub(crate) async fn stop_until_done<S>(
+        &self,
+        hooks: &AgentHooks,
+        tool: &mut S,
+        mut last_message: String,
+        follow_up: impl Fn(usize) -> ToolCall,
+    ) -> Result<(), Box<dyn Error>>
+    where
+        S: Service<ToolCall, Response = ToolResult, Error = Infallible>,
+    {
+        let mut follow_ups = 0;
+        loop {
+            self.say(format!("model  > {last_message}"));
+            match hooks.stop(last_message.as_str()).await? {
+                StopDecision::Finish => {
+                    self.say("agent  : stop -> finish");
+                    return Ok(());
+                }
+                StopDecision::KeepGoing(instruction) => {
+                    self.say(format!("agent  : stop -> keep going: {instruction}"));
+                    // The instruction is the model's next input: here, it runs the tests.
+                    follow_ups += 1;
+                    let result = self.call_tool(tool, follow_up(follow_ups)).await?;
+                    last_message = format!("The tests ran: {}", result.content().trim_end());
+                }
+            }
+        }
     }
 
     /// One Bash call the model asks for, through the hooks: what the model sees.
