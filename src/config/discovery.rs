@@ -431,6 +431,7 @@ fn load(
     let mut loading = Loading {
         openhuman,
         claude_handlers: Vec::new(),
+        claude_switches: Vec::new(),
         http_gates: Default::default(),
         cursor_sessions: Default::default(),
     };
@@ -455,7 +456,14 @@ fn load(
             Err(err) => return Err(err),
         }
     }
-    let handlers = &loading.claude_handlers;
+    switch_claude_hooks_off(&mut config, &loading, home);
+    // Only hooks that may run take part in the dedup: a copy must never be
+    // dropped for an original that is itself turned off.
+    let handlers: Vec<&(usize, claude::config::Handler)> = loading
+        .claude_handlers
+        .iter()
+        .filter(|(at, _)| config.hooks[*at].disabled.is_none())
+        .collect();
     let originals = claude::config::duplicates(handlers.iter().map(|(_, handler)| handler));
     for ((at, _), original) in handlers.iter().zip(originals) {
         if let Some(original) = original {
@@ -510,11 +518,70 @@ fn gate_http_hooks(config: &mut Config, loading: &Loading) {
     }
 }
 
+/// A Claude Code file's switches for the hooks of the whole load.
+struct ClaudeSwitches {
+    path: PathBuf,
+    disable_all_hooks: Option<bool>,
+    allow_managed_hooks_only: bool,
+}
+
+/// Applies Claude Code's `disableAllHooks` and `allowManagedHooksOnly` to
+/// the Claude Code hooks of the load. The `disableAllHooks` that counts is
+/// the one of the file of highest precedence that says it
+/// ([`claude::config::Scope`]); its `true` turns off every hook but the
+/// managed ones, which only a managed file's own `true` turns off.
+/// `allowManagedHooksOnly: true` in a managed file turns off every other
+/// hook. Each hook turned off says which file did it.
+fn switch_claude_hooks_off(config: &mut Config, loading: &Loading, home: Option<&Path>) {
+    use claude::config::Scope;
+    let scope = |path: &Path| Scope::of(path, home);
+    let deciding = [Scope::Managed, Scope::Local, Scope::Project, Scope::User]
+        .into_iter()
+        .find_map(|wanted| {
+            loading
+                .claude_switches
+                .iter()
+                .rev()
+                .filter(|file| scope(&file.path) == wanted)
+                .find_map(|file| Some((file.disable_all_hooks?, &file.path)))
+        });
+    let managed_off = loading
+        .claude_switches
+        .iter()
+        .find(|file| scope(&file.path) == Scope::Managed && file.disable_all_hooks == Some(true));
+    let managed_only = loading
+        .claude_switches
+        .iter()
+        .find(|file| scope(&file.path) == Scope::Managed && file.allow_managed_hooks_only);
+    for (at, handler) in &loading.claude_handlers {
+        let managed = scope(&handler.source) == Scope::Managed;
+        let reason = match (deciding, managed) {
+            (Some((true, _)), true) => managed_off
+                .map(|file| format!("disableAllHooks is true in {}", file.path.display())),
+            (Some((true, path)), false) => {
+                Some(format!("disableAllHooks is true in {}", path.display()))
+            }
+            _ => None,
+        }
+        .or_else(|| {
+            managed_only
+                .filter(|_| !managed)
+                .map(|file| format!("allowManagedHooksOnly is true in {}", file.path.display()))
+        });
+        if let Some(reason) = reason {
+            // What the switches say comes before a duplicate's reason.
+            config.hooks[*at].disabled = Some(reason.into());
+        }
+    }
+}
+
 /// What a load keeps besides the configuration.
 struct Loading {
     /// The Claude Code handlers loaded so far, with the position of their
     /// hook in the configuration, for the dedup across files.
     claude_handlers: Vec<(usize, claude::config::Handler)>,
+    /// The hook switches of each Claude Code file, in load order.
+    claude_switches: Vec<ClaudeSwitches>,
     /// The `http` handlers' settings-level gates, over every Claude Code file.
     http_gates: claude::config::HttpGates,
     /// The app [`Format::OpenHuman`] files are read as.
@@ -563,6 +630,11 @@ fn load_one(
             let ctx = claude::config::Context::for_file(project, path);
             let loaded = claude::config::load(path, &ctx)?;
             loading.http_gates.add(&loaded);
+            loading.claude_switches.push(ClaudeSwitches {
+                path: path.to_path_buf(),
+                disable_all_hooks: loaded.disable_all_hooks,
+                allow_managed_hooks_only: loaded.allow_managed_hooks_only,
+            });
             let project_dir = project.display().to_string();
             config.warnings.extend(
                 loaded
@@ -737,6 +809,154 @@ mod tests {
             Some(format!("duplicate of {}:0", user.display()).as_str())
         );
         assert!(!hooks[2].is_runnable());
+    }
+
+    /// A settings file with one PreToolUse command handler, and `extra`
+    /// top-level keys.
+    fn settings(command: &str, extra: &str) -> String {
+        format!(
+            r#"{{{extra} "hooks": {{"PreToolUse": [{{"hooks": [
+                {{"type": "command", "command": "{command}"}}]}}]}}}}"#
+        )
+    }
+
+    /// Loads `files` (path, text) as Claude Code files with home `dir/home`
+    /// and project `dir/proj`; each hook's command and why it is off.
+    fn switched(dir: &Path, files: &[(&str, String)]) -> Vec<(String, Option<String>)> {
+        let mut list = Vec::new();
+        for (name, text) in files {
+            let path = dir.join(name);
+            write(&path, text);
+            list.push(ConfigFile::new(path, Format::Claude));
+        }
+        let home = dir.join("home");
+        let config = load(
+            &list,
+            &dir.join("proj"),
+            Some(&home),
+            true,
+            cursor::App::OpenHuman,
+        )
+        .unwrap();
+        config
+            .hooks()
+            .iter()
+            .map(|h| {
+                let reason = h
+                    .disabled()
+                    .map(|r| r.replace(&*dir.to_string_lossy(), "D"));
+                (h.command_line().unwrap_or_default().to_owned(), reason)
+            })
+            .collect()
+    }
+
+    const USER: &str = "home/.claude/settings.json";
+    const PROJECT: &str = "proj/.claude/settings.json";
+    const LOCAL: &str = "proj/.claude/settings.local.json";
+    const MANAGED: &str = "etc/managed-settings.json";
+
+    #[test]
+    fn disable_all_hooks_is_decided_after_precedence() {
+        let dir = tmp("disable-all");
+        let off = |file: &str| Some(format!("disableAllHooks is true in D/{file}"));
+        // A project's true turns the user's hooks off too, never the managed ones.
+        let hooks = switched(
+            &dir,
+            &[
+                (USER, settings("user", "")),
+                (PROJECT, settings("project", r#""disableAllHooks": true,"#)),
+                (MANAGED, settings("managed", "")),
+            ],
+        );
+        assert_eq!(
+            hooks,
+            [
+                ("user".into(), off(PROJECT)),
+                ("project".into(), off(PROJECT)),
+                ("managed".into(), None),
+            ]
+        );
+        // A local false outranks the project's true; the user's true is outranked too.
+        let hooks = switched(
+            &dir,
+            &[
+                (USER, settings("user", r#""disableAllHooks": true,"#)),
+                (PROJECT, settings("project", r#""disableAllHooks": true,"#)),
+                (LOCAL, settings("local", r#""disableAllHooks": false,"#)),
+            ],
+        );
+        assert!(hooks.iter().all(|(_, off)| off.is_none()), "{hooks:?}");
+        // Only the managed file's own true turns the managed hooks off.
+        let hooks = switched(
+            &dir,
+            &[
+                (USER, settings("user", "")),
+                (MANAGED, settings("managed", r#""disableAllHooks": true,"#)),
+            ],
+        );
+        assert_eq!(
+            hooks,
+            [
+                ("user".into(), off(MANAGED)),
+                ("managed".into(), off(MANAGED))
+            ]
+        );
+    }
+
+    #[test]
+    fn allow_managed_hooks_only_keeps_the_managed_copy_of_a_duplicate() {
+        let dir = tmp("managed-only");
+        let hooks = switched(
+            &dir,
+            &[
+                (USER, settings("guard", "")),
+                (PROJECT, settings("other", "")),
+                (
+                    MANAGED,
+                    settings("guard", r#""allowManagedHooksOnly": true,"#),
+                ),
+            ],
+        );
+        let only = Some(format!("allowManagedHooksOnly is true in D/{MANAGED}"));
+        // The user's copy would be the original of the managed guard; it is
+        // off, so the managed one runs rather than being its duplicate.
+        assert_eq!(
+            hooks,
+            [
+                ("guard".into(), only.clone()),
+                ("other".into(), only),
+                ("guard".into(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_copy_that_differs_in_any_behaviour_is_not_a_duplicate() {
+        let dir = tmp("dedup-fields");
+        let handler = |extra: &str| {
+            format!(
+                r#"{{"hooks": {{"PreToolUse": [{{"matcher": "Bash", "hooks": [
+                    {{"type": "command", "command": "guard"{extra}}}]}}]}}}}"#
+            )
+        };
+        for extra in [
+            r#", "timeout": 0.001"#,
+            r#", "async": true"#,
+            r#", "shell": "bash""#,
+            r#", "once": true"#,
+            r#", "if": "Bash(git *)""#,
+            r#", "onFailure": "block""#,
+        ] {
+            let hooks = switched(&dir, &[(PROJECT, handler(extra)), (MANAGED, handler(""))]);
+            assert!(
+                hooks.iter().all(|(_, off)| off.is_none()),
+                "{extra}: {hooks:?}"
+            );
+        }
+        // Equal in everything: the managed copy is the project's duplicate.
+        let hooks = switched(&dir, &[(PROJECT, handler("")), (MANAGED, handler(""))]);
+        assert_eq!(hooks[0].1, None);
+        assert_eq!(hooks[1].1, Some(format!("duplicate of D/{PROJECT}:0")));
     }
 
     #[test]

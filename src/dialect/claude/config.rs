@@ -24,8 +24,11 @@
 //! [`Handler`] per handler, numbered through the event's groups in order (the
 //! first handler of the second group follows the last of the first), plus
 //! [`Warning`]s. Every other top-level key belongs to Claude Code's other
-//! settings and is left alone; `"disableAllHooks": true` turns the file's hooks
-//! off (this file's only: the other files still run).
+//! settings and is left alone. `disableAllHooks` and, in the managed file,
+//! `allowManagedHooksOnly` are read here and applied over the whole load
+//! after Claude Code's precedence ([`Scope`]): a project's `true` turns off
+//! the user's hooks too, a local `false` turns them back on, and only the
+//! managed file's own `true` turns off managed hooks.
 //!
 //! # Handlers
 //!
@@ -260,6 +263,57 @@ pub fn plugin_root_of(path: &Path) -> Option<PathBuf> {
     Some(hooks.parent()?.to_path_buf())
 }
 
+/// Where a Claude Code hooks file stands in Claude Code's precedence, which
+/// decides `disableAllHooks` over a whole load: managed > local > project >
+/// user. Plugins' hooks files take no part in it; their hooks are turned off
+/// with the others'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Scope {
+    /// A plugin's `hooks/hooks.json`.
+    Plugin,
+    /// `~/.claude/settings.json` (any settings file under `~/.claude`).
+    User,
+    /// `<project>/.claude/settings.json`, and any other settings file.
+    Project,
+    /// `settings.local.json`.
+    Local,
+    /// `managed-settings.json`, wherever it is (the platform's own path is
+    /// [`managed_settings_path`]).
+    Managed,
+}
+
+impl Scope {
+    /// The scope of the file at `path`, with `home` the user's home
+    /// directory.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use tower_hooks::dialect::claude::config::Scope;
+    ///
+    /// let home = Some(Path::new("/h"));
+    /// assert_eq!(Scope::of(Path::new("/etc/claude-code/managed-settings.json"), home), Scope::Managed);
+    /// assert_eq!(Scope::of(Path::new("/p/.claude/settings.local.json"), home), Scope::Local);
+    /// assert_eq!(Scope::of(Path::new("/p/.claude/settings.json"), home), Scope::Project);
+    /// assert_eq!(Scope::of(Path::new("/h/.claude/settings.json"), home), Scope::User);
+    /// assert_eq!(Scope::of(Path::new("/x/plug/hooks/hooks.json"), home), Scope::Plugin);
+    /// ```
+    pub fn of(path: &Path, home: Option<&Path>) -> Scope {
+        let name = path.file_name().and_then(|name| name.to_str());
+        if name == Some("managed-settings.json") || path == managed_settings_path() {
+            Scope::Managed
+        } else if plugin_root_of(path).is_some() {
+            Scope::Plugin
+        } else if name == Some("settings.local.json") {
+            Scope::Local
+        } else if home.is_some_and(|home| path.starts_with(home.join(".claude"))) {
+            Scope::User
+        } else {
+            Scope::Project
+        }
+    }
+}
+
 /// The managed settings file of this platform.
 pub fn managed_settings_path() -> PathBuf {
     if cfg!(target_os = "macos") {
@@ -442,9 +496,17 @@ pub struct HooksFile {
     pub path: PathBuf,
     /// The plugin root, for a plugin's `hooks/hooks.json`.
     pub plugin_root: Option<PathBuf>,
-    /// `"disableAllHooks": true`: the file's hooks are off, and `handlers` is
-    /// empty (they are not read).
+    /// `"disableAllHooks": true` in this file. Whether it turns hooks off is
+    /// decided over the whole load, after Claude Code's precedence
+    /// ([`Scope`]): a file of higher precedence may say `false`. The file's
+    /// handlers are read all the same; if they cannot be read, `handlers` is
+    /// empty and the file still loads.
     pub disabled: bool,
+    /// `disableAllHooks` as written, `None` when the file does not say.
+    pub disable_all_hooks: Option<bool>,
+    /// `"allowManagedHooksOnly": true`: in the managed file, only managed
+    /// hooks run.
+    pub allow_managed_hooks_only: bool,
     /// Its handlers, event by event in file order, each event's in order.
     pub handlers: Vec<Handler>,
     /// `allowedHttpHookUrls`: the URL patterns (`*` is any run of characters)
@@ -499,6 +561,8 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
         path: path.to_path_buf(),
         plugin_root: ctx.plugin_root.clone(),
         disabled: false,
+        disable_all_hooks: None,
+        allow_managed_hooks_only: false,
         handlers: Vec::new(),
         warnings: Vec::new(),
         allowed_http_hook_urls: strings(top.allowed_http_hook_urls, "\"allowedHttpHookUrls\"")
@@ -509,20 +573,11 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
         )
         .map_err(error)?,
     };
-    match top.disable_all_hooks {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => {}
-        Some(Value::Bool(true)) => {
-            file.disabled = true;
-            return Ok(file);
-        }
-        Some(other) => {
-            return Err(error(invalid(
-                "\"disableAllHooks\"".into(),
-                "true or false",
-                &other,
-            )))
-        }
-    }
+    file.disable_all_hooks = flag(top.disable_all_hooks, "\"disableAllHooks\"").map_err(error)?;
+    file.disabled = file.disable_all_hooks == Some(true);
+    file.allow_managed_hooks_only = flag(top.allow_managed_hooks_only, "\"allowManagedHooksOnly\"")
+        .map_err(error)?
+        == Some(true);
     let events = match top.hooks {
         None | Some(Hooks::Null) => return Ok(file),
         Some(Hooks::Other(other)) => {
@@ -540,9 +595,28 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
         file: &mut file,
     };
     for (event, groups) in events {
-        reader.event(&event, groups).map_err(error)?;
+        if let Err(kind) = reader.event(&event, groups) {
+            // A file that turns its hooks off still loads when they cannot
+            // be read, as it did before disableAllHooks was decided over
+            // the whole load; it simply has none.
+            if !file.disabled {
+                return Err(error(kind));
+            }
+            file.handlers.clear();
+            file.warnings.clear();
+            break;
+        }
     }
     Ok(file)
+}
+
+/// A `true` / `false` top-level key; `null` is as good as absent.
+fn flag(value: Option<Value>, at: &str) -> Result<Option<bool>, ConfigErrorKind> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(b)),
+        Some(other) => Err(invalid(at.into(), "true or false", &other)),
+    }
 }
 
 /// serde_json's error, or the one for a top level that is not an object.
@@ -588,6 +662,7 @@ fn strings(value: Option<Value>, at: &str) -> Result<Option<Vec<String>>, Config
 struct Top {
     hooks: Option<Hooks>,
     disable_all_hooks: Option<Value>,
+    allow_managed_hooks_only: Option<Value>,
     allowed_http_hook_urls: Option<Value>,
     http_hook_allowed_env_vars: Option<Value>,
 }
@@ -614,6 +689,7 @@ impl<'de> Deserialize<'de> for Top {
                 let mut top = Top {
                     hooks: None,
                     disable_all_hooks: None,
+                    allow_managed_hooks_only: None,
                     allowed_http_hook_urls: None,
                     http_hook_allowed_env_vars: None,
                 };
@@ -621,6 +697,9 @@ impl<'de> Deserialize<'de> for Top {
                     match &*key {
                         "hooks" => top.hooks = Some(map.next_value::<Hooks>()?),
                         "disableAllHooks" => top.disable_all_hooks = Some(map.next_value()?),
+                        "allowManagedHooksOnly" => {
+                            top.allow_managed_hooks_only = Some(map.next_value()?)
+                        }
                         "allowedHttpHookUrls" => {
                             top.allowed_http_hook_urls = Some(map.next_value()?)
                         }
@@ -1366,13 +1445,15 @@ fn take_bool(
 /// once expanded. That one runs; this one is to be recorded as skipped with
 /// the reason `duplicate of <source>:<index>` ([`Handler::location`]).
 ///
-/// Two handlers are identical when they fire at the same calls and run the
-/// same thing: the same event (as written), matcher (an omitted, `""` and
-/// `"*"` matcher are one), `if` rule, type, `command` and `args` after
-/// substitution, `shell`, `async` and `persistent`. `timeout`,
-/// `statusMessage` and `once` do not count: the first copy's apply. Only
-/// `command` handlers from settings files take part, the same file included;
-/// a plugin's handler is never a duplicate nor an original.
+/// Two handlers are identical when they are equal in everything that
+/// changes what a run does: event (as written), matcher (an omitted, `""`
+/// and `"*"` matcher are one), `if` rule, type, `command` and `args` after
+/// substitution, `shell`, `url`, `headers`, `allowedEnvVars`, `prompt`,
+/// `timeout`, `async`, `persistent`, `onFailure`, `continueOnBlock` and
+/// `once`. Only `statusMessage` does not count. A copy that differs in any
+/// of them is another hook, and both run. Handlers from settings files take
+/// part, the same file included; a plugin's handler is never a duplicate nor
+/// an original.
 ///
 /// ```
 /// use std::path::Path;
@@ -1408,7 +1489,10 @@ where
         .collect()
 }
 
-/// What makes two handlers the same, for [`duplicates`].
+/// What makes two handlers the same, for [`duplicates`]: every field that
+/// changes what a run does. A copy that differs in any of them (a shorter
+/// timeout, another matcher, no `onFailure`) is another hook, and both run:
+/// a project's near-copy must never stand in for a managed guard.
 #[derive(PartialEq, Eq)]
 struct Key<'a> {
     kind: &'a str,
@@ -1418,18 +1502,24 @@ struct Key<'a> {
     command: Option<&'a str>,
     args: Option<&'a [String]>,
     shell: Option<&'a str>,
-    is_async: bool,
-    persistent: bool,
-    // A copy that fails closed, or sends other headers, is another hook: it
-    // must not be dropped for one that would let a failure through.
-    fail_closed: bool,
+    url: Option<&'a str>,
     headers: &'a [(String, String)],
     allowed_env_vars: &'a [String],
+    prompt: Option<&'a str>,
+    timeout: Duration,
+    is_async: bool,
+    persistent: bool,
+    fail_closed: bool,
+    continue_on_block: bool,
+    once: bool,
 }
 
 impl<'a> Key<'a> {
     fn of(handler: &'a Handler) -> Option<Self> {
-        if handler.is_plugin() || !matches!(&*handler.kind, "command" | "http") {
+        // An `mcp_tool` handler's own fields are not read, so two of them
+        // cannot be told apart: they never dedup.
+        if handler.is_plugin() || !matches!(&*handler.kind, "command" | "http" | "prompt" | "agent")
+        {
             return None;
         }
         Some(Key {
@@ -1440,15 +1530,19 @@ impl<'a> Key<'a> {
                 .as_deref()
                 .filter(|m| !m.is_empty() && *m != "*"),
             if_rule: handler.if_rule.as_ref().map(|r| r.as_str().trim()),
-            // An HTTP hook is the same as another by its URL.
-            command: handler.command.as_deref().or(handler.url.as_deref()),
+            command: handler.command.as_deref(),
             args: handler.args.as_deref(),
             shell: handler.shell.as_deref(),
+            url: handler.url.as_deref(),
+            headers: &handler.headers,
+            allowed_env_vars: &handler.allowed_env_vars,
+            prompt: handler.prompt.as_deref(),
+            timeout: handler.timeout,
             is_async: handler.is_async,
             persistent: handler.persistent,
             fail_closed: handler.fail_closed,
-            headers: &handler.headers,
-            allowed_env_vars: &handler.allowed_env_vars,
+            continue_on_block: handler.continue_on_block,
+            once: handler.once,
         })
     }
 }
@@ -1903,19 +1997,23 @@ mod tests {
     }
 
     #[test]
-    fn disable_all_hooks_turns_the_file_off() {
+    fn disable_all_hooks_is_read_and_the_handlers_too() {
+        // Whether the switch counts is decided over the whole load
+        // (config::discovery), so the file's handlers are still read.
         let file = load_json(json!({"disableAllHooks": true,
             "hooks": {"PreToolUse": [{"hooks": [cmd("touch ran")]}], "TaskCreated": []}}));
         assert!(file.disabled);
-        assert!(file.handlers.is_empty());
-        assert!(file.warnings.is_empty());
+        assert_eq!(file.disable_all_hooks, Some(true));
+        assert_eq!(file.handlers.len(), 1);
         let on = load_json(json!({"disableAllHooks": false,
             "hooks": {"PreToolUse": [{"hooks": [cmd("touch ran")]}]}}));
         assert!(!on.disabled);
+        assert_eq!(on.disable_all_hooks, Some(false));
         assert_eq!(on.handlers.len(), 1);
-        // A disabled file's broken hooks are not read, so they cannot fail the load.
+        // A disabled file's broken hooks cannot fail the load: it has none.
         let broken = load_json(json!({"disableAllHooks": true, "hooks": {"PreToolUse": 3}}));
         assert!(broken.disabled);
+        assert!(broken.handlers.is_empty());
     }
 
     #[test]
@@ -2284,6 +2382,9 @@ mod tests {
             json!({"type": "command", "command": "x", "async": true}),
             json!({"type": "command", "command": "x", "persistent": true}),
             json!({"type": "command", "command": "x", "if": "Bash(ls)"}),
+            json!({"type": "command", "command": "x", "timeout": 0.001}),
+            json!({"type": "command", "command": "x", "once": true}),
+            json!({"type": "command", "command": "x", "onFailure": "block"}),
         ];
         for variant in variants {
             let file = settings(
@@ -2301,12 +2402,12 @@ mod tests {
                 "PostToolUse": [{"matcher": "Bash", "hooks": [base.clone()]}]}}),
         );
         assert!(duplicates(&file.handlers).iter().all(Option::is_none));
-        // Timeouts and status messages do not count; "", "*" and no matcher are one.
+        // Status messages do not count; "", "*" and no matcher are one.
         let file = settings(
             PATH,
             json!({"hooks": {"PreToolUse": [
                 {"hooks": [base.clone()]},
-                {"matcher": "*", "hooks": [{"command": "x", "timeout": 3, "statusMessage": "s"}]},
+                {"matcher": "*", "hooks": [{"command": "x", "statusMessage": "s"}]},
                 {"matcher": "", "hooks": [base.clone()]}]}}),
         );
         let originals = duplicates(&file.handlers);
@@ -2356,7 +2457,7 @@ mod tests {
             PATH,
             json!({"hooks": {"Stop": [{"hooks": [
                 {"type": "http", "url": "http://127.0.0.1:1/a"},
-                {"type": "http", "url": "http://127.0.0.1:1/a", "timeout": 5},
+                {"type": "http", "url": "http://127.0.0.1:1/a", "statusMessage": "s"},
                 {"type": "http", "url": "http://127.0.0.1:1/b"},
                 {"type": "command", "command": "http://127.0.0.1:1/a"},
                 {"type": "http", "url": "http://127.0.0.1:1/a", "headers": {"X": "y"}}]}]}}),
@@ -2370,6 +2471,16 @@ mod tests {
             "a command is never the same as an HTTP hook"
         );
         assert!(originals[4].is_none(), "other headers make another hook");
+        let file = settings(
+            PATH,
+            json!({"hooks": {"Stop": [{"hooks": [
+                {"type": "http", "url": "http://127.0.0.1:1/a"},
+                {"type": "http", "url": "http://127.0.0.1:1/a", "timeout": 0.001}]}]}}),
+        );
+        assert!(
+            duplicates(&file.handlers)[1].is_none(),
+            "another timeout makes another hook"
+        );
     }
 
     /// A copy that fails closed, or sends other headers, is not the same
