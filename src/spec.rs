@@ -28,6 +28,75 @@ pub enum Dialect {
     Agents,
 }
 
+/// Which hooks a stack makes fail closed beyond what their own configuration
+/// says: the host-wide switch of [`Builder::fail_closed`](crate::Builder::fail_closed).
+///
+/// A hook that fails closed blocks when it fails (it cannot start, crashes,
+/// exits with a status its dialect calls a failure, times out, or answers
+/// what cannot be read) instead of letting the action proceed. The policy is
+/// applied to the specs once, when the stack is built: it costs nothing per
+/// call.
+///
+/// It touches only hooks at events where a block is enforced (a tool call,
+/// a prompt: [`BlockPolicy::Enforced`](crate::BlockPolicy::Enforced)) that
+/// the call waits for; a hook in the background or at an event whose blocks
+/// are dropped or turned into follow-ups keeps its own setting.
+///
+/// ```
+/// use tower_hooks::{Dialect, Event, FailClosedPolicy, HookSpec};
+///
+/// let guard = HookSpec::command(Event::ToolExecutionStart, "./guard.sh");
+/// let log = HookSpec::command(Event::SessionShutdown, "./log.sh");
+/// let all = FailClosedPolicy::at_blocking_events();
+/// assert!(all.applies_to(&guard));
+/// assert!(!all.applies_to(&log));
+/// let claude_only = FailClosedPolicy::at_blocking_events_of([Dialect::Claude]);
+/// assert!(!claude_only.applies_to(&guard)); // a nanopi hook
+/// assert!(!FailClosedPolicy::configured().applies_to(&guard));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FailClosedPolicy {
+    /// The dialects whose blocking hooks fail closed; `None`: every dialect.
+    dialects: Option<Vec<Dialect>>,
+    /// Whether the policy adds anything at all.
+    on: bool,
+}
+
+impl FailClosedPolicy {
+    /// Every hook as its configuration says (the default).
+    pub fn configured() -> Self {
+        FailClosedPolicy::default()
+    }
+
+    /// Every hook of every dialect at an event that can block fails closed.
+    pub fn at_blocking_events() -> Self {
+        FailClosedPolicy {
+            dialects: None,
+            on: true,
+        }
+    }
+
+    /// The hooks of `dialects` at events that can block fail closed; the
+    /// others keep their own setting.
+    pub fn at_blocking_events_of(dialects: impl IntoIterator<Item = Dialect>) -> Self {
+        FailClosedPolicy {
+            dialects: Some(dialects.into_iter().collect()),
+            on: true,
+        }
+    }
+
+    /// Whether the policy makes `spec` fail closed.
+    pub fn applies_to(&self, spec: &HookSpec) -> bool {
+        self.on
+            && self
+                .dialects
+                .as_ref()
+                .is_none_or(|dialects| dialects.contains(&spec.dialect()))
+            && spec.event().block_policy() == crate::BlockPolicy::Enforced
+            && !spec.runs_in_background()
+    }
+}
+
 impl Dialect {
     /// Whether the hooks of this dialect that stand next to each other at a
     /// point run all at once, to completion, and are then merged (Claude

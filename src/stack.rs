@@ -72,7 +72,7 @@ use crate::process::persistent::{Persistent, PersistentLimits};
 use crate::process::{BoxFuture, Job, ProcessRunner, Runner};
 use crate::report::{Notice, Report, SharedReport, StderrReport};
 use crate::request::{Deadline, HookRequest};
-use crate::spec::HookSpec;
+use crate::spec::{FailClosedPolicy, HookSpec};
 use crate::BoxError;
 
 type InProcess = BoxCloneSyncService<HookRequest, Verdict, BoxError>;
@@ -462,6 +462,14 @@ struct BackgroundSetup {
 
 /// Builds a [`HookStack`]. See the [module docs](self).
 pub struct Builder<C = Identity, H = Identity> {
+    settings: Settings,
+    around_call: C,
+    around_hook: H,
+}
+
+/// What a [`Builder`] is told besides its layers: it travels whole when a
+/// layer is added.
+struct Settings {
     hooks: Vec<(HookSpec, Source)>,
     report: Option<SharedReport>,
     host: Host,
@@ -471,10 +479,9 @@ pub struct Builder<C = Identity, H = Identity> {
     current_dir: Option<PathBuf>,
     background: BackgroundSetup,
     evaluator: Option<Evaluator>,
+    fail_closed: FailClosedPolicy,
     #[cfg(feature = "http")]
     http: crate::layer::http::HttpSettings,
-    around_call: C,
-    around_hook: H,
 }
 
 impl Default for Builder {
@@ -487,17 +494,20 @@ impl Builder {
     /// No hooks, nanopi's names, reports to stderr, hooks on.
     pub fn new() -> Self {
         Builder {
-            hooks: Vec::new(),
-            report: None,
-            host: Host::default(),
-            runner: None,
-            gate: GateHandle::new(false),
-            env: Vec::new(),
-            current_dir: None,
-            background: BackgroundSetup::default(),
-            evaluator: None,
-            #[cfg(feature = "http")]
-            http: crate::layer::http::HttpSettings::new(),
+            settings: Settings {
+                hooks: Vec::new(),
+                report: None,
+                host: Host::default(),
+                runner: None,
+                gate: GateHandle::new(false),
+                env: Vec::new(),
+                current_dir: None,
+                background: BackgroundSetup::default(),
+                evaluator: None,
+                fail_closed: FailClosedPolicy::default(),
+                #[cfg(feature = "http")]
+                http: crate::layer::http::HttpSettings::new(),
+            },
             around_call: Identity::new(),
             around_hook: Identity::new(),
         }
@@ -508,13 +518,14 @@ impl<C, H> Builder<C, H> {
     /// Adds one hook. A `command` hook runs its command; a spec of any other
     /// type is recorded as skipped when its event fires.
     pub fn command_hook(mut self, spec: HookSpec) -> Self {
-        self.hooks.push((spec, Source::Command));
+        self.settings.hooks.push((spec, Source::Command));
         self
     }
 
     /// Adds hooks, in order (e.g. everything a [`Config`](crate::config::Config) loaded).
     pub fn command_hooks(mut self, specs: impl IntoIterator<Item = HookSpec>) -> Self {
-        self.hooks
+        self.settings
+            .hooks
             .extend(specs.into_iter().map(|spec| (spec, Source::Command)));
         self
     }
@@ -534,7 +545,8 @@ impl<C, H> Builder<C, H> {
     {
         let service = tower::ServiceExt::map_err(service, Into::into);
         let spec = runnable_in_process(spec);
-        self.hooks
+        self.settings
+            .hooks
             .push((spec, Source::InProcess(BoxCloneSyncService::new(service))));
         self
     }
@@ -546,32 +558,53 @@ impl<C, H> Builder<C, H> {
         F: Fn(&HookRequest) -> Verdict + Send + Sync + 'static,
     {
         let spec = runnable_in_process(spec);
-        self.hooks.push((spec, Source::Function(Arc::new(f))));
+        self.settings
+            .hooks
+            .push((spec, Source::Function(Arc::new(f))));
         self
     }
 
     /// Where the two report lines go (default: [`StderrReport`] with the host's name).
     pub fn report(mut self, report: impl Report + 'static) -> Self {
-        self.report = Some(Arc::new(report));
+        self.settings.report = Some(Arc::new(report));
+        self
+    }
+
+    /// Which hooks fail closed beyond what their configuration says: one
+    /// switch for a host that wants no guard to be bypassed by a missing
+    /// script, a crash or an answer it cannot read. Decided here, once, for
+    /// every hook added before or after; per call it costs nothing.
+    ///
+    /// ```
+    /// use tower_hooks::{Dialect, Event, FailClosedPolicy, HookSpec, HookStack};
+    ///
+    /// let stack = HookStack::builder()
+    ///     .command_hook(HookSpec::command(Event::ToolExecutionStart, "./missing-guard.sh"))
+    ///     .fail_closed(FailClosedPolicy::at_blocking_events())
+    ///     .build();
+    /// assert!(stack.specs()[0].fail_closed());
+    /// ```
+    pub fn fail_closed(mut self, policy: FailClosedPolicy) -> Self {
+        self.settings.fail_closed = policy;
         self
     }
 
     /// The host's names: report prefix, variable names, config folder (default: nanopi's).
     pub fn host(mut self, host: Host) -> Self {
-        self.host = host;
+        self.settings.host = host;
         self
     }
 
     /// Who runs command hooks (default: [`ProcessRunner`]).
     pub fn runner(mut self, runner: impl Runner) -> Self {
-        self.runner = Some(Arc::new(runner));
+        self.settings.runner = Some(Arc::new(runner));
         self
     }
 
     /// How many background hooks may run at once and wait (default: 8 and 64);
     /// a run beyond that is dropped and reported, never waited for.
     pub fn background_limits(mut self, limits: BackgroundLimits) -> Self {
-        self.background.limits = limits;
+        self.settings.background.limits = limits;
         self
     }
 
@@ -586,7 +619,7 @@ impl<C, H> Builder<C, H> {
         S::Future: Send + 'static,
     {
         let evaluator = tower::ServiceExt::map_err(evaluator, Into::into);
-        self.evaluator = Some(BoxCloneSyncService::new(evaluator));
+        self.settings.evaluator = Some(BoxCloneSyncService::new(evaluator));
         self
     }
 
@@ -597,7 +630,7 @@ impl<C, H> Builder<C, H> {
     #[cfg(feature = "http")]
     #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn http(mut self, settings: crate::layer::http::HttpSettings) -> Self {
-        self.http = settings;
+        self.settings.http = settings;
         self
     }
 
@@ -607,19 +640,19 @@ impl<C, H> Builder<C, H> {
     /// still change nothing. For tools that show what every hook did, such as
     /// `hooks test`; an agent leaves this off (the default).
     pub fn wait_for_background_hooks(mut self, wait: bool) -> Self {
-        self.background.wait = wait;
+        self.settings.background.wait = wait;
         self
     }
 
     /// Starts with every hook off (`--no-hooks`).
     pub fn no_hooks(self, no_hooks: bool) -> Self {
-        self.gate.set_no_hooks(no_hooks);
+        self.settings.gate.set_no_hooks(no_hooks);
         self
     }
 
     /// Uses an existing `--no-hooks` switch.
     pub fn gate(mut self, handle: GateHandle) -> Self {
-        self.gate = handle;
+        self.settings.gate = handle;
         self
     }
 
@@ -663,7 +696,7 @@ impl<C, H> Builder<C, H> {
         V: Into<String>,
     {
         for (key, value) in vars {
-            crate::layer::command::set_var(&mut self.env, key.into(), value.into());
+            crate::layer::command::set_var(&mut self.settings.env, key.into(), value.into());
         }
         self
     }
@@ -680,7 +713,7 @@ impl<C, H> Builder<C, H> {
     /// the hook fails open with the report line, or closed. In-process hooks
     /// are not affected.
     pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.current_dir = Some(dir.into());
+        self.settings.current_dir = Some(dir.into());
         self
     }
 
@@ -725,17 +758,7 @@ impl<C, H> Builder<C, H> {
     /// when its stack fails).
     pub fn around_call<L>(self, layer: L) -> Builder<Stack<L, C>, H> {
         Builder {
-            hooks: self.hooks,
-            report: self.report,
-            host: self.host,
-            runner: self.runner,
-            gate: self.gate,
-            env: self.env,
-            current_dir: self.current_dir,
-            background: self.background,
-            evaluator: self.evaluator,
-            #[cfg(feature = "http")]
-            http: self.http,
+            settings: self.settings,
             around_call: Stack::new(layer, self.around_call),
             around_hook: self.around_hook,
         }
@@ -767,17 +790,7 @@ impl<C, H> Builder<C, H> {
     /// See [`fail_open`](crate::layer::fail_open).
     pub fn around_hook<L>(self, layer: L) -> Builder<C, Stack<L, H>> {
         Builder {
-            hooks: self.hooks,
-            report: self.report,
-            host: self.host,
-            runner: self.runner,
-            gate: self.gate,
-            env: self.env,
-            current_dir: self.current_dir,
-            background: self.background,
-            evaluator: self.evaluator,
-            #[cfg(feature = "http")]
-            http: self.http,
+            settings: self.settings,
             around_call: self.around_call,
             around_hook: Stack::new(layer, self.around_hook),
         }
@@ -797,14 +810,15 @@ impl<C, H> Builder<C, H> {
         C::Service: Service<HookRequest, Response = HookOutcome> + Clone,
     {
         let report: SharedReport = self
+            .settings
             .report
-            .unwrap_or_else(|| Arc::new(StderrReport::new(self.host.name())));
-        let runner = self.runner.unwrap_or_else(ProcessRunner::shared);
-        let host = Arc::new(self.host);
-        let env: Arc<[(String, String)]> = self.env.into();
-        let current_dir: Option<Arc<Path>> = self.current_dir.map(Into::into);
-        let mut specs = Vec::with_capacity(self.hooks.len());
-        let mut hooks = Vec::with_capacity(self.hooks.len());
+            .unwrap_or_else(|| Arc::new(StderrReport::new(self.settings.host.name())));
+        let runner = self.settings.runner.unwrap_or_else(ProcessRunner::shared);
+        let host = Arc::new(self.settings.host);
+        let env: Arc<[(String, String)]> = self.settings.env.into();
+        let current_dir: Option<Arc<Path>> = self.settings.current_dir.map(Into::into);
+        let mut specs = Vec::with_capacity(self.settings.hooks.len());
+        let mut hooks = Vec::with_capacity(self.settings.hooks.len());
         let mut persistent = Vec::new();
         // One client for all HTTP hooks, made when the first one needs it.
         #[cfg(feature = "http")]
@@ -821,7 +835,7 @@ impl<C, H> Builder<C, H> {
                 return None;
             }
             if spec.prompt().is_some() {
-                return Some(match &self.evaluator {
+                return Some(match &self.settings.evaluator {
                     Some(evaluator) => Ok(LeafKind::Model(ModelHook::new(evaluator.clone()))),
                     None => Err("no model to ask: this host has no evaluator".into()),
                 });
@@ -831,7 +845,7 @@ impl<C, H> Builder<C, H> {
             return Some(Ok(LeafKind::Http(
                 http_leaf
                     .get_or_insert_with(|| {
-                        crate::layer::http::HttpHook::new(self.http.clone(), env.clone())
+                        crate::layer::http::HttpHook::new(self.settings.http.clone(), env.clone())
                     })
                     .clone(),
             )));
@@ -841,7 +855,10 @@ impl<C, H> Builder<C, H> {
                     .into(),
             ))
         };
-        for (mut spec, source) in self.hooks {
+        for (mut spec, source) in self.settings.hooks {
+            if self.settings.fail_closed.applies_to(&spec) {
+                spec.fail_closed = true;
+            }
             let answered = match source {
                 Source::Command => answerer(&spec),
                 _ => None,
@@ -895,11 +912,11 @@ impl<C, H> Builder<C, H> {
             specs.push(spec.clone());
             hooks.push((spec, hook));
         }
-        let background = Background::new(self.background.limits);
+        let background = Background::new(self.settings.background.limits);
         // Only a stack with background hooks looks for their notes on each
         // call: the others' calls that run no hook stay as cheap as before.
         let has_background = specs.iter().any(|spec| spec.runs_in_background());
-        let offload = (!self.background.wait && has_background).then(|| Offload {
+        let offload = (!self.settings.background.wait && has_background).then(|| Offload {
             background: background.clone(),
             start: Box::new(|hook: PerHook<H>, req: HookRequest| {
                 Box::pin(run_in_background(hook, req)) as BoxFuture<'static, Delivery>
@@ -908,8 +925,8 @@ impl<C, H> Builder<C, H> {
         });
         let chain = self.around_call.layer(Chain::with_offload(hooks, offload));
         HookStack {
-            inner: Gate::new(Advisory::new(chain, report), self.gate.clone()),
-            gate: self.gate,
+            inner: Gate::new(Advisory::new(chain, report), self.settings.gate.clone()),
+            gate: self.settings.gate,
             specs: specs.into(),
             background,
             persistent: persistent.into(),
@@ -957,11 +974,16 @@ impl<C, H> fmt::Debug for Builder<C, H> {
         f.debug_struct("Builder")
             .field(
                 "hooks",
-                &self.hooks.iter().map(|(s, _)| s).collect::<Vec<_>>(),
+                &self
+                    .settings
+                    .hooks
+                    .iter()
+                    .map(|(s, _)| s)
+                    .collect::<Vec<_>>(),
             )
-            .field("host", &self.host)
-            .field("current_dir", &self.current_dir)
-            .field("no_hooks", &self.gate.no_hooks())
+            .field("host", &self.settings.host)
+            .field("current_dir", &self.settings.current_dir)
+            .field("no_hooks", &self.settings.gate.no_hooks())
             .finish_non_exhaustive()
     }
 }

@@ -191,6 +191,11 @@ struct TestArgs {
     /// Print one JSON object instead of a report for people.
     #[arg(long)]
     json: bool,
+    /// Make every hook at an event that can block fail closed, in every
+    /// dialect: a guard that cannot start, crashes, times out or answers what
+    /// cannot be read blocks instead of letting the action through.
+    #[arg(long)]
+    fail_closed: bool,
     /// Exit 3 when the hooks block and the block is honored (the action would
     /// stop), for scripts and CI; without it, the exit status is 0 whatever the
     /// decision.
@@ -488,6 +493,9 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     // What the matchers were tested against, for the skipped rows.
     let subject = req.matcher_subject().as_str().to_owned();
     let mut builder = HookStack::builder();
+    if args.fail_closed {
+        builder = builder.fail_closed(tower_hooks::FailClosedPolicy::at_blocking_events());
+    }
     if let Some(command) = &args.evaluator_command {
         builder = builder.evaluator(evaluator(command));
     }
@@ -751,8 +759,14 @@ fn check(args: ConfigArgs) -> Result<(), Failure> {
         .filter(|(_, found)| matches!(found, Found::Read))
         .map(|(p, _)| *p)
         .collect();
+    // A guard whose program cannot start fails at every run: say so here.
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let missing = config.missing_programs(&cwd);
+    for warning in &missing {
+        eprintln!("hooks: warning: {}", escape(&warning.to_string()));
+    }
     let hooks = config.hooks().len();
-    let warnings = config.warnings().len();
+    let warnings = config.warnings().len() + missing.len();
     let mut line = format!(
         "ok: {hooks} hook{} from {} file{}",
         if hooks == 1 { "" } else { "s" },

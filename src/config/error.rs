@@ -506,6 +506,28 @@ pub enum ConfigWarningKind {
         /// `"command"`, when the type is a close misspelling of it.
         suggestion: Option<&'static str>,
     },
+    /// A command hook at an event that can block whose program cannot be
+    /// started ([`Config::missing_programs`](crate::config::Config::missing_programs)):
+    /// at every run it fails, and unless it fails closed the action goes on.
+    MissingProgram {
+        /// The hook, as `source:index`.
+        hook: String,
+        /// Its event, as its file names it.
+        event: String,
+        /// The program or script, as the command names it.
+        program: String,
+        /// `not found`, `not executable` or `not on PATH`.
+        why: &'static str,
+    },
+    /// A Claude Code handler with `failClosed` or `fail_closed`, which are not
+    /// Claude Code keys (Cursor's are): ignored, so the handler fails open.
+    /// Claude Code's own key is `"onFailure": "block"`.
+    ClaudeFailClosedKey {
+        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        at: String,
+        /// The key as written.
+        key: String,
+    },
     /// A Claude Code handler with `if` on an event that is not a tool event:
     /// Claude Code tests `if` on tool events only, so the handler never runs.
     ClaudeIfOnNonToolEvent {
@@ -689,6 +711,22 @@ impl fmt::Display for ConfigWarningKind {
                 f,
                 "{at}: Claude Code runs no handler of type {kind:?} at {event}, so this one \
                  never runs; use a \"command\" handler there"
+            ),
+            ConfigWarningKind::MissingProgram {
+                ref hook,
+                ref event,
+                ref program,
+                why,
+            } => write!(
+                f,
+                "{event} hook {hook}: {program:?} is {why}, so this guard fails at every run \
+                 and lets the action through unless it fails closed; fix the path or the \
+                 execute bit (chmod +x)"
+            ),
+            ConfigWarningKind::ClaudeFailClosedKey { ref at, ref key } => write!(
+                f,
+                "{at}: {key:?} is not a Claude Code key and is ignored, so this handler fails \
+                 open; write \"onFailure\": \"block\" to make a failure block"
             ),
             ConfigWarningKind::ClaudeIfOnNonToolEvent { ref at } => write!(
                 f,

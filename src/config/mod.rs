@@ -112,6 +112,7 @@
 mod discovery;
 mod error;
 mod expand;
+mod programs;
 pub mod read;
 mod schema;
 
@@ -250,6 +251,54 @@ impl Config {
     /// Whether no hook is configured.
     pub fn is_empty(&self) -> bool {
         self.hooks.is_empty()
+    }
+
+    /// A warning for each command hook at an event that can block whose
+    /// program cannot be started: a script that is missing or not
+    /// executable, a program not on `PATH`, or an interpreter's script that
+    /// is missing (`python3 ~/.claude/hooks/gone.py`). Such a guard exits
+    /// with the shell's 127 at every run and, unless it fails closed, lets
+    /// every action through. Relative paths are resolved against the
+    /// directory the hook runs in: `cwd` (the session's), or the one its
+    /// dialect gives it (a Cursor hook's `hooks.json` folder). A command whose program only the shell can
+    /// resolve (an expansion, a builtin, a compound command) is not judged.
+    /// `hooks check` prints these.
+    ///
+    /// ```
+    /// use tower_hooks::config::Config;
+    ///
+    /// let config = Config::from_str_with_source(
+    ///     "[[hooks.tool_execution_start]]\ncommand = \"./no-such-guard.sh\"\n",
+    ///     "hooks.toml",
+    /// )?;
+    /// let warnings = config.missing_programs(std::path::Path::new("/"));
+    /// assert!(warnings[0].to_string().contains("./no-such-guard.sh"));
+    /// # Ok::<(), tower_hooks::ConfigError>(())
+    /// ```
+    pub fn missing_programs(&self, cwd: &Path) -> Vec<ConfigWarning> {
+        let path = std::env::var_os("PATH");
+        self.hooks
+            .iter()
+            .filter(|spec| {
+                spec.kind() == "command"
+                    && spec.disabled().is_none()
+                    && !spec.runs_in_background()
+                    && spec.event().block_policy() == crate::BlockPolicy::Enforced
+            })
+            .filter_map(|spec| {
+                let dir = crate::dialect::run_dir(spec).unwrap_or(cwd);
+                let missing = programs::missing_program(spec, dir, path.as_deref())?;
+                Some(ConfigWarning::in_file(
+                    spec.source(),
+                    ConfigWarningKind::MissingProgram {
+                        hook: spec.location(),
+                        event: crate::dialect::event_as_written(spec).to_owned(),
+                        program: missing.program,
+                        why: missing.why,
+                    },
+                ))
+            })
+            .collect()
     }
 
     /// Appends `other`'s hooks and warnings after this one's: `other` runs later.

@@ -555,11 +555,13 @@ pub(crate) fn encode(req: &HookRequest) -> crate::dialect::Encoded {
 /// record that lets the tool run, or a block with `denyOnFailure`.
 pub(crate) fn neutral(
     extra: &AgentsExtra,
+    fail_closed: bool,
     ended: crate::dialect::Ended<'_>,
     timeout: Duration,
 ) -> (crate::Verdict, crate::Notes) {
     use crate::outcome::Termination;
-    let (event, deny) = (extra.hook.event, extra.hook.deny_on_failure);
+    // `denyOnFailure`, or the host's policy (the spec's `fail_closed`).
+    let (event, deny) = (extra.hook.event, extra.hook.deny_on_failure || fail_closed);
     let answer = match ended {
         Ok((Termination::Exited(code), stdout, stderr)) => {
             decode(event, Some(code), stdout, stderr, deny)

@@ -84,6 +84,13 @@ pub(crate) fn encode(spec: &HookSpec, req: &HookRequest, cwd: &str) -> Option<En
     }
 }
 
+/// The directory a hook runs in when its dialect decides it (a Cursor hook
+/// runs beside its `hooks.json`); `None`: the session's working directory.
+pub(crate) fn run_dir(spec: &HookSpec) -> Option<&std::path::Path> {
+    spec.extra::<cursor::hook::CursorHook>()
+        .map(|hook| std::path::Path::new(&*hook.run_dir))
+}
+
 /// How a hook's run ended: its termination, stdout and stderr, or why it
 /// could not start.
 pub(crate) type Ended<'a> = Result<(Termination, &'a [u8], &'a [u8]), &'a dyn std::fmt::Display>;
@@ -104,16 +111,21 @@ pub(crate) fn answer(
                 }
                 Err(error) => claude::ClaudeAnswer::could_not_start(error),
             };
-            Some(claude::hook::neutral(hook, answer))
+            Some(claude::hook::neutral(hook, spec.fail_closed(), answer))
         }
         Dialect::Agents => {
             let extra = spec.extra::<agents::AgentsExtra>()?;
-            Some(agents::neutral(extra, ended, spec.timeout()))
+            Some(agents::neutral(
+                extra,
+                spec.fail_closed(),
+                ended,
+                spec.timeout(),
+            ))
         }
         Dialect::Cursor => {
             let hook = spec.extra::<cursor::hook::CursorHook>()?;
             let answer = cursor::hook::answer(ended, spec.timeout());
-            Some(cursor::hook::neutral(hook, req, answer))
+            Some(cursor::hook::neutral(hook, spec.fail_closed(), req, answer))
         }
         _ => None,
     }
@@ -157,12 +169,12 @@ pub(crate) fn model_answer(
         Dialect::Claude => {
             let hook = spec.extra::<claude::hook::ClaudeHook>()?;
             let answer = claude::hook::model_answer(hook, answer);
-            Some(claude::hook::neutral(hook, answer))
+            Some(claude::hook::neutral(hook, spec.fail_closed(), answer))
         }
         Dialect::Cursor => {
             let hook = spec.extra::<cursor::hook::CursorHook>()?;
             let answer = cursor::hook::model_answer(hook, answer);
-            Some(cursor::hook::neutral(hook, req, answer))
+            Some(cursor::hook::neutral(hook, spec.fail_closed(), req, answer))
         }
         _ => None,
     }
@@ -188,7 +200,7 @@ pub(crate) fn http_answer(
         Dialect::Claude => {
             let hook = spec.extra::<claude::hook::ClaudeHook>()?;
             let answer = claude::hook::http_answer(hook, response);
-            Some(claude::hook::neutral(hook, answer))
+            Some(claude::hook::neutral(hook, spec.fail_closed(), answer))
         }
         _ => None,
     }

@@ -267,6 +267,61 @@ async fn on_failure_block_turns_a_failed_run_into_a_block() {
     }
 }
 
+/// The spec's fail-closed setting, and the host's policy, count for a loaded
+/// Claude Code hook as for any other: a missing guard script blocks.
+#[tokio::test]
+async fn a_host_makes_a_loaded_claude_guard_fail_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".claude/settings.json");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "./.claude/hooks/missing-guard.sh"}]}]}});
+    write(&path, &settings.to_string());
+    let files = claude::config::load_all([&path], dir.path()).unwrap();
+    let specs = claude::hook::specs(files.iter().flat_map(|f| &f.handlers), dir.path());
+    let call = || HookRequest::tool_execution_start("Bash", json!({"command": "rm -rf build/"}));
+    let build = |specs: Vec<tower_hooks::HookSpec>, policy| {
+        HookStack::builder()
+            .report(())
+            .current_dir(dir.path())
+            .command_hooks(specs)
+            .fail_closed(policy)
+            .build()
+    };
+    use tower_hooks::FailClosedPolicy;
+    let open = build(specs.clone(), FailClosedPolicy::configured());
+    assert!(!open.oneshot(call()).await.unwrap().is_blocked());
+    let by_spec: Vec<_> = specs
+        .iter()
+        .cloned()
+        .map(|s| s.with_fail_closed(true))
+        .collect();
+    let outcome = build(by_spec, FailClosedPolicy::configured())
+        .oneshot(call())
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked(), "{outcome:?}");
+    assert!(outcome
+        .reason()
+        .unwrap()
+        .starts_with("hook failed closed: "));
+    for policy in [
+        FailClosedPolicy::at_blocking_events(),
+        FailClosedPolicy::at_blocking_events_of([Dialect::Claude]),
+    ] {
+        let outcome = build(specs.clone(), policy.clone())
+            .oneshot(call())
+            .await
+            .unwrap();
+        assert!(outcome.is_blocked(), "{policy:?}: {outcome:?}");
+    }
+    let others = FailClosedPolicy::at_blocking_events_of([Dialect::Nanopi, Dialect::Cursor]);
+    assert!(!build(specs, others)
+        .oneshot(call())
+        .await
+        .unwrap()
+        .is_blocked());
+}
+
 /// Dropping a call while its Claude hooks run, or letting them time out,
 /// leaves no process behind: each run is a task aborted with its call (the
 /// runtime's workers drop it at once; a current-thread runtime at its next turn).

@@ -1006,6 +1006,14 @@ impl Reader<'_> {
                 ))
             }
         };
+        for key in ["failClosed", "fail_closed"] {
+            if fields.contains_key(key) {
+                self.warn(ConfigWarningKind::ClaudeFailClosedKey {
+                    at: at.clone(),
+                    key: key.to_owned(),
+                });
+            }
+        }
         let timeout = match fields.remove("timeout") {
             None | Some(Value::Null) => default_timeout(event, &kind),
             Some(Value::Number(n)) => match n.as_f64() {

@@ -28,8 +28,6 @@ pub(crate) struct ClaudeHook {
     pub(crate) if_rule: Option<PermissionRule>,
     /// `async`: the call does not wait for it.
     pub(crate) is_async: bool,
-    /// `onFailure: "block"`: a failed run blocks.
-    pub(crate) fail_closed: bool,
     /// A model's no on a tool call lets the turn go on (`continueOnBlock`,
     /// and every `agent` handler).
     pub(crate) continue_on_block: bool,
@@ -65,7 +63,6 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
             .map(|root| root.display().to_string().into()),
         if_rule: handler.if_rule.clone(),
         is_async: handler.is_async,
-        fail_closed: handler.fail_closed,
         continue_on_block: handler.continue_on_block || handler.kind == "agent",
     };
     let mut spec = HookSpec::command(point, handler.command.clone().unwrap_or_default())
@@ -157,12 +154,18 @@ pub(crate) fn answer(
 }
 
 /// A Claude Code answer in neutral terms: a failure is an `error` record that
-/// lets the action proceed (never nanopi's report line); `ask` and `defer` ask.
-/// An `async` hook's decision changes nothing: only its notes count.
-pub(crate) fn neutral(hook: &ClaudeHook, answer: ClaudeAnswer) -> (Verdict, Notes) {
+/// lets the action proceed (never nanopi's report line), or blocks when the
+/// hook fails closed (`onFailure: "block"`, or the host's policy: the spec's
+/// [`fail_closed`](HookSpec::fail_closed)); `ask` and `defer` ask. An `async`
+/// hook's decision changes nothing: only its notes count.
+pub(crate) fn neutral(
+    hook: &ClaudeHook,
+    fail_closed: bool,
+    answer: ClaudeAnswer,
+) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
-        // `onFailure: "block"`; a hook in the background decides nothing.
-        if hook.fail_closed && !hook.is_async {
+        // A hook in the background decides nothing.
+        if fail_closed && !hook.is_async {
             return (Verdict::failed_closed(error), Notes::default());
         }
         return (Verdict::failed_open(error), Notes::default());

@@ -107,9 +107,8 @@ pub(crate) struct CursorHook {
     pub(crate) written: Box<str>,
     app: App,
     project_dir: Box<str>,
-    run_dir: Box<str>,
+    pub(crate) run_dir: Box<str>,
     matcher: CursorMatcher,
-    fail_closed: bool,
     loop_limit: Option<u32>,
     /// Its key in [`Sessions`].
     id: usize,
@@ -162,7 +161,6 @@ fn spec(
         project_dir: project_dir.into(),
         run_dir: run_dir.into(),
         matcher: entry.pattern.clone(),
-        fail_closed: entry.fail_closed,
         loop_limit: entry.loop_limit,
         id,
         sessions: sessions.clone(),
@@ -268,11 +266,12 @@ pub(crate) fn answer(
 /// to the session's later hooks. An observing hook's decision changes nothing.
 pub(crate) fn neutral(
     hook: &CursorHook,
+    fail_closed: bool,
     req: &HookRequest,
     answer: CursorAnswer,
 ) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
-        let verdict = if hook.fail_closed && !hook.event.is_observing() {
+        let verdict = if fail_closed && !hook.event.is_observing() {
             Verdict::failed_closed(error)
         } else {
             Verdict::failed_open(error)

@@ -1,0 +1,175 @@
+//! Failing closed from the command line: Claude Code's `onFailure: "block"` on
+//! a command handler, `hooks test --fail-closed` for every dialect, and
+//! `hooks check` naming a guard whose program cannot start.
+
+mod support;
+
+use serde_json::json;
+use support::{path, Sandbox};
+
+/// A tool call every dialect's guard below is configured for.
+const PAYLOAD: &str = r#"{"tool_name": "Bash", "tool_input": {"command": "rm -rf build/"}}"#;
+
+/// Runs `hooks test` at PreToolUse with `config` and `extra` flags.
+fn pre_tool_use(s: &Sandbox, config: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "test",
+        "--json",
+        "--config",
+        config,
+        "--event",
+        "PreToolUse",
+        "--payload",
+        PAYLOAD,
+    ];
+    args.extend_from_slice(extra);
+    let run = s.run(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+#[test]
+fn a_claude_command_handler_with_on_failure_block_blocks_when_its_script_is_missing() {
+    let s = Sandbox::new();
+    let handler = |extra: serde_json::Value| {
+        let mut handler = json!({"type": "command", "command": "./.claude/hooks/gone.sh"});
+        handler
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}).to_string()
+    };
+    let open = s.write("proj/.claude/settings.json", &handler(json!({})));
+    let report = pre_tool_use(&s, path(&open), &[]);
+    assert_eq!(report["decision"], "allow", "{report}");
+    assert_eq!(report["hooks"][0]["outcome"], "error");
+
+    let closed = s.write(
+        "proj/.claude/settings.local.json",
+        &handler(json!({"onFailure": "block"})),
+    );
+    let report = pre_tool_use(&s, path(&closed), &[]);
+    assert_eq!(report["decision"], "block", "{report}");
+    let reason = report["reason"].as_str().unwrap();
+    assert!(reason.starts_with("hook failed closed:"), "{reason}");
+}
+
+#[test]
+fn fail_closed_makes_a_failing_guard_of_every_dialect_block() {
+    let s = Sandbox::new();
+    // Each guard crashes (exit 1), which each dialect lets through by default.
+    let crash = "echo boom >&2; exit 1";
+    let files = [
+        s.write(
+            "proj/.nanopi/hooks.toml",
+            &format!("[[hooks.tool_execution_start]]\ncommand = {crash:?}\n"),
+        ),
+        s.write(
+            "proj/.claude/settings.json",
+            &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": crash}]}]}})
+            .to_string(),
+        ),
+        s.write(
+            "proj/.cursor/hooks.json",
+            &json!({"version": 1, "hooks": {"preToolUse": [{"command": crash}]}}).to_string(),
+        ),
+        s.write(
+            "proj/.agents/hooks.json",
+            &json!({"PreToolUse": [{"matcher": "*", "command": crash}]}).to_string(),
+        ),
+    ];
+    for file in &files {
+        let config = path(file);
+        let report = pre_tool_use(&s, config, &[]);
+        assert_eq!(report["decision"], "allow", "{config}: {report}");
+        let report = pre_tool_use(&s, config, &["--fail-closed"]);
+        assert_eq!(report["decision"], "block", "{config}: {report}");
+    }
+    // At an event whose blocks are advisory the switch changes nothing.
+    let report = {
+        let run = s.run(&[
+            "test",
+            "--json",
+            "--config",
+            path(&files[1]),
+            "--event",
+            "SessionEnd",
+            "--fail-closed",
+        ]);
+        run.json()
+    };
+    assert_ne!(report["decision"], "block", "{report}");
+}
+
+#[test]
+fn check_names_a_blocking_guard_whose_program_cannot_start() {
+    let s = Sandbox::new();
+    s.write("proj/.claude/hooks/ok.sh", "#!/bin/sh\nexit 0\n");
+    s.write("proj/.claude/hooks/plain.txt", "exit 0\n");
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "./.claude/hooks/ok.sh"},
+                {"type": "command", "command": "./.claude/hooks/gone.sh"},
+                {"type": "command", "command": "./.claude/hooks/plain.txt"},
+                {"type": "command", "command": "python3 .claude/hooks/gone.py"},
+                {"type": "command", "command": "no-such-program-anywhere --x"}]}],
+            // Not a blocking event: not checked.
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "./gone-too.sh"}]}]}})
+        .to_string(),
+    );
+    let run = s.run(&["check", "--config", path(&settings)]);
+    assert_eq!(
+        run.code, 0,
+        "warnings never change the exit status: {}",
+        run.stderr
+    );
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("hooks: warning:"))
+        .collect();
+    let named = |program: &str, why: &str| {
+        warnings
+            .iter()
+            .any(|w| w.contains(&format!("{program:?} is {why}")))
+    };
+    assert!(
+        named("./.claude/hooks/gone.sh", "not found"),
+        "{warnings:#?}"
+    );
+    assert!(
+        named("./.claude/hooks/plain.txt", "not executable"),
+        "{warnings:#?}"
+    );
+    assert!(named(".claude/hooks/gone.py", "not found"), "{warnings:#?}");
+    assert!(
+        named("no-such-program-anywhere", "not on PATH"),
+        "{warnings:#?}"
+    );
+    assert!(!run.stderr.contains("ok.sh"), "{}", run.stderr);
+    assert!(!run.stderr.contains("gone-too.sh"), "{}", run.stderr);
+    assert_eq!(warnings.len(), 4, "{warnings:#?}");
+}
+
+#[test]
+fn fail_closed_on_a_claude_handler_is_a_warning_that_names_on_failure() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "true", "failClosed": true}]}]}})
+        .to_string(),
+    );
+    let run = s.run(&["check", "--config", path(&settings)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let warning = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("\"failClosed\""))
+        .unwrap_or_else(|| panic!("no warning: {}", run.stderr));
+    assert!(warning.contains("\"onFailure\": \"block\""), "{warning}");
+    assert!(warning.contains(path(&settings)), "{warning}");
+}
