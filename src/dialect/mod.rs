@@ -63,6 +63,11 @@ pub(crate) struct Encoded {
     /// The variables added to the environment that belong to this event (a
     /// persistent hook gets them with each request).
     pub(crate) event_env: Vec<(String, String)>,
+    /// The variables the session's earlier hooks set (a Cursor
+    /// `sessionStart` hook's `env`): they belong to the event too, but never
+    /// hide the host's own value of a name from a process that outlives the
+    /// session.
+    pub(crate) session_env: Vec<(String, String)>,
     /// The directory it runs in; `None`: the session's working directory.
     pub(crate) dir: Option<std::sync::Arc<std::path::Path>>,
 }

@@ -255,9 +255,23 @@ impl Command {
                 let crate::dialect::Encoded {
                     stdin,
                     env: dialect_env,
-                    event_env,
+                    mut event_env,
+                    session_env,
                     dir,
                 } = encoded;
+                // The host's own values of what the session set: a process
+                // that outlives the session keeps them.
+                let host_env = session_env
+                    .iter()
+                    .filter_map(|(name, _)| {
+                        let value = match self.env.iter().find(|(k, _)| k == name) {
+                            Some((_, value)) => env_value(value),
+                            None => std::env::var(name).ok()?,
+                        };
+                        Some((name.clone(), value))
+                    })
+                    .collect();
+                event_env.extend(session_env);
                 let ours = |k: &String| {
                     dialect_env
                         .iter()
@@ -291,6 +305,7 @@ impl Command {
                     env,
                     env_remove: vec![PROTOCOL_VAR.0.to_owned()],
                     event_env: event_names,
+                    host_env,
                     current_dir,
                     deadline: req.deadline(),
                 };
@@ -325,6 +340,7 @@ impl Command {
             env,
             env_remove,
             event_env,
+            host_env: Vec::new(),
             current_dir: self.current_dir.clone(),
             deadline: req.deadline(),
         }

@@ -58,6 +58,11 @@ pub struct Job {
     /// …): a persistent hook gets them with each request instead of in its
     /// environment.
     pub event_env: Vec<String>,
+    /// The host's own values of variables that an event variable of the same
+    /// name shadows in this run (a Cursor session that set `PATH`): a
+    /// persistent process, which outlives the session, starts with these,
+    /// and a session's variables never take the host's away from it.
+    pub host_env: Vec<(String, String)>,
     /// The directory the hook runs in, if not the process's own
     /// ([`Command::current_dir`](crate::layer::command::Command::current_dir)); a runner that starts processes runs the
     /// command there, and fails the run when it cannot.
@@ -90,6 +95,7 @@ impl Job {
             env: Vec::new(),
             env_remove: Vec::new(),
             event_env: Vec::new(),
+            host_env: Vec::new(),
             current_dir: None,
             deadline: None,
         }

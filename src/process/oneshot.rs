@@ -873,6 +873,7 @@ mod tests {
             env: Vec::new(),
             env_remove: Vec::new(),
             event_env: Vec::new(),
+            host_env: Vec::new(),
             current_dir: None,
             deadline: Some(crate::request::Deadline {
                 at: tokio::time::Instant::now() + deadline,

@@ -227,8 +227,15 @@ impl Inner {
             .cloned()
             .collect();
         env.push((PROTOCOL_VAR.0.to_owned(), PROTOCOL_VAR.1.to_owned()));
+        // What a session set never takes the host's own value away.
+        env.extend(job.host_env.iter().cloned());
         let mut env_remove = job.env_remove.clone();
-        env_remove.extend(job.event_env.iter().cloned());
+        env_remove.extend(
+            job.event_env
+                .iter()
+                .filter(|name| !job.host_env.iter().any(|(k, _)| k == *name))
+                .cloned(),
+        );
         let child = spawn_group(&argv, &env, &env_remove).map_err(|err| {
             io::Error::new(
                 err.kind(),
@@ -771,6 +778,7 @@ mod tests {
             ],
             env_remove: Vec::new(),
             event_env: vec!["NANOPI_EVENT".into()],
+            host_env: Vec::new(),
             current_dir: None,
             deadline: None,
         };

@@ -459,6 +459,72 @@ async fn session_start_env_reaches_the_later_hooks_of_its_session_only() {
     assert_eq!(read("s2"), "unset|unset|preToolUse");
 }
 
+/// A session's `env` that names a host variable shadows it in that session
+/// only: a persistent hook, whose process outlives the session, keeps the
+/// host's value (from the builder, or inherited) for every other session.
+#[tokio::test]
+async fn session_env_never_takes_a_host_variable_from_a_persistent_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    let out = project.join("seen");
+    let start = r#"echo '{"env": {"HOST_VAR": "session", "HOME": "/session-home"}}'"#;
+    // Speaks the persistent protocol: for each request it writes the
+    // session's value when the request carries one, else its own.
+    let probe = format!(
+        r#"while IFS= read -r line; do
+  id=${{line#'{{"id":'}}; id=${{id%%,*}}
+  case "$line" in
+    *'"HOST_VAR":"session"'*) v=session ;;
+    *) v="${{HOST_VAR-unset}}" ;;
+  esac
+  case "$line" in
+    *'"HOME":"/session-home"'*) h=session ;;
+    *) h="${{HOME-unset}}" ;;
+  esac
+  printf '%s|%s
+' "$v" "$h" >> {}
+  printf '{{"id":%s,"exit":0,"stdout":"","stderr":""}}
+' "$id"
+done"#,
+        quoted(&out)
+    );
+    let config = load_project(
+        project,
+        json!({
+            "sessionStart": [{"command": start}],
+            "preToolUse": [{"command": probe, "persistent": true}],
+        }),
+    );
+    let stack = HookStack::builder()
+        .report(())
+        .env("HOST_VAR", "host")
+        .config(&config)
+        .build();
+    stack
+        .clone()
+        .oneshot(HookRequest::session_start(StartReason::Startup).with_session_id("s1"))
+        .await
+        .unwrap();
+    // The process starts for s1, whose session set both names.
+    for session in ["s1", "s2"] {
+        let outcome = stack
+            .clone()
+            .oneshot(tool_start("Bash", json!({"command": "ls"}), session))
+            .await
+            .unwrap();
+        assert_eq!(
+            records(&outcome),
+            [rec("preToolUse", RecordOutcome::Allow, None)]
+        );
+    }
+    stack.shutdown_persistent().await;
+    let home = std::env::var("HOME").unwrap_or_else(|_| "unset".into());
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        format!("session|session\nhost|{home}\n")
+    );
+}
+
 /// `env` is a hook's output: a name no environment can hold must not make the
 /// session's later hooks fail to start.
 #[tokio::test]

@@ -229,15 +229,15 @@ pub(crate) fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> crate::
     };
     // The event's name and session, and what `sessionStart` set for the
     // session, change from event to event; the rest belongs to the hook.
-    let (mut event_env, env): (Vec<_>, Vec<_>) =
+    let (event_env, env): (Vec<_>, Vec<_>) =
         env_vars(hook.app, &hook.project_dir, hook.event, session)
             .into_iter()
             .partition(|(name, _)| name.ends_with("_HOOK_EVENT") || name.ends_with("_SESSION_ID"));
-    event_env.extend(hook.sessions.env(session.unwrap_or("")));
     crate::dialect::Encoded {
         stdin: stdin_bytes(hook.event, req, &envelope),
         env,
         event_env,
+        session_env: hook.sessions.env(session.unwrap_or("")),
         dir: Some(Path::new(&*hook.run_dir).into()),
     }
 }
