@@ -173,3 +173,48 @@ fn fail_closed_on_a_claude_handler_is_a_warning_that_names_on_failure() {
     assert!(warning.contains("\"onFailure\": \"block\""), "{warning}");
     assert!(warning.contains(path(&settings)), "{warning}");
 }
+
+#[test]
+fn check_warns_about_a_key_written_twice_naming_file_key_and_both_positions() {
+    let s = Sandbox::new();
+    let files = [
+        s.write(
+            "proj/.claude/settings.json",
+            "{\"hooks\": {\"PreToolUse\": [{\"hooks\": [\n  {\"type\": \"command\", \"command\": \"true\",\n   \"onFailure\": \"block\", \"onFailure\": \"allow\"}]}]}}",
+        ),
+        s.write(
+            "proj/.cursor/hooks.json",
+            "{\"version\": 1, \"hooks\": {\"preToolUse\": [\n  {\"command\": \"true\", \"failClosed\": true,\n   \"failClosed\": false}]}}",
+        ),
+        s.write(
+            "proj/.agents/hooks.json",
+            "{\"PreToolUse\": [{\"command\": \"true\"}],\n \"PreToolUse\": []}",
+        ),
+    ];
+    let wants = [
+        (
+            "hooks.PreToolUse[0].hooks[0]",
+            "onFailure",
+            "line 3 column 4 and line 3 column 26",
+        ),
+        (
+            "hooks.preToolUse[0]",
+            "failClosed",
+            "line 2 column 23 and line 3 column 4",
+        ),
+        (
+            "the top level",
+            "PreToolUse",
+            "line 1 column 2 and line 2 column 2",
+        ),
+    ];
+    for (file, (at, key, positions)) in files.iter().zip(wants) {
+        let run = s.run(&["check", "--config", path(file)]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let want = format!(
+            "hooks: warning: {}: {at}: key {key:?} is written twice ({positions})",
+            path(file)
+        );
+        assert!(run.stderr.contains(&want), "want {want}\n{}", run.stderr);
+    }
+}

@@ -506,6 +506,18 @@ pub enum ConfigWarningKind {
         /// `"command"`, when the type is a close misspelling of it.
         suggestion: Option<&'static str>,
     },
+    /// A key written twice in one JSON object: the last one counts and the
+    /// first is ignored without a word, as serde_json and the peers read it.
+    DuplicateKey {
+        /// The object: `the top level`, or its path (`hooks.Stop[0]`).
+        at: String,
+        /// The key.
+        key: String,
+        /// Line and column (from 1) of the first.
+        first: (usize, usize),
+        /// Line and column of the one that counts.
+        second: (usize, usize),
+    },
     /// A command hook at an event that can block whose program cannot be
     /// started ([`Config::missing_programs`](crate::config::Config::missing_programs)):
     /// at every run it fails, and unless it fails closed the action goes on.
@@ -711,6 +723,17 @@ impl fmt::Display for ConfigWarningKind {
                 f,
                 "{at}: Claude Code runs no handler of type {kind:?} at {event}, so this one \
                  never runs; use a \"command\" handler there"
+            ),
+            ConfigWarningKind::DuplicateKey {
+                ref at,
+                ref key,
+                first,
+                second,
+            } => write!(
+                f,
+                "{at}: key {key:?} is written twice (line {} column {} and line {} column {}); \
+                 only the second counts, so remove one",
+                first.0, first.1, second.0, second.1
             ),
             ConfigWarningKind::MissingProgram {
                 ref hook,

@@ -110,9 +110,12 @@
 //! write 5000 for five seconds`). The library never prints either.
 
 mod discovery;
+mod duplicate_keys;
 mod error;
 mod expand;
 mod programs;
+
+pub(crate) use self::duplicate_keys::duplicate_keys;
 pub mod read;
 mod schema;
 

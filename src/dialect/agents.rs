@@ -198,7 +198,10 @@ pub fn parse(text: &str) -> Result<AgentsFile, ConfigErrorKind> {
         Some(other) => return Err(invalid("\"hooks\"", "an object of events", other)),
         None => (&root, ""),
     };
-    let mut file = AgentsFile::default();
+    let mut file = AgentsFile {
+        warnings: crate::config::duplicate_keys(text),
+        ..AgentsFile::default()
+    };
     for event in AgentsEvent::ALL {
         let entries = match events.get(event.name()) {
             None | Some(Value::Null) => continue,

@@ -560,11 +560,17 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
     let mut file = HooksFile {
         path: path.to_path_buf(),
         plugin_root: ctx.plugin_root.clone(),
+        warnings: crate::config::duplicate_keys(text)
+            .into_iter()
+            .map(|kind| Warning {
+                path: path.to_path_buf(),
+                kind,
+            })
+            .collect(),
         disabled: false,
         disable_all_hooks: None,
         allow_managed_hooks_only: false,
         handlers: Vec::new(),
-        warnings: Vec::new(),
         allowed_http_hook_urls: strings(top.allowed_http_hook_urls, "\"allowedHttpHookUrls\"")
             .map_err(error)?,
         http_hook_allowed_env_vars: strings(

@@ -103,7 +103,10 @@ pub fn parse(text: &str) -> Result<CursorFile, ConfigErrorKind> {
     let Value::Object(root) = root else {
         return Err(invalid("the file", "a JSON object", &root));
     };
-    let mut file = CursorFile::default();
+    let mut file = CursorFile {
+        warnings: crate::config::duplicate_keys(text),
+        ..CursorFile::default()
+    };
     match root.get("version") {
         None => {}
         Some(v) if v.as_f64() == Some(1.0) => {}
