@@ -4,7 +4,9 @@
 //! `tower_hooks::process::persistent`).
 //!
 //! The hooks are small python3 and bash scripts written into a temp dir; they
-//! log what they receive into that dir, where the tests read it back. Each
+//! log what they receive into that dir, where the tests read it back. Without
+//! python3 the tests of Python hooks fail, naming it, unless
+//! `TOWER_HOOKS_SKIP_MISSING=python3` skips them. Each
 //! test bounds its calls generously: a time bound only catches a hang.
 //!
 //! Most tests share the process; the ones that measure it (memory, open
