@@ -35,15 +35,18 @@
 //!   at most, and only before its own deadline.
 //! * **Crash loop**: after [`PersistentLimits::crash_limit`] crashes within
 //!   [`PersistentLimits::crash_window`] the hook is run as `hooks test` runs
-//!   it: a process of its own for each event, sent that one request, then
-//!   closed. Its events are still answered by the hook, never allowed
-//!   without it; the switch is told once.
+//!   it: a process of its own for each event, sent that one request; once it
+//!   answered, its stdin is closed and it has
+//!   [`PersistentLimits::shutdown_grace`] to exit (in the background) before
+//!   `SIGTERM` and `SIGKILL`. Its events are still answered by the hook, never
+//!   allowed without it; the switch is told once.
 //! * **Bounded memory**: an answer line longer than
 //!   [`PersistentLimits::max_line`] kills the process (a crash, whose error
 //!   names the limit), never grows a buffer without end.
 //! * **Shutdown** ([`Persistent::shutdown`]): stdin is closed, the process gets
 //!   a grace to exit, then `SIGTERM` and `SIGKILL` go to its group. Dropping the
-//!   last handle kills the group at once. No process outlives its stack.
+//!   last handle kills the group at once. No process outlives its stack but
+//!   a process per event that has answered, for the grace it has to exit.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
