@@ -52,9 +52,10 @@ pub enum Notice<'a> {
         /// What went wrong.
         error: &'a str,
     },
-    /// A persistent hook crashed too often and is disabled for the life of its
-    /// stack: each of its events now fails by its dialect's rule.
-    PersistentDisabled {
+    /// A persistent hook crashed too often: for the life of its stack, each of
+    /// its events now starts a process of its own, sent that one request
+    /// (the hook still answers them; none is allowed without it).
+    PersistentFallback {
         /// The hook's command.
         command: &'a str,
         /// Why: `it crashed 5 times within 60 s`.
@@ -99,9 +100,9 @@ impl fmt::Display for Notice<'_> {
                 one_line(matcher),
                 one_line(error)
             ),
-            Notice::PersistentDisabled { command, why } => write!(
+            Notice::PersistentFallback { command, why } => write!(
                 f,
-                "persistent hook disabled; its events fail from now on [command={} why={}]",
+                "persistent hook keeps crashing; each event starts it anew from now on [command={} why={}]",
                 one_line(command),
                 one_line(why)
             ),

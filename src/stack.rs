@@ -935,17 +935,17 @@ impl<C, H> Builder<C, H> {
 }
 
 /// The runner of a persistent hook: its own process, which reports once when
-/// it crashed too often.
+/// it crashed too often and each event starts it anew.
 fn persistent_runner(spec: &HookSpec, report: &SharedReport) -> Persistent {
     let report = report.clone();
     let command = spec.command_line().unwrap_or_default().to_owned();
-    let on_disabled = move |why: &str| {
-        report.report(&Notice::PersistentDisabled {
+    let on_fallback = move |why: &str| {
+        report.report(&Notice::PersistentFallback {
             command: &command,
             why,
         });
     };
-    Persistent::new(PersistentLimits::default(), Some(Box::new(on_disabled)))
+    Persistent::new(PersistentLimits::default(), Some(Box::new(on_fallback)))
 }
 
 /// One background run of a hook: the hook runs as in a call (its layers see

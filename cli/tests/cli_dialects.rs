@@ -92,8 +92,39 @@ EOF
 esac
 "#;
 
+/// The variable that lets a run skip the tests whose tool is missing (the
+/// tools' names, separated by commas); CI never sets it.
+const SKIP_MISSING: &str = "TOWER_HOOKS_SKIP_MISSING";
+
+/// Whether `tool` runs here. When it does not, the test fails naming the tool
+/// and [`SKIP_MISSING`], unless that variable names the tool: then the test is
+/// skipped, saying so (the same rule as the library's tests/support).
+fn needs_tool(tool: &str, test: &str) -> bool {
+    let runs = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if runs {
+        return true;
+    }
+    let allowed = std::env::var(SKIP_MISSING).unwrap_or_default();
+    if allowed.split(',').any(|t| t.trim() == tool) {
+        eprintln!(
+            "skipped {test}: it needs {tool}, which is not on PATH ({SKIP_MISSING}={allowed})"
+        );
+        return false;
+    }
+    panic!(
+        "{test} needs {tool}, which is not on PATH: install {tool}, or set \
+         {SKIP_MISSING}={tool} to skip the tests that need it"
+    );
+}
+
 #[test]
 fn a_claude_guard_blocks_with_its_pretty_printed_answer() {
+    if !needs_tool("jq", "a_claude_guard_blocks_with_its_pretty_printed_answer") {
+        return;
+    }
     let s = Sandbox::new();
     s.write("proj/.claude/hooks/guard.sh", GUARD);
     let settings = s.write(

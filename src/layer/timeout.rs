@@ -235,6 +235,36 @@ mod tests {
         assert!(started.elapsed() <= Duration::from_millis(5000) + BACKSTOP);
     }
 
+    /// The documented bound, written as numbers rather than as `BACKSTOP`: a
+    /// hook that ignores its deadline is answered 750 ms after it, not
+    /// sooner (it gets the time to answer itself) and not much later.
+    #[tokio::test(start_paused = true)]
+    async fn a_hook_that_ignores_its_deadline_is_answered_750_ms_after_it() {
+        let started = Instant::now();
+        let v = HookTimeout::new(
+            sleeper(Duration::from_secs(3600)),
+            Duration::from_millis(300),
+        )
+        .oneshot(HookRequest::turn_start(1, 0))
+        .await
+        .unwrap();
+        assert_eq!(v, Verdict::timed_out(Duration::from_millis(300)));
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed >= Duration::from_millis(1_000) && elapsed <= Duration::from_millis(1_100),
+            "answered {elapsed:?} after the call, for a deadline 300 ms after it"
+        );
+        // An answer before the backstop is the hook's own.
+        let v = HookTimeout::new(
+            sleeper(Duration::from_millis(900)),
+            Duration::from_millis(300),
+        )
+        .oneshot(HookRequest::turn_start(1, 0))
+        .await
+        .unwrap();
+        assert_eq!(v, Verdict::Allow);
+    }
+
     #[tokio::test(start_paused = true)]
     async fn hook_in_time_answers_itself() {
         let v = HookTimeout::new(

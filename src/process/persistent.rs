@@ -26,19 +26,27 @@
 //!   once; beyond that the hook's service is not ready.
 //! * **Timeout**: a request that is not answered by its deadline is the
 //!   dialect's timeout result; the process is killed (its group) and started
-//!   again for the next event, and the other requests in flight on it fail.
-//! * **Crash** (it exits, or closes its stdout): the requests in flight fail as
-//!   a hook that could not run; the next event starts it again once a backoff
-//!   is over (it waits for it, or fails at once when its deadline comes
-//!   first); after [`PersistentLimits::crash_limit`] crashes within
-//!   [`PersistentLimits::crash_window`] it is disabled for good, and every
-//!   event fails.
+//!   again, and the other requests in flight on it go again on the new process.
+//! * **Crash** (it exits, or closes its stdout): the request it was answering
+//!   (the oldest in flight: a hook answers one request after another) fails
+//!   as a hook that could not run; the others in flight go again on a fresh
+//!   process. The next start waits for a backoff (an event waits for it, or
+//!   fails at once when its deadline comes first). A request goes again once
+//!   at most, and only before its own deadline.
+//! * **Crash loop**: after [`PersistentLimits::crash_limit`] crashes within
+//!   [`PersistentLimits::crash_window`] the hook is run as `hooks test` runs
+//!   it: a process of its own for each event, sent that one request; once it
+//!   answered, its stdin is closed and it has
+//!   [`PersistentLimits::shutdown_grace`] to exit (in the background) before
+//!   `SIGTERM` and `SIGKILL`. Its events are still answered by the hook, never
+//!   allowed without it; the switch is told once.
 //! * **Bounded memory**: an answer line longer than
-//!   [`PersistentLimits::max_line`] kills the process (a crash), never grows a
-//!   buffer without end.
+//!   [`PersistentLimits::max_line`] kills the process (a crash, whose error
+//!   names the limit), never grows a buffer without end.
 //! * **Shutdown** ([`Persistent::shutdown`]): stdin is closed, the process gets
 //!   a grace to exit, then `SIGTERM` and `SIGKILL` go to its group. Dropping the
-//!   last handle kills the group at once. No process outlives its stack.
+//!   last handle kills the group at once. No process outlives its stack but
+//!   a process per event that has answered, for the grace it has to exit.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -71,8 +79,8 @@ pub struct PersistentLimits {
     /// How long a process whose stdin was closed has to exit at shutdown
     /// before `SIGTERM` (default 1 s).
     pub shutdown_grace: Duration,
-    /// How many crashes within [`crash_window`](Self::crash_window) disable
-    /// the hook (default 5).
+    /// How many crashes within [`crash_window`](Self::crash_window) switch
+    /// the hook to a process per event (default 5).
     pub crash_limit: usize,
     /// See [`crash_limit`](Self::crash_limit) (default 60 s).
     pub crash_window: Duration,
@@ -95,8 +103,9 @@ impl Default for PersistentLimits {
     }
 }
 
-/// What is told when a persistent hook is disabled: why.
-pub type OnDisabled = Box<dyn Fn(&str) + Send + Sync>;
+/// What is told when a persistent hook that crashed too often switches to a
+/// process per event: why.
+pub type OnFallback = Box<dyn Fn(&str) + Send + Sync>;
 
 /// How long answers written just before a process exited are still read.
 const ANSWER_GRACE: Duration = Duration::from_millis(100);
@@ -123,16 +132,17 @@ struct Inner {
     not_before: Mutex<Option<tokio::time::Instant>>,
     /// The longest request line sent so far: an answer may be twice as long.
     longest_request: Arc<std::sync::atomic::AtomicUsize>,
-    disabled: AtomicBool,
-    /// Told once when the hook is disabled.
-    on_disabled: Option<OnDisabled>,
+    /// Set when it crashed too often: each event gets a process of its own.
+    one_shot: AtomicBool,
+    /// Told once when it switches to a process per event.
+    on_fallback: Option<OnFallback>,
 }
 
 impl fmt::Debug for Persistent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Persistent")
             .field("limits", &self.inner.limits)
-            .field("disabled", &self.inner.disabled.load(Ordering::Relaxed))
+            .field("one_shot", &self.inner.one_shot.load(Ordering::Relaxed))
             .finish_non_exhaustive()
     }
 }
@@ -144,7 +154,34 @@ struct Answer {
     stderr: String,
 }
 
-type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Answer>>>>;
+/// Why a request in flight got no answer.
+#[derive(Debug)]
+struct Lost {
+    /// What its error says when it does not go again.
+    why: String,
+    /// Whether it may go again on a fresh process: its process ended for
+    /// another request's sake (a crash while it answered an older request,
+    /// another request's timeout).
+    again: bool,
+}
+
+/// A request in flight: its answer, or why none comes.
+type Reply = Result<Answer, Lost>;
+
+type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Reply>>>>;
+
+/// What a request's try on a process came to.
+enum Tried {
+    /// Answered (or timed out).
+    Done(Finished),
+    /// No answer: why.
+    Lost(Lost),
+    /// The hook now runs a process per event: try that way.
+    OneShot,
+}
+
+/// The error of a request whose process ended while it answered it.
+const ENDED: &str = "the persistent hook ended before it answered";
 
 /// A running process.
 struct Live {
@@ -160,13 +197,14 @@ struct Live {
     /// Resolves when the watcher is done (the group killed and reaped).
     done: Option<oneshot::Receiver<()>>,
     /// Whether it ended by itself (or by a line too long): a crash.
+    /// (Read when the next request finds it ended.)
     crashed: Arc<AtomicBool>,
 }
 
 impl Persistent {
-    /// A persistent hook with these limits; `on_disabled` is told (once) when
-    /// it crashed too often and is disabled.
-    pub fn new(limits: PersistentLimits, on_disabled: Option<OnDisabled>) -> Self {
+    /// A persistent hook with these limits; `on_fallback` is told (once) when
+    /// it crashed too often and each event gets a process of its own.
+    pub fn new(limits: PersistentLimits, on_fallback: Option<OnFallback>) -> Self {
         Persistent {
             inner: Arc::new(Inner {
                 argv: ProcessRunner::new(),
@@ -177,15 +215,15 @@ impl Persistent {
                 crashes: Mutex::new(VecDeque::new()),
                 not_before: Mutex::new(None),
                 longest_request: Arc::default(),
-                disabled: AtomicBool::new(false),
-                on_disabled,
+                one_shot: AtomicBool::new(false),
+                on_fallback,
             }),
         }
     }
 
-    /// Whether it crashed too often and answers nothing any more.
-    pub fn is_disabled(&self) -> bool {
-        self.inner.disabled.load(Ordering::Acquire)
+    /// Whether it crashed too often and now starts a process for each event.
+    pub fn runs_one_shot(&self) -> bool {
+        self.inner.one_shot.load(Ordering::Acquire)
     }
 
     /// Ends the process, if one runs: its stdin is closed, it gets `grace` to
@@ -205,8 +243,12 @@ impl Persistent {
     }
 
     /// Starts the process now rather than at the first event, with what `job`
-    /// would run (its input is not sent).
+    /// would run (its input is not sent). Nothing to start once it runs a
+    /// process per event.
     pub async fn start(&self, job: &Job) -> io::Result<()> {
+        if self.runs_one_shot() {
+            return Ok(());
+        }
         let mut live = self.inner.live.lock().await;
         if live.as_ref().is_none_or(Live::has_ended) {
             *live = Some(self.inner.spawn(job)?);
@@ -248,7 +290,7 @@ impl Inner {
         let crashed = Arc::new(AtomicBool::new(false));
         let (stop_tx, stop_rx) = oneshot::channel();
         let (done_tx, done_rx) = oneshot::channel();
-        let (kill_tx, kill_rx) = oneshot::channel::<()>();
+        let (kill_tx, kill_rx) = oneshot::channel::<Option<usize>>();
         let stdout = pipe::Receiver::from_owned_fd(stdout)?;
         let stderr = pipe::Receiver::from_owned_fd(stderr)?;
         let stdin = pipe::Sender::from_owned_fd(stdin)?;
@@ -281,7 +323,8 @@ impl Inner {
         })
     }
 
-    /// Counts a crash now; answers whether the hook is now disabled.
+    /// Counts a crash now; answers whether the hook now runs a process per
+    /// event (it crashed too often).
     fn crash(&self) -> bool {
         let now = Instant::now();
         let mut crashes = self.crashes.lock().unwrap_or_else(PoisonError::into_inner);
@@ -292,18 +335,18 @@ impl Inner {
         {
             crashes.pop_front();
         }
-        if crashes.len() >= self.limits.crash_limit && !self.disabled.swap(true, Ordering::AcqRel) {
+        if crashes.len() >= self.limits.crash_limit && !self.one_shot.swap(true, Ordering::AcqRel) {
             let why = format!(
                 "it crashed {} times within {} s",
                 crashes.len(),
                 self.limits.crash_window.as_secs()
             );
-            tracing::error!(%why, "persistent hook disabled");
-            if let Some(tell) = &self.on_disabled {
+            tracing::warn!(%why, "persistent hook keeps crashing; a process per event from now on");
+            if let Some(tell) = &self.on_fallback {
                 tell(&why);
             }
         }
-        self.disabled.load(Ordering::Acquire)
+        self.one_shot.load(Ordering::Acquire)
     }
 
     /// How long to wait before starting again after the crashes in the window.
@@ -322,6 +365,15 @@ impl Inner {
 impl Live {
     fn has_ended(&self) -> bool {
         self.ended.load(Ordering::Acquire)
+    }
+
+    /// Closes its stdin and lets it exit within `grace`, then `SIGTERM` and
+    /// `SIGKILL` go to its group; does not wait for that.
+    fn close(mut self, grace: Duration) {
+        self.stdin = None;
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(Some(grace));
+        }
     }
 }
 
@@ -345,20 +397,51 @@ impl Runner for Persistent {
     }
 }
 
-fn disabled_error() -> io::Error {
-    io::Error::other("the persistent hook is disabled: it crashed too often")
-}
-
 impl Inner {
+    /// Runs `job` on the shared process; a request that its process lost for
+    /// another request's sake goes again once, on a fresh process, while its
+    /// deadline allows. Once the hook crashed too often, each event gets a
+    /// process of its own.
     async fn run(&self, job: Job) -> io::Result<Finished> {
-        if self.disabled.load(Ordering::Acquire) {
-            return Err(disabled_error());
-        }
         let deadline = job.deadline.map(|d| d.at);
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let line = request_line(id, &job);
+        let mut tries_left = 1;
+        loop {
+            let tried = if self.one_shot.load(Ordering::Acquire) {
+                self.run_alone(&job, deadline).await?
+            } else {
+                self.run_shared(&job, deadline).await?
+            };
+            let lost = match tried {
+                Tried::Done(finished) => return Ok(finished),
+                Tried::OneShot => continue,
+                Tried::Lost(lost) => lost,
+            };
+            if !lost.again {
+                return Err(io::Error::other(lost.why));
+            }
+            if deadline.is_some_and(|at| at <= tokio::time::Instant::now()) {
+                // Lost at its deadline: overdue, as it would have been.
+                return Ok(timed_out());
+            }
+            if tries_left == 0 {
+                return Err(io::Error::other(format!(
+                    "{}, and again on a fresh process",
+                    lost.why
+                )));
+            }
+            tries_left -= 1;
+            tracing::debug!(why = %lost.why, "a request in flight goes again on a fresh process");
+        }
+    }
+
+    /// One try of `job` on the shared process (started if none runs).
+    async fn run_shared(
+        &self,
+        job: &Job,
+        deadline: Option<tokio::time::Instant>,
+    ) -> io::Result<Tried> {
         let (tx, rx) = oneshot::channel();
-        let waiters = {
+        let (id, waiters) = {
             let mut live = loop {
                 let mut live = self.live.lock().await;
                 if let Some(old) = live.as_ref().filter(|l| l.has_ended()) {
@@ -366,7 +449,7 @@ impl Inner {
                     *live = None;
                     if crashed {
                         if self.crash() {
-                            return Err(disabled_error());
+                            return Ok(Tried::OneShot);
                         }
                         let until = tokio::time::Instant::now() + self.backoff();
                         *lock(&self.not_before) = Some(until);
@@ -382,10 +465,10 @@ impl Inner {
                 let not_before = *lock(&self.not_before);
                 match not_before.filter(|until| tokio::time::Instant::now() < *until) {
                     None => {
-                        if self.disabled.load(Ordering::Acquire) {
-                            return Err(disabled_error());
+                        if self.one_shot.load(Ordering::Acquire) {
+                            return Ok(Tried::OneShot);
                         }
-                        *live = Some(self.spawn(&job)?);
+                        *live = Some(self.spawn(job)?);
                         break live;
                     }
                     Some(until) if deadline.is_some_and(|d| d <= until) => {
@@ -400,15 +483,21 @@ impl Inner {
                 }
             };
             let current = live.as_mut().expect("set above");
+            // Taken under the process's lock, which each write holds: ids are
+            // in the order the process reads them, so the oldest in flight has
+            // the least.
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let line = request_line(id, job);
             {
                 // Under the waiters' lock, which the watcher takes to end the
-                // process: a request is either in before it ends, and failed
+                // process: a request is either in before it ends, and told
                 // then, or sees that it has ended.
                 let mut waiters = lock(&current.waiters);
                 if current.ended.load(Ordering::Acquire) {
-                    return Err(io::Error::other(
-                        "the persistent hook ended before it answered",
-                    ));
+                    return Ok(Tried::Lost(Lost {
+                        why: ENDED.to_owned(),
+                        again: true,
+                    }));
                 }
                 waiters.insert(id, tx);
             }
@@ -426,19 +515,21 @@ impl Inner {
                 None => Some(write.await),
             };
             match written {
-                Some(Ok(())) => waiters,
+                Some(Ok(())) => (id, waiters),
                 Some(Err(err)) => {
+                    // The process is gone (or going) before it read this
+                    // request: not this request's doing.
                     lock(&waiters).remove(&id);
-                    return Err(io::Error::new(
-                        err.kind(),
-                        format!("could not send the event to the persistent hook: {err}"),
-                    ));
+                    return Ok(Tried::Lost(Lost {
+                        why: format!("could not send the event to the persistent hook: {err}"),
+                        again: true,
+                    }));
                 }
                 None => {
                     // Not even read in time: it is stuck; kill it.
                     lock(&waiters).remove(&id);
                     *live = None;
-                    return Ok(timed_out());
+                    return Ok(Tried::Done(timed_out()));
                 }
             }
         };
@@ -449,13 +540,13 @@ impl Inner {
             waiters: &waiters,
             id,
         };
-        let answer = match deadline {
+        let reply = match deadline {
             Some(at) => match tokio::time::timeout_at(at, rx).await {
-                Ok(answer) => answer,
+                Ok(reply) => reply,
                 Err(_) => {
                     lock(&waiters).remove(&id);
-                    // Overdue: the process is killed, and started again for
-                    // the next event; the others in flight on it fail.
+                    // Overdue: the process is killed, and started again; the
+                    // others in flight on it go again on the new one.
                     let mut live = self.live.lock().await;
                     if live
                         .as_ref()
@@ -463,22 +554,94 @@ impl Inner {
                     {
                         *live = None;
                     }
-                    return Ok(timed_out());
+                    return Ok(Tried::Done(timed_out()));
                 }
             },
             None => rx.await,
         };
-        match answer {
-            Ok(answer) => Ok(Finished {
-                termination: Termination::Exited(answer.exit),
-                stdout: answer.stdout.into_bytes(),
-                stdout_truncated: false,
-                stderr: answer.stderr.into_bytes(),
-            }),
-            Err(_) => Err(io::Error::other(
-                "the persistent hook ended before it answered",
-            )),
+        Ok(tried(reply))
+    }
+
+    /// One try of `job` on a process of its own, as `hooks test` runs a
+    /// persistent hook: started, sent this one request, and once it answered,
+    /// its stdin is closed and it gets the shutdown grace to exit (in the
+    /// background), then `SIGTERM` and `SIGKILL`. Overdue or dropped, it is
+    /// killed at once.
+    async fn run_alone(
+        &self,
+        job: &Job,
+        deadline: Option<tokio::time::Instant>,
+    ) -> io::Result<Tried> {
+        let mut live = self.spawn(job)?;
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = request_line(id, job);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut waiters = lock(&live.waiters);
+            if live.ended.load(Ordering::Acquire) {
+                return Ok(Tried::Lost(Lost {
+                    why: ENDED.to_owned(),
+                    again: false,
+                }));
+            }
+            waiters.insert(id, tx);
         }
+        self.longest_request
+            .fetch_max(line.len(), Ordering::Relaxed);
+        let write = async {
+            match live.stdin.as_mut() {
+                Some(stdin) => stdin.write_all(&line).await,
+                None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
+            }
+        };
+        let written = match deadline {
+            Some(at) => tokio::time::timeout_at(at, write).await.ok(),
+            None => Some(write.await),
+        };
+        match written {
+            Some(Ok(())) => {}
+            Some(Err(err)) => {
+                return Ok(Tried::Lost(Lost {
+                    why: format!("could not send the event to the persistent hook: {err}"),
+                    again: false,
+                }))
+            }
+            // Dropping `live` kills it.
+            None => return Ok(Tried::Done(timed_out())),
+        }
+        let reply = match deadline {
+            Some(at) => match tokio::time::timeout_at(at, rx).await {
+                Ok(reply) => reply,
+                Err(_) => return Ok(Tried::Done(timed_out())),
+            },
+            None => rx.await,
+        };
+        live.close(self.limits.shutdown_grace);
+        // Its only request: whatever ended the process was this request's.
+        Ok(match tried(reply) {
+            Tried::Lost(lost) => Tried::Lost(Lost {
+                again: false,
+                ..lost
+            }),
+            other => other,
+        })
+    }
+}
+
+/// What a reply from the process makes of a try.
+fn tried(reply: Result<Reply, oneshot::error::RecvError>) -> Tried {
+    match reply {
+        Ok(Ok(answer)) => Tried::Done(Finished {
+            termination: Termination::Exited(answer.exit),
+            stdout: answer.stdout.into_bytes(),
+            stdout_truncated: false,
+            stderr: answer.stderr.into_bytes(),
+        }),
+        Ok(Err(lost)) => Tried::Lost(lost),
+        Err(_) => Tried::Lost(Lost {
+            why: ENDED.to_owned(),
+            again: false,
+        }),
     }
 }
 
@@ -547,12 +710,13 @@ fn trim_ascii(bytes: &[u8]) -> &[u8] {
 /// Reads answer lines and hands each to its waiter. A line longer than the
 /// bound (the least `max_line`, else twice the longest request and 64 KiB: a
 /// hook that rewrites a big payload answers with a line about as long) ends the
-/// process (a crash); the end of stdout ends the reader.
+/// process (a crash; `kill` carries the bound); the end of stdout ends the
+/// reader (`kill` carries `None`).
 async fn read_answers(
     mut stdout: pipe::Receiver,
     waiters: Waiters,
     (max_line, longest_request): (usize, Arc<std::sync::atomic::AtomicUsize>),
-    kill: oneshot::Sender<()>,
+    kill: oneshot::Sender<Option<usize>>,
     crashed: Arc<AtomicBool>,
 ) {
     use tokio::io::AsyncReadExt;
@@ -581,17 +745,17 @@ async fn read_answers(
             .max(max_line);
         if line.len() > bound {
             tracing::warn!(
-                max_line,
+                bound,
                 "a persistent hook wrote an answer line over the limit; ending it"
             );
             crashed.store(true, Ordering::Release);
-            let _ = kill.send(());
+            let _ = kill.send(Some(bound));
             return;
         }
     }
     // Its stdout is closed: it cannot answer any more.
     crashed.store(true, Ordering::Release);
-    let _ = kill.send(());
+    let _ = kill.send(None);
 }
 
 /// One answer line: a JSON object with an integer `id` of a request in
@@ -605,7 +769,7 @@ fn deliver(line: &[u8], waiters: &Waiters) {
     match parse_answer(&text) {
         Some((id, answer)) => match lock(waiters).remove(&id) {
             Some(waiter) => {
-                let _ = waiter.send(answer);
+                let _ = waiter.send(Ok(answer));
             }
             None => tracing::debug!(id, "persistent hook answered an id not in flight"),
         },
@@ -684,13 +848,42 @@ async fn log_stderr(mut stderr: pipe::Receiver, pid: i32) {
     }
 }
 
+/// How a process came to end, for the requests still in flight on it.
+enum End {
+    /// It exited or closed its stdout by itself, or wrote a line too long:
+    /// the oldest request in flight (the one it was answering) fails with
+    /// this; the others may go again.
+    Crashed(String),
+    /// Killed on purpose (another request's timeout, a replaced or dropped
+    /// handle): every request in flight may go again.
+    Killed,
+    /// Shut down: every request in flight fails.
+    Shutdown,
+}
+
+/// The error of the request a process ended on for an answer line too long.
+fn too_long(bound: usize) -> String {
+    format!(
+        "the persistent hook wrote an answer line longer than {bound} bytes (the limit) and was ended"
+    )
+}
+
+/// Why the process ended by itself, from what the reader said (`None`: it has
+/// said nothing, or its stdout closed).
+fn crash_why(said: Option<Option<usize>>) -> String {
+    match said {
+        Some(Some(bound)) => too_long(bound),
+        _ => ENDED.to_owned(),
+    }
+}
+
 /// Owns the process group: waits until the process ends by itself, or is told
 /// to end it (gracefully after its stdin was closed, or at once), then kills
-/// what is left of the group, reaps it, and fails the requests in flight.
+/// what is left of the group, reaps it, and tells the requests in flight.
 async fn watch(
     group: Group,
     stop: oneshot::Receiver<Option<Duration>>,
-    mut kill: oneshot::Receiver<()>,
+    mut kill: oneshot::Receiver<Option<usize>>,
     waiters: Waiters,
     ended: Arc<AtomicBool>,
     crashed: Arc<AtomicBool>,
@@ -700,24 +893,26 @@ async fn watch(
         Ok(exit) => exit,
         Err(err) => {
             tracing::warn!(%err, "cannot watch a persistent hook; ending it");
-            ended.store(true, Ordering::Release);
-            lock(&waiters).clear();
+            fail_waiters(&waiters, &ended, &End::Shutdown);
             drop(group);
             let _ = done.send(());
             return;
         }
     };
-    let graceful = tokio::select! {
+    let (end, graceful) = tokio::select! {
         () = exit.exited() => {
             crashed.store(true, Ordering::Release);
             // Answers it wrote just before it exited are still in the pipe:
             // let the reader get to their end (bounded: a child of its group
             // may hold the pipe open).
-            let _ = tokio::time::timeout(ANSWER_GRACE, &mut kill).await;
-            None
+            let said = tokio::time::timeout(ANSWER_GRACE, &mut kill).await;
+            (End::Crashed(crash_why(said.ok().and_then(Result::ok))), None)
         }
-        _ = &mut kill => None,
-        told = stop => told.unwrap_or(None),
+        said = &mut kill => (End::Crashed(crash_why(said.ok())), None),
+        told = stop => match told {
+            Ok(Some(grace)) => (End::Shutdown, Some(grace)),
+            _ => (End::Killed, None),
+        },
     };
     if let Some(grace) = graceful {
         if tokio::time::timeout(grace, exit.exited()).await.is_err() {
@@ -731,15 +926,39 @@ async fn watch(
             }
         }
     }
-    {
-        // Dropping the waiters fails every request still in flight; under
-        // their lock, so that a request comes in before or sees the end.
-        let mut waiters = lock(&waiters);
-        ended.store(true, Ordering::Release);
-        waiters.clear();
-    }
+    fail_waiters(&waiters, &ended, &end);
     group.end().await;
     let _ = done.send(());
+}
+
+/// Marks the process ended and tells each request still in flight why it
+/// gets no answer. Under the waiters' lock, so that a request comes in before
+/// or sees the end.
+fn fail_waiters(waiters: &Waiters, ended: &AtomicBool, end: &End) {
+    let mut waiters = lock(waiters);
+    ended.store(true, Ordering::Release);
+    let oldest = waiters.keys().min().copied();
+    for (id, waiter) in waiters.drain() {
+        let lost = match end {
+            End::Crashed(why) if Some(id) == oldest => Lost {
+                why: why.clone(),
+                again: false,
+            },
+            End::Crashed(_) => Lost {
+                why: "the persistent hook ended while it answered an older request".to_owned(),
+                again: true,
+            },
+            End::Killed => Lost {
+                why: "the persistent hook was ended (another request on it timed out)".to_owned(),
+                again: true,
+            },
+            End::Shutdown => Lost {
+                why: "the persistent hook was shut down before it answered".to_owned(),
+                again: false,
+            },
+        };
+        let _ = waiter.send(Err(lost));
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
 //! The examples print what their text says: each runs here, and its output is asserted.
 
+#[path = "../support/mod.rs"]
+mod support;
+
 /// A transcript's two questions: whether it has a line, and where (a
 /// missing line fails with the whole transcript).
 fn finders<'a>(
@@ -299,13 +302,8 @@ mod persistent;
 /// The example's four runs (each guard one-shot and persistent) over a few
 /// calls: `run` itself fails unless every call got its expected decision.
 async fn persistent_guard_runs(calls: usize, in_flight: usize) {
-    // One of its guards is a Python script; the same check as tests/support's.
-    let python3 = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !python3 {
-        eprintln!("skipped: the persistent example's guard is a Python script, and python3 is not on PATH");
+    // One of its guards is a Python script.
+    if !support::has_python3("the persistent example") {
         return;
     }
     let report = persistent::run(calls, in_flight).await.unwrap();

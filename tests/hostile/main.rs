@@ -156,6 +156,45 @@ async fn hook_that_survives_sigterm_is_killed_after_the_grace() {
     assert_clean(&pids.pids());
 }
 
+/// The documented grace between `SIGTERM` and `SIGKILL` (250 ms), with its
+/// bounds written as numbers, on the runner itself (through a stack, the
+/// timeout layer's backstop would hide a longer grace): a hook that survives
+/// `SIGTERM` lives on for about that long after its deadline, then is killed,
+/// not seconds later.
+#[tokio::test]
+async fn the_grace_between_sigterm_and_sigkill_is_a_quarter_second() {
+    use tower_hooks::process::{Job, ProcessRunner, Program, Termination};
+    let pids = PidFile::new();
+    let termed = pids.dir().join("termed");
+    let command = format!(
+        "trap 'echo TERM >> {t}' TERM; echo $$ >> {f}; while :; do sleep 0.02; done",
+        f = pids.quoted(),
+        t = support::shell_quote(&termed),
+    );
+    let mut job = Job::new(Program::Bash, command, Vec::new());
+    let started = Instant::now();
+    job.deadline = Some(tower_hooks::Deadline::after(Duration::from_millis(500)));
+    let done = tokio::time::timeout(Duration::from_secs(30), ProcessRunner::shared().run(job))
+        .await
+        .expect("the run returns")
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(done.termination, Termination::TimedOut);
+    let termed = std::fs::read_to_string(termed).unwrap_or_default();
+    assert!(termed.contains("TERM"), "SIGTERM comes first: {termed:?}");
+    // The run ends once the hook is killed and reaped: at least most of the
+    // grace after the deadline, and well before 2 s after it.
+    assert!(
+        elapsed >= Duration::from_millis(500 + 200),
+        "killed {elapsed:?} after the start, for a deadline at 500 ms: no grace after SIGTERM"
+    );
+    assert!(
+        elapsed < Duration::from_millis(500 + 2_000),
+        "killed {elapsed:?} after the start, for a deadline at 500 ms and a 250 ms grace"
+    );
+    assert_clean(&pids.pids());
+}
+
 // --- stdin: no payload and no reading habit can wedge the call ---------------
 
 #[tokio::test]
