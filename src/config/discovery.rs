@@ -473,7 +473,25 @@ fn load(
     }
     gate_http_hooks(&mut config, &loading);
     generic_cursor_hooks_first(&mut config.hooks);
+    label_sources(&mut config.hooks, project, home);
     Ok(config)
+}
+
+/// Gives each hook without a source label one that never shows the home
+/// directory: a file in the project relative to the project, one under
+/// HOME as `~/…` (nanopi's loader labels its own hooks the same way).
+fn label_sources(hooks: &mut [crate::HookSpec], project: &Path, home: Option<&Path>) {
+    for spec in hooks.iter_mut().filter(|spec| spec.source_label.is_none()) {
+        let source = Path::new(spec.source());
+        let label = if let Ok(rest) = source.strip_prefix(project) {
+            rest.display().to_string()
+        } else if let Some(rest) = home.and_then(|home| source.strip_prefix(home).ok()) {
+            Path::new("~").join(rest).display().to_string()
+        } else {
+            continue;
+        };
+        spec.source_label = Some(label);
+    }
 }
 
 /// Applies the settings-level gates of the whole load to each Claude Code
@@ -957,6 +975,45 @@ mod tests {
         let hooks = switched(&dir, &[(PROJECT, handler("")), (MANAGED, handler(""))]);
         assert_eq!(hooks[0].1, None);
         assert_eq!(hooks[1].1, Some(format!("duplicate of D/{PROJECT}:0")));
+    }
+
+    #[test]
+    fn labels_of_every_dialect_never_show_the_home_directory() {
+        let dir = tmp("labels");
+        let (home, project) = (dir.join("home"), dir.join("home/proj"));
+        let claude =
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#;
+        let cursor = r#"{"version": 1, "hooks": {"preToolUse": [{"command": "true"}]}}"#;
+        let files = [
+            (home.join(".claude/settings.json"), claude, Format::Claude),
+            (
+                project.join(".claude/settings.json"),
+                claude,
+                Format::Claude,
+            ),
+            (home.join(".cursor/hooks.json"), cursor, Format::Cursor),
+            (project.join(".cursor/hooks.json"), cursor, Format::Cursor),
+            (dir.join("elsewhere/settings.json"), claude, Format::Claude),
+        ];
+        let list: Vec<ConfigFile> = files
+            .iter()
+            .map(|(path, text, format)| {
+                write(path, text);
+                ConfigFile::new(path, *format)
+            })
+            .collect();
+        let config = load(&list, &project, Some(&home), true, cursor::App::OpenHuman).unwrap();
+        let labels: Vec<String> = config.hooks().iter().map(|h| h.label()).collect();
+        assert_eq!(
+            labels,
+            [
+                "~/.claude/settings.json:0".to_owned(),
+                ".claude/settings.json:0".to_owned(),
+                "~/.cursor/hooks.json:0".to_owned(),
+                ".cursor/hooks.json:0".to_owned(),
+                format!("{}:0", dir.join("elsewhere/settings.json").display()),
+            ]
+        );
     }
 
     #[test]
