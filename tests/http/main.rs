@@ -1112,6 +1112,12 @@ async fn the_guard_refuses_each_private_address_a_host_resolves_to() {
         ("fd00::1", "a unique-local address (fc00::/7)"),
         ("fe80::1", "a link-local address (fe80::/10)"),
         ("::ffff:10.0.0.1", "a private address (10.0.0.0/8)"),
+        // IPv6 special-purpose blocks: Teredo, benchmarking, discard-only,
+        // and SIIT, judged by the IPv4 address inside.
+        ("2001::1", "a Teredo tunnel address (2001::/32)"),
+        ("2001:2::1", "a benchmarking address (2001:2::/48)"),
+        ("100::1", "a discard-only address (100::/64)"),
+        ("::ffff:0:a00:1", "a private address (10.0.0.0/8)"),
     ];
     let url = format!("http://policy.internal.test:{}/x", decoy.port());
     for (address, what) in rows {
