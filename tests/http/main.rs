@@ -1081,6 +1081,16 @@ async fn allowed_http_hook_urls_judges_the_url_that_is_requested() {
         Some("its URL is not in allowedHttpHookUrls"),
         "an encoded slash would name another path to a server that decodes it"
     );
+    let warnings: Vec<String> = config.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains(&format!(
+            "{escaped:?} has user information, a backslash or a \".\" or \"..\" segment, or \
+             an encoded \"/\" or \"\\\" in its path, so it would not be requested where its \
+             text says"
+        )),
+        "{warnings:?}"
+    );
     let stack = stack(&config, HttpSettings::new());
     call(&stack, bash("ls")).await;
     let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
