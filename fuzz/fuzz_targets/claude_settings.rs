@@ -10,9 +10,10 @@
 //! pattern where a Claude Code event has no matcher, the file as each
 //! handler's source, warnings that start with the file, a dedup that never
 //! takes a plugin's handler as a copy or an original, and for `http`
-//! handlers a URL with a scheme and a host, which the settings' allowlist
-//! judges without panicking: a URL with user information is never allowed
-//! by a list.
+//! handlers a URL the `url` crate reads, with a scheme and a host, which the
+//! settings' allowlist judges without panicking: a URL it allows has no user
+//! information or backslash, the client's writing of it is allowed too, and
+//! a query or fragment never stands in for the path.
 
 #![no_main]
 
@@ -20,7 +21,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use tower_hooks::dialect::claude::config::{duplicates, parse, Context, HttpGates};
+use tower_hooks::dialect::claude::config::{duplicates, parse, Context, HooksFile, HttpGates};
 use tower_hooks::dialect::claude::matcher;
 use tower_hooks::Pattern;
 
@@ -64,15 +65,7 @@ fuzz_target!(|data: &[u8]| {
                         assert!(!arg.contains('\0'));
                     }
                     if handler.kind == "http" {
-                        let url = handler.url.as_deref().expect("a url");
-                        assert!(url.starts_with("http://") || url.starts_with("https://"));
-                        let gates = HttpGates::of([&file]);
-                        let allowed = gates.allows_url(url);
-                        let authority = url.split_once("://").unwrap().1;
-                        let authority = authority.split(['/', '?', '#', '\\']).next().unwrap();
-                        if gates.url_patterns().is_some() && authority.contains('@') {
-                            assert!(!allowed, "{url}");
-                        }
+                        check_http_url(&file, handler.url.as_deref().expect("a url"));
                     }
                 }
                 for warning in &file.warnings {
@@ -94,3 +87,55 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// The URL of an `http` handler that loaded, and what the settings' allowlist
+/// makes of it.
+fn check_http_url(file: &HooksFile, text: &str) {
+    let url = url::Url::parse(text).expect("a URL the client reads");
+    assert!(matches!(url.scheme(), "http" | "https"), "{text}");
+    assert!(url.host_str().is_some_and(|h| !h.is_empty()), "{text}");
+    let gates = HttpGates::of([file]);
+    let Some(patterns) = gates.url_patterns() else {
+        assert!(gates.allows_url(text));
+        return;
+    };
+    if gates.allows_url(text) {
+        // Requested where its text says.
+        assert!(url.username().is_empty() && url.password().is_none(), "{text}");
+        assert!(!text.contains('\\'), "{text}");
+        // The list judges the URL that is requested: the client's own
+        // writing of it is allowed as well.
+        assert!(gates.allows_url(url.as_str()), "{text} as {url}");
+    }
+    // Without a pattern that says something of a query or fragment, neither
+    // ever stands in for the path: the URL with its path hidden behind a `?`
+    // or a `#` is allowed only where the URL without them is.
+    if patterns.iter().any(|p| p.contains(['?', '#'])) {
+        return;
+    }
+    let mut bare = url.clone();
+    bare.set_query(None);
+    bare.set_fragment(None);
+    let bare_allowed = gates.allows_url(bare.as_str());
+    let mut root = bare.clone();
+    root.set_path("/");
+    for hidden in [
+        text.to_owned(),
+        format!("{root}?{}", url.path()),
+        format!("{root}#{}", url.path()),
+        format!("{bare}?{}", url.path()),
+    ] {
+        if gates.allows_url(&hidden) {
+            let hidden_bare = url::Url::parse(&hidden).map(|mut u| {
+                u.set_query(None);
+                u.set_fragment(None);
+                u
+            });
+            let hidden_bare = hidden_bare.expect("an allowed URL parses");
+            assert!(
+                gates.allows_url(hidden_bare.as_str()),
+                "{hidden} is allowed and {hidden_bare} is not (bare {bare}: {bare_allowed})"
+            );
+        }
+    }
+}

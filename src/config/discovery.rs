@@ -508,7 +508,7 @@ fn gate_http_hooks(config: &mut Config, loading: &Loading) {
         if !gates.allows_url(target.url()) {
             let patterns = gates.url_patterns().map_or(0, <[String]>::len);
             let (at, url) = (handler.describe(), target.url().to_owned());
-            let kind = if patterns > 0 && !claude::config::as_written(&url) {
+            let kind = if patterns > 0 && claude::http_url::as_requested(&url).is_none() {
                 super::ConfigWarningKind::ClaudeHttpUrlNeverAllowed { at, url }
             } else {
                 super::ConfigWarningKind::ClaudeHttpUrlNotAllowed { at, url, patterns }

@@ -478,9 +478,10 @@ pub enum ConfigWarningKind {
         patterns: usize,
     },
     /// A Claude Code `http` handler whose URL would not be requested where
-    /// its text says (it has user information, a backslash, or a `.` or `..`
-    /// path segment), under settings that set `allowedHttpHookUrls`: no
-    /// pattern allows such a URL, so the hook is listed and never runs.
+    /// its text says (it has user information, a backslash, a `.` or `..`
+    /// path segment, or an encoded `/` or `\` in its path), under settings
+    /// that set `allowedHttpHookUrls`: no pattern allows such a URL, so the
+    /// hook is listed and never runs.
     ClaudeHttpUrlNeverAllowed {
         /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
         at: String,
@@ -690,9 +691,9 @@ impl fmt::Display for ConfigWarningKind {
             ConfigWarningKind::ClaudeHttpUrlNeverAllowed { ref at, ref url } => write!(
                 f,
                 "{at}: {url:?} has user information, a backslash or a \".\" or \"..\" \
-                 segment, so it would not be requested where its text says, and no pattern of \
-                 \"allowedHttpHookUrls\" allows it: this hook never runs; write the URL as \
-                 it is requested"
+                 segment, or an encoded \"/\" or \"\\\" in its path, so it would not be \
+                 requested where its text says, and no pattern of \"allowedHttpHookUrls\" \
+                 allows it: this hook never runs; write the URL as it is requested"
             ),
             ConfigWarningKind::ModelHook { ref at, ref kind } => write!(
                 f,

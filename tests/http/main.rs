@@ -1009,6 +1009,94 @@ async fn allowed_http_hook_urls_is_not_escaped_through_user_information() {
     assert!(server.requests().is_empty());
 }
 
+/// A `*` port never reaches past the port: under `http://127.0.0.1:*/allow*`,
+/// a URL whose path is elsewhere and whose query or fragment holds `/allow`
+/// (`/deny?/allow` posts to `/deny`, `?/allow` and `#/allow` to `/`) is
+/// listed, skipped and never posted to; the URL whose path is allowed is.
+#[tokio::test]
+async fn a_star_port_in_allowed_http_hook_urls_does_not_swallow_the_path() {
+    let server = Server::allowing().await;
+    let port = server.port();
+    let sneaky = [
+        format!("http://127.0.0.1:{port}/deny?/allow"),
+        format!("http://127.0.0.1:{port}?/allow"),
+        format!("http://127.0.0.1:{port}#/allow"),
+        format!("http://127.0.0.1:{port}/deny#/allow"),
+    ];
+    let allowed = server.url("/allowed/x?y=1");
+    let mut handlers: Vec<Value> = sneaky.iter().map(|url| http(url, json!({}))).collect();
+    handlers.push(http(&allowed, json!({})));
+    let mut file = settings("PreToolUse", handlers);
+    file["allowedHttpHookUrls"] = json!(["http://127.0.0.1:*/allow*"]);
+    let project = Project::new(&file);
+    let config = project.config();
+    let warnings: Vec<String> = config.warnings().iter().map(|w| w.to_string()).collect();
+    for url in &sneaky {
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains(&format!("{url:?} matches no pattern"))),
+            "{url}: {warnings:?}"
+        );
+    }
+    let stack = stack(&config, HttpSettings::new());
+    let outcome = call(&stack, bash("rm -rf /")).await;
+    let skipped = (
+        RecordOutcome::Skipped,
+        Some("its URL is not in allowedHttpHookUrls"),
+    );
+    assert_eq!(
+        records(&outcome),
+        [
+            skipped,
+            skipped,
+            skipped,
+            skipped,
+            (RecordOutcome::Allow, None)
+        ]
+    );
+    let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/allowed/x?y=1"]);
+}
+
+/// The allowlist judges the URL the client requests: a host the client
+/// reads as `127.0.0.1` (`0x7f.0.0.1`) is that host for the pattern too, and
+/// the server receives the path the pattern was matched against.
+#[tokio::test]
+async fn allowed_http_hook_urls_judges_the_url_that_is_requested() {
+    let server = Server::allowing().await;
+    let port = server.port();
+    let url = format!("http://0x7f.0.0.1:{port}/allowed/caf%C3%A9");
+    let escaped = format!("http://127.0.0.1:{port}/allowed%2F..%2Fadmin");
+    let mut file = settings(
+        "PreToolUse",
+        vec![http(&url, json!({})), http(&escaped, json!({}))],
+    );
+    file["allowedHttpHookUrls"] = json!([format!("http://127.0.0.1:{port}/allowed/*")]);
+    let project = Project::new(&file);
+    let config = project.config();
+    assert_eq!(config.hooks()[0].disabled(), None);
+    assert_eq!(
+        config.hooks()[1].disabled(),
+        Some("its URL is not in allowedHttpHookUrls"),
+        "an encoded slash would name another path to a server that decodes it"
+    );
+    let warnings: Vec<String> = config.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains(&format!(
+            "{escaped:?} has user information, a backslash or a \".\" or \"..\" segment, or \
+             an encoded \"/\" or \"\\\" in its path, so it would not be requested where its \
+             text says"
+        )),
+        "{warnings:?}"
+    );
+    let stack = stack(&config, HttpSettings::new());
+    call(&stack, bash("ls")).await;
+    let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/allowed/caf%C3%A9"]);
+}
+
 // ---------------------------------------------------------------------------
 // 6. The SSRF guard
 // ---------------------------------------------------------------------------
@@ -1034,6 +1122,12 @@ async fn the_guard_refuses_each_private_address_a_host_resolves_to() {
         ("fd00::1", "a unique-local address (fc00::/7)"),
         ("fe80::1", "a link-local address (fe80::/10)"),
         ("::ffff:10.0.0.1", "a private address (10.0.0.0/8)"),
+        // IPv6 special-purpose blocks: Teredo, benchmarking, discard-only,
+        // and SIIT, judged by the IPv4 address inside.
+        ("2001::1", "a Teredo tunnel address (2001::/32)"),
+        ("2001:2::1", "a benchmarking address (2001:2::/48)"),
+        ("100::1", "a discard-only address (100::/64)"),
+        ("::ffff:0:a00:1", "a private address (10.0.0.0/8)"),
     ];
     let url = format!("http://policy.internal.test:{}/x", decoy.port());
     for (address, what) in rows {

@@ -143,6 +143,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::http_url;
 use super::matcher;
 use super::rule::{self, PermissionRule};
 use crate::config::read::read_config;
@@ -1075,7 +1076,7 @@ impl Reader<'_> {
                 let Some(url) = url.as_deref().filter(|u| !u.trim().is_empty()) else {
                     return Err(ConfigErrorKind::ClaudeMissingUrl { at });
                 };
-                if let Err(reason) = check_url(url) {
+                if let Err(reason) = http_url::handler_url(url) {
                     return Err(ConfigErrorKind::ClaudeInvalidUrl {
                         at,
                         url: url.to_owned(),
@@ -1209,24 +1210,6 @@ pub fn type_runs_at(kind: &str, event: &str) -> bool {
     }
 }
 
-/// Whether `url` is one an `http` handler can post to: an absolute `http://`
-/// or `https://` URL with a host.
-fn check_url(url: &str) -> Result<(), &'static str> {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-        .ok_or("it must start with http:// or https://")?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit('@').next().unwrap_or("");
-    if host.is_empty() || host.starts_with(':') {
-        return Err("it has no host");
-    }
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("it holds a space or a control character");
-    }
-    Ok(())
-}
-
 /// The settings-level gates of `http` handlers, added up over the files of a
 /// load (Claude Code merges them across its settings files):
 /// `allowedHttpHookUrls`, the URL patterns handlers may post to, and
@@ -1288,16 +1271,27 @@ impl HttpGates {
     }
 
     /// Whether an `http` handler may post to `url`: no file set
-    /// `allowedHttpHookUrls`, or one of its patterns matches the whole URL.
+    /// `allowedHttpHookUrls`, or one of its patterns allows the URL.
     ///
-    /// A pattern is matched against the whole URL as written (`*` is any run
-    /// of characters), and its part up to the path against the URL's origin
-    /// as the request will go (`http://host:port`), so that a `*` meant for a
-    /// port or a subdomain cannot swallow a `#` or `?` and name another host.
-    /// A URL whose request would go elsewhere than its text says is matched by
-    /// none: one with user information (`http://localhost:1@elsewhere/` goes
-    /// to `elsewhere`), a backslash, a control character, or a `.` or `..`
-    /// path segment, however encoded (`/allowed/../admin` asks for `/admin`).
+    /// The URL and each pattern are read by the `url` crate, the parser the
+    /// HTTP client requests with, and compared part by part: the scheme, the
+    /// host (`*` for any run of characters), the port (`:*` for any) and the
+    /// path, normalised as the client normalises it, each against its own
+    /// part of the pattern. So a `*` written for a port or a subdomain stays
+    /// in its part: it never swallows a path, a `?` or a `#` and names
+    /// another host or path. A query or fragment in the URL needs one in the
+    /// pattern that matches it, or a pattern whose path ends with `*`; it
+    /// never stands in for the path (`http://127.0.0.1:*/allow*` does not
+    /// allow `http://127.0.0.1:8700/deny?/allow`). A pattern that ends with
+    /// `*` in its host or port (`http://localhost:*`) allows every path of
+    /// the hosts and ports it names; `*` alone allows every URL. A pattern
+    /// that is no URL pattern (`localhost*`) allows nothing.
+    ///
+    /// A URL whose request would go elsewhere than its text says is matched
+    /// by none: one with user information (`http://localhost:1@elsewhere/`
+    /// goes to `elsewhere`), a backslash, a `.` or `..` path segment, however
+    /// encoded (`/allowed/../admin` asks for `/admin`), or an encoded `/` or
+    /// `\` in its path.
     ///
     /// ```
     /// use tower_hooks::dialect::claude::config::HttpGates;
@@ -1311,21 +1305,23 @@ impl HttpGates {
     /// assert!(!gates.allows_url("https://policy.example.com/allowed/%2E%2e/admin"));
     /// assert!(!gates.allows_url("https://evil.test#.example.com/allowed/x"));
     /// assert!(!gates.allows_url("https://policy.example.com:6379/.example.com/allowed/x"));
+    ///
+    /// gates.add_urls(["http://127.0.0.1:*/allow*"]);
+    /// assert!(gates.allows_url("http://127.0.0.1:8700/allowed"));
+    /// assert!(!gates.allows_url("http://127.0.0.1:8700/deny?/allow"));
+    /// assert!(!gates.allows_url("http://127.0.0.1:8700#/allow"));
     /// ```
     pub fn allows_url(&self, url: &str) -> bool {
         let Some(patterns) = &self.urls else {
             return true;
         };
-        if !as_written(url) {
+        let Some(url) = http_url::as_requested(url) else {
             return false;
-        }
-        let origins = origins(url);
-        patterns.iter().any(|pattern| {
-            rule::glob(pattern, url)
-                && origins
-                    .iter()
-                    .any(|origin| rule::glob(origin_part(pattern), origin))
-        })
+        };
+        patterns
+            .iter()
+            .filter_map(|pattern| http_url::UrlPattern::parse(pattern))
+            .any(|pattern| pattern.matches(&url))
     }
 
     /// Whether a header may read the variable `name` (when its handler lists
@@ -1340,70 +1336,6 @@ impl HttpGates {
     pub fn url_patterns(&self) -> Option<&[String]> {
         self.urls.as_deref()
     }
-}
-
-/// Whether `url` is requested where its text says: no user information, no
-/// backslash, no control character or space, no `.` or `..` path segment
-/// (`%2e` is a dot too).
-pub(crate) fn as_written(url: &str) -> bool {
-    if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return false;
-    }
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let end = rest.find(['?', '#']).unwrap_or(rest.len());
-    let (before_query, _) = rest.split_at(end);
-    if before_query.contains('\\') {
-        return false;
-    }
-    let (authority, path) =
-        before_query.split_at(before_query.find('/').unwrap_or(before_query.len()));
-    if authority.contains('@') {
-        return false;
-    }
-    !path.split('/').any(|segment| {
-        let segment = segment.to_ascii_lowercase().replace("%2e", ".");
-        segment == "." || segment == ".."
-    })
-}
-
-/// A pattern's part before its path: `https://*.example.com` of
-/// `https://*.example.com/hooks/*`; the whole of `*` or `http://localhost:*`.
-fn origin_part(pattern: &str) -> &str {
-    let after_scheme = pattern.find("://").map_or(0, |at| at + 3);
-    match pattern[after_scheme..].find('/') {
-        Some(at) => &pattern[..after_scheme + at],
-        None => pattern,
-    }
-}
-
-/// The origin a request to `url` goes to, with its port (`http://localhost:80`)
-/// and, when that is the scheme's default, without it (`http://localhost`);
-/// none when the client cannot request it.
-#[cfg(feature = "http")]
-fn origins(url: &str) -> Vec<String> {
-    let Ok(parsed) = reqwest::Url::parse(url) else {
-        return Vec::new();
-    };
-    let (Some(host), Some(port)) = (parsed.host_str(), parsed.port_or_known_default()) else {
-        return Vec::new();
-    };
-    let origin = format!("{}://{host}", parsed.scheme());
-    let with_port = format!("{origin}:{port}");
-    // Without its port only when it is the scheme's own, which the URL may omit.
-    match parsed.port() {
-        None => vec![with_port, origin],
-        Some(_) => vec![with_port],
-    }
-}
-
-/// Without the feature `http` nothing is requested: the origin as written.
-#[cfg(not(feature = "http"))]
-fn origins(url: &str) -> Vec<String> {
-    let after_scheme = url.find("://").map_or(0, |at| at + 3);
-    let end = url[after_scheme..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |at| after_scheme + at);
-    vec![url[..end].to_owned()]
 }
 
 /// Where a handler stands, and its group's matcher.
@@ -2746,5 +2678,37 @@ mod tests {
         assert_eq!(HttpGates::of([&empty]).url_patterns(), Some(&[][..]));
         let star = settings(PATH, json!({"allowedHttpHookUrls": ["*"]}));
         assert!(HttpGates::of([&star]).allows_url("http://10.0.0.1/"));
+    }
+
+    /// A `*` port stays in the port: a path elsewhere never gets in through a
+    /// query or a fragment that holds the allowed path.
+    #[test]
+    fn a_star_port_does_not_swallow_the_path() {
+        let mut gates = HttpGates::default();
+        gates.add_urls(["http://127.0.0.1:*/allow*"]);
+        assert!(gates.allows_url("http://127.0.0.1:18700/allow"));
+        assert!(gates.allows_url("http://127.0.0.1:18700/allowed/x?y=1"));
+        for url in [
+            "http://127.0.0.1:18700/deny?/allow",
+            "http://127.0.0.1:18700?/allow",
+            "http://127.0.0.1:18700#/allow",
+            "http://127.0.0.1:18700/deny#/allow",
+            "http://127.0.0.1:18700/?/allow",
+            "http://127.0.0.1:18700/allowed%2F..%2Fdeny",
+        ] {
+            assert!(!gates.allows_url(url), "{url}");
+        }
+        // Nor does a `*` in the host reach a port, a path or a query.
+        let mut gates = HttpGates::default();
+        gates.add_urls(["https://*.example.com/hooks/*"]);
+        assert!(gates.allows_url("https://a.example.com/hooks/x"));
+        for url in [
+            "https://evil.test?.example.com/hooks/x",
+            "https://evil.test/.example.com/hooks/x",
+            "https://a.example.com:8443/hooks/x",
+            "https://a.example.com/other?/hooks/x",
+        ] {
+            assert!(!gates.allows_url(url), "{url}");
+        }
     }
 }

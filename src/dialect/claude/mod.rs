@@ -14,6 +14,7 @@
 
 pub mod config;
 pub mod hook;
+pub(crate) mod http_url;
 pub mod matcher;
 mod request;
 pub mod rule;

@@ -61,6 +61,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::http_url;
 use crate::request::HookRequest;
 
 /// One permission rule, parsed: the `if` of a Claude Code handler.
@@ -201,11 +202,11 @@ impl PermissionRule {
             };
         }
         if let Some(domain) = pattern.strip_prefix("domain:") {
+            // A URL whose host cannot be read is one the rule cannot decide:
+            // the hook runs.
             return match tool_input.get("url").and_then(Value::as_str) {
-                Some(url) => glob(
-                    &domain.to_ascii_lowercase(),
-                    &host(url).to_ascii_lowercase(),
-                ),
+                Some(url) => http_url::host_of(url)
+                    .is_none_or(|host| glob(&http_url::domain_pattern(domain), &host)),
                 None => true,
             };
         }
@@ -803,15 +804,6 @@ fn glob_component(pattern: &str, name: &str) -> bool {
     glob(pattern, name)
 }
 
-/// The host of a URL: between `//` (and any `user@`) and the first `/`, `:`,
-/// `?` or `#`.
-fn host(url: &str) -> &str {
-    let after = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = after.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit('@').next().unwrap_or(authority);
-    host.split(':').next().unwrap_or(host)
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -1066,6 +1058,26 @@ mod tests {
         assert!(!r.matches("WebFetch", &json!({"url": "https://example.org/x"})));
         assert!(rule("WebFetch(domain:example.com)")
             .matches("WebFetch", &json!({"url": "http://user@EXAMPLE.com:8080/"})));
+    }
+
+    /// The host is the one the URL is fetched from: a backslash ends the
+    /// authority (`https://evil.test\@example.com/` goes to `evil.test`), and a
+    /// URL whose host cannot be read runs the hook.
+    #[test]
+    fn web_fetch_domains_are_the_host_the_url_goes_to() {
+        let guard = rule("WebFetch(domain:evil.test)");
+        for url in [
+            "https://evil.test\\@example.com/",
+            "https://EVIL.test#@example.com/",
+            "https://evil.test?@example.com/",
+            "https://user:pw@evil.test:8443/x",
+        ] {
+            assert!(guard.matches("WebFetch", &json!({ "url": url })), "{url}");
+        }
+        assert!(!guard.matches("WebFetch", &json!({"url": "https://example.com/evil.test"})));
+        assert!(guard.matches("WebFetch", &json!({"url": "no url at all"})));
+        assert!(rule("WebFetch(domain:*.bücher.de)")
+            .matches("WebFetch", &json!({"url": "https://www.xn--bcher-kva.de/"})));
     }
 
     #[test]

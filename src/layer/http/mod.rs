@@ -254,7 +254,7 @@ impl Shared {
         body: Vec<u8>,
     ) -> Result<(u16, Vec<u8>), String> {
         let client = self.client.as_ref().map_err(Clone::clone)?;
-        let url = reqwest::Url::parse(target.url())
+        let url = url::Url::parse(target.url())
             .map_err(|e| format!("{:?} is not a URL: {e}", target.url()))?;
         // An address in the URL itself is never resolved: judge it here.
         let literal = url
