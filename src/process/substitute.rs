@@ -13,8 +13,9 @@
 //! * in exec form ([`Form::Exec`], one argument of a program started without a
 //!   shell) the path goes in as it is.
 //!
-//! A path made only of `[A-Za-z0-9_./-]` (and not empty) reads the same in
-//! every quoting context, so it goes in as plain text, wherever it is.
+//! A path made only of `[A-Za-z0-9_./-]`, with at least one `/`, reads the
+//! same in every quoting context, so it goes in as plain text, wherever it
+//! is.
 //!
 //! # Example
 //!
@@ -234,9 +235,10 @@ fn replace<'v>(
 }
 
 /// Whether a shell could read `path` as anything but one literal piece of a
-/// word.
+/// word. A plain path holds a `/`, so that it is never a reserved word
+/// (`case`, `done`) where it stands alone.
 fn needs_quoting(path: &str) -> bool {
-    path.is_empty()
+    !path.contains('/')
         || !path
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
@@ -271,6 +273,10 @@ struct Scanner {
     bash: bool,
     /// The scanner met what it cannot follow: no path goes in from here on.
     lost: bool,
+    /// The previous byte was a `$` that starts nothing by itself (outside
+    /// single quotes): a path right after it must not make it start
+    /// something (`$(`, `${`, `$'`, `$name`).
+    after_dollar: bool,
 }
 
 impl Scanner {
@@ -280,6 +286,7 @@ impl Scanner {
             escaped: false,
             bash,
             lost: false,
+            after_dollar: false,
         }
     }
 
@@ -304,6 +311,7 @@ impl Scanner {
     fn step(&mut self, bytes: &[u8], i: usize) -> usize {
         let b = bytes[i];
         let next = bytes.get(i + 1).copied();
+        self.after_dollar = false;
         if self.escaped {
             self.escaped = false;
             return i + 1;
@@ -342,6 +350,7 @@ impl Scanner {
                 (b'$', Some(b'{')) => return self.braces(bytes, i),
                 (b'`', _) if self.in_backquotes() => self.lost = true,
                 (b'`', _) => self.frames.push(Frame::Backquote),
+                (b'$', _) => self.after_dollar = true,
                 _ => {}
             },
             top @ (Frame::Unquoted { .. } | Frame::Backquote) => match (b, next) {
@@ -373,6 +382,7 @@ impl Scanner {
                 (b'c', _) if word_starts(bytes, i) && is_word(bytes, i, b"case") => {
                     self.lost = true;
                 }
+                (b'$', _) => self.after_dollar = true,
                 (b'(', _) => {
                     if let Some(Frame::Unquoted { parens }) = self.frames.last_mut() {
                         *parens += 1;
@@ -439,6 +449,11 @@ impl Scanner {
         }
         let escaped = std::mem::take(&mut self.escaped);
         let mut text = String::with_capacity(path.len() + 4);
+        if std::mem::take(&mut self.after_dollar) {
+            // `$${X}`: an empty `""` ends what the `$` could start, so the
+            // path cannot become `$(…)` or `$'…'`.
+            text.push_str("\"\"");
+        }
         match self.top() {
             Frame::Unquoted { .. } | Frame::Backquote => {
                 if escaped {

@@ -34,7 +34,7 @@ fn path() -> impl Strategy<Value = String> {
 
 /// `(words, what printf gets from them)` for each quoting context, with `P`
 /// standing for the reference in `words` and for the path in the arguments.
-const CONTEXTS: [(&str, &[&str]); 9] = [
+const CONTEXTS: [(&str, &[&str]); 10] = [
     ("P/a", &["P/a"]),
     ("\"P/b c\"", &["P/b c"]),
     ("'P/d'", &["P/d"]),
@@ -44,6 +44,7 @@ const CONTEXTS: [(&str, &[&str]); 9] = [
     ("\\P", &["P"]),
     ("\"\\P\"", &["\\P"]),
     ("P \"P\" 'P'", &["P", "P", "P"]),
+    ("\"$P\"", &["$P"]),
 ];
 
 /// Runs `printf '%s\0' <command words>` under `shell` in a fresh directory

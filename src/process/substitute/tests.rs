@@ -234,3 +234,101 @@ fn quoting_at_end_follows_each_construct() {
     assert_eq!(at("${a} ${#} ${a:-x}"), None);
     assert_eq!(quoting_at_end("a", Form::Exec), None);
 }
+
+#[test]
+fn a_dollar_before_a_reference_cannot_start_an_expansion_with_the_path() {
+    assert_eq!(
+        sub("a$${CLAUDE_PROJECT_DIR}", Form::Bash, "'x"),
+        r#"a$""''\''x'"#
+    );
+    assert_eq!(
+        sub("\"$${CLAUDE_PROJECT_DIR}\"", Form::Sh, "(x)"),
+        r#""$""(x)""#
+    );
+    for form in [Form::Sh, Form::Bash] {
+        for path in ["(touch PWNED)", "{x}", "\\';touch PWNED;'", "x y"] {
+            let args = shell_args(
+                form,
+                "\"$${CLAUDE_PROJECT_DIR}\" $${CLAUDE_PROJECT_DIR}",
+                path,
+            );
+            assert_eq!(args[0], format!("${path}"), "{form:?} {path:?}");
+            // bash reads the unquoted `$""` as an empty translated string.
+            let bare = match form {
+                Form::Bash => path.to_owned(),
+                _ => format!("${path}"),
+            };
+            assert_eq!(args[1], bare, "{form:?} {path:?}");
+        }
+    }
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Command text made of the pieces the scanner acts on.
+    fn command() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "${CLAUDE_PROJECT_DIR}",
+            "${CLAUDE_PROJECT_DIR}",
+            "$HOME",
+            "~",
+            " ",
+            "\"",
+            "'",
+            "`",
+            "\\",
+            "$",
+            "$(",
+            "(",
+            ")",
+            "${",
+            "}",
+            "<<",
+            "<",
+            "#",
+            "\n",
+            ";",
+            "case",
+            "a",
+            "é",
+        ]);
+        prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+    }
+
+    fn path() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            " ", "'", "\"", "`", "\\", "$", "(", ")", "{", "}", "#", "\n", ";", "<<", "a", "/",
+            "é", "case",
+        ]);
+        prop::collection::vec(piece, 0..8).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// What the `substitution` fuzz target checks: a path never changes
+        /// the quoting context after it. (Where the scanner cannot follow
+        /// the command itself, a plain path can still go in as text, so only
+        /// the contexts both outputs have are compared.)
+        #[test]
+        fn a_path_ends_where_a_plain_path_ends(command in command(), path in path()) {
+            for form in [Form::Sh, Form::Bash] {
+                let with_path = quoting_at_end(&sub(&command, form, &path), form);
+                let plain = quoting_at_end(&sub(&command, form, "/p"), form);
+                if quoting_at_end(&command, form).is_some() || (with_path.is_some() && plain.is_some()) {
+                    prop_assert_eq!(
+                        &with_path, &plain,
+                        "{:?}: {:?}", form, sub(&command, form, &path)
+                    );
+                }
+            }
+            let home = |home| quoting_at_end(&crate::config::expand_home(&command, Some(home)), Form::Bash);
+            if quoting_at_end(&command, Form::Bash).is_some() {
+                prop_assert_eq!(home(&path), home("/p"));
+            }
+            prop_assert_eq!(sub(&command, Form::Exec, &path), command.replace("${CLAUDE_PROJECT_DIR}", &path));
+        }
+    }
+}
