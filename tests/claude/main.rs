@@ -200,6 +200,31 @@ async fn a_project_directory_is_one_word_and_never_shell_code() {
     }
 }
 
+/// A guard with `if: "Bash(rm *)"` runs (and blocks) however the shell
+/// spelling of `rm` is quoted, and when the program is an expansion.
+#[tokio::test]
+async fn an_if_rule_guard_sees_through_quoted_command_words() {
+    let root = tempfile::tempdir().unwrap();
+    let guard = json!({"type": "command", "command": "echo no rm >&2; exit 2", "if": "Bash(rm *)"});
+    let stack = settings_stack(
+        root.path(),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}}),
+    );
+    for (command, blocked) in [
+        ("rm -rf /", true),
+        ("\\rm -rf /", true),
+        ("'rm' -rf /", true),
+        ("\"rm\" -rf /", true),
+        ("r\"\"m -rf /", true),
+        ("$RM -rf /", true),
+        ("ls -l", false),
+    ] {
+        let call = HookRequest::tool_execution_start("Bash", json!({ "command": command }));
+        let outcome = stack.clone().oneshot(call).await.unwrap();
+        assert_eq!(outcome.is_blocked(), blocked, "{command}: {outcome:?}");
+    }
+}
+
 /// The hooks of one Claude group run at once: each waits until all eight have
 /// started, which only works if none waits for another to finish.
 #[tokio::test]
