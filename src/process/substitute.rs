@@ -42,17 +42,19 @@
 //!
 //! The quoting context is found by a small scanner that follows quotes,
 //! backslashes, `$(…)`, backquotes and `#` comments. Where it cannot be sure
-//! what the shell will read (a here-document, an arithmetic shift or a
-//! here-document `<<`, a `case` command, a `${…}` with an operator, `$'…'`
+//! what the shell will read (a `<<`, which starts a here-document or is an
+//! arithmetic shift, a `case` command, a `${…}` with an operator, `$'…'`
 //! under `sh`, where dash and bash disagree, a quote inside backquotes that
 //! holds another backquote, or a backslash inside backquotes before `\`,
 //! `$`, `` ` `` or `"`, which the shell unescapes before it reads quotes),
 //! it stops replacing: the references from there on stay as written, and the
 //! shell expands them from the environment (which holds the same paths: the
-//! runner exports them). That is never code either. Likewise a path is not
+//! runner exports `HOME`, `CLAUDE_PROJECT_DIR` and `CLAUDE_PLUGIN_ROOT`; not
+//! yet `CLAUDE_PLUGIN_DATA`). That is never code either. Likewise a path is not
 //! put where it would need such escapes (inside backquotes, a path holding
 //! `\`, `$`, `` ` `` or `"`), nor into a `#` comment when it holds a new
-//! line, which would end the comment: those references stay as written.
+//! line, which would end the comment: those references stay as written (a
+//! `$` reference outside quotes in double quotes, so that it stays one word).
 
 use std::borrow::Cow;
 
