@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 
+use crate::process::substitute::{substitute, Form};
+
 /// Expands the home directory in a hook's `command`, as nanopi does before it
 /// hands the command to `bash -c`.
 ///
@@ -19,22 +21,14 @@ use std::borrow::Cow;
 /// # Quoting
 ///
 /// The forms are found as text, wherever they are, as nanopi finds them: quoting
-/// does not decide *whether* a form expands. When `home` holds only
-/// `[A-Za-z0-9_./-]` it is inserted as it is. Otherwise it is quoted so that
-/// bash reads it back as exactly one unchanged piece of the word it sits in,
-/// whatever the quotes around it:
-///
-/// * outside quotes (and inside `$(…)` or backquotes): single-quoted, each `'`
-///   written `'\''` — `~/x` becomes `'/tmp/with space'/x`;
-/// * inside `"…"`: `\`, `"`, `$` and `` ` `` get a backslash, nothing else
-///   changes (a single quote is literal there) — `"$HOME/x"` becomes
-///   `"/tmp/with space/x"`;
-/// * inside `'…'`: each `'` is written `'\''`;
-/// * inside `$'…'`: `\` and `'` get a backslash.
-///
-/// The quoting context is found by a small scanner that knows bash's quotes,
-/// backslashes, `$(…)`, backquotes and `#` comments (not here-documents,
-/// `${…}` operators or `case` patterns inside `$(…)`).
+/// does not decide *whether* a form expands. The home directory goes in as
+/// one piece of the word it sits in, quoted for where it lands, by the one
+/// substitution every dialect uses
+/// ([`substitute`](crate::process::substitute::substitute), for `bash -c`):
+/// when it holds only `[A-Za-z0-9_./-]` it is inserted as it is; otherwise
+/// outside quotes it is single-quoted (`~/x` becomes `'/tmp/with space'/x`),
+/// inside `"…"` the characters special there get a backslash, inside `'…'`
+/// and `$'…'` it is escaped for those quotes. It is never read as shell code.
 ///
 /// ```
 /// use tower_hooks::config::expand_home;
@@ -54,40 +48,9 @@ pub fn expand_home<'a>(command: &'a str, home: Option<&str>) -> Cow<'a, str> {
     let Some(home) = home else {
         return Cow::Borrowed(command);
     };
-    // Only a home that needs quoting pays for the scanner; a plain one is
-    // inserted as text, exactly as before.
-    let mut shell = needs_quoting(home).then(Scanner::default);
-    let bytes = command.as_bytes();
-    let mut out: Option<String> = None;
-    // `command[copied..i]` is not yet in `out`. Every marker and every byte the
-    // scanner acts on is ASCII, so byte positions found here are always char
-    // boundaries.
-    let mut copied = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let Some(len) = marker_len(command, i) else {
-            i = match &mut shell {
-                Some(shell) => shell.step(bytes, i),
-                None => i + 1,
-            };
-            continue;
-        };
-        let out = out.get_or_insert_with(|| String::with_capacity(command.len() + home.len()));
-        out.push_str(&command[copied..i]);
-        match &mut shell {
-            Some(shell) => shell.push_home(out, home),
-            None => out.push_str(home),
-        }
-        i += len;
-        copied = i;
-    }
-    match out {
-        Some(mut out) => {
-            out.push_str(&command[copied..]);
-            Cow::Owned(out)
-        }
-        None => Cow::Borrowed(command),
-    }
+    substitute(command, Form::Bash, |command: &str, i| {
+        marker_len(command, i).map(|len| (len, home))
+    })
 }
 
 /// The length of the home marker at `i`, if one starts there.
@@ -118,196 +81,6 @@ fn tilde_ends_word(bytes: &[u8], next: usize) -> bool {
 
 fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// Whether bash could read `home` as anything but one literal piece of a word.
-fn needs_quoting(home: &str) -> bool {
-    !home
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
-}
-
-/// Where the scanner is: the innermost quoting construct at the current byte.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Frame {
-    /// Unquoted: the command itself or the inside of a `$(…)`, with its count
-    /// of open parentheses.
-    Unquoted { parens: u32 },
-    /// Inside backquotes (unquoted text; a backquote closes it).
-    Backquote,
-    /// Inside `"…"`.
-    Double,
-    /// Inside `'…'`.
-    Single,
-    /// Inside `$'…'`.
-    AnsiC,
-    /// A `#` comment, up to the end of the line.
-    Comment,
-}
-
-/// Follows bash's quoting through a command, one byte at a time.
-#[derive(Debug)]
-struct Scanner {
-    /// The innermost frame is last; the outermost is the command itself.
-    frames: Vec<Frame>,
-    /// The previous byte was an unquoted (or double-quoted) backslash.
-    escaped: bool,
-}
-
-impl Default for Scanner {
-    fn default() -> Self {
-        Scanner {
-            frames: vec![Frame::Unquoted { parens: 0 }],
-            escaped: false,
-        }
-    }
-}
-
-impl Scanner {
-    fn top(&self) -> Frame {
-        *self
-            .frames
-            .last()
-            .expect("the outermost frame is never popped")
-    }
-
-    fn pop(&mut self) {
-        if self.frames.len() > 1 {
-            self.frames.pop();
-        }
-    }
-
-    /// Reads the byte at `i` (not a home marker) and returns where to go on.
-    fn step(&mut self, bytes: &[u8], i: usize) -> usize {
-        let b = bytes[i];
-        let next = bytes.get(i + 1).copied();
-        if self.escaped {
-            self.escaped = false;
-            return i + 1;
-        }
-        match self.top() {
-            Frame::Single => {
-                if b == b'\'' {
-                    self.pop();
-                }
-            }
-            Frame::AnsiC => match b {
-                b'\\' => self.escaped = true,
-                b'\'' => self.pop(),
-                _ => {}
-            },
-            Frame::Comment => {
-                if b == b'\n' {
-                    self.pop();
-                }
-            }
-            Frame::Double => match (b, next) {
-                (b'\\', _) => self.escaped = true,
-                (b'"', _) => self.pop(),
-                (b'$', Some(b'(')) => {
-                    self.frames.push(Frame::Unquoted { parens: 0 });
-                    return i + 2;
-                }
-                (b'`', _) => self.frames.push(Frame::Backquote),
-                _ => {}
-            },
-            top @ (Frame::Unquoted { .. } | Frame::Backquote) => match (b, next) {
-                (b'\\', _) => self.escaped = true,
-                (b'\'', _) => self.frames.push(Frame::Single),
-                (b'"', _) => self.frames.push(Frame::Double),
-                (b'$', Some(b'\'')) => {
-                    self.frames.push(Frame::AnsiC);
-                    return i + 2;
-                }
-                (b'$', Some(b'(')) => {
-                    self.frames.push(Frame::Unquoted { parens: 0 });
-                    return i + 2;
-                }
-                (b'`', _) if top == Frame::Backquote => self.pop(),
-                (b'`', _) => self.frames.push(Frame::Backquote),
-                (b'#', _) if word_starts(bytes, i) => self.frames.push(Frame::Comment),
-                (b'(', _) => {
-                    if let Some(Frame::Unquoted { parens }) = self.frames.last_mut() {
-                        *parens += 1;
-                    }
-                }
-                (b')', _) => match self.frames.last_mut() {
-                    Some(Frame::Unquoted { parens }) if *parens > 0 => *parens -= 1,
-                    // The end of a `$(…)` (never of the command itself).
-                    Some(Frame::Unquoted { .. }) => self.pop(),
-                    _ => {}
-                },
-                _ => {}
-            },
-        }
-        i + 1
-    }
-
-    /// Appends `home` quoted for the current frame.
-    fn push_home(&mut self, out: &mut String, home: &str) {
-        let escaped = std::mem::take(&mut self.escaped);
-        let mut text = String::with_capacity(home.len() + 2);
-        match self.top() {
-            Frame::Unquoted { .. } | Frame::Backquote => {
-                let mut rest = home;
-                if escaped {
-                    // `\$HOME`: the backslash applies to the home's first
-                    // character, as with plain text; quote the rest.
-                    let first = home.chars().next().map_or(0, char::len_utf8);
-                    text.push_str(&home[..first]);
-                    rest = &home[first..];
-                }
-                text.push('\'');
-                push_replaced(&mut text, rest, |c| (c == '\'').then_some("'\\''"));
-                text.push('\'');
-            }
-            Frame::Double => push_replaced(&mut text, home, |c| match c {
-                '\\' => Some("\\\\"),
-                '"' => Some("\\\""),
-                '$' => Some("\\$"),
-                '`' => Some("\\`"),
-                _ => None,
-            }),
-            Frame::Single => push_replaced(&mut text, home, |c| (c == '\'').then_some("'\\''")),
-            Frame::AnsiC => push_replaced(&mut text, home, |c| match c {
-                '\\' => Some("\\\\"),
-                '\'' => Some("\\'"),
-                _ => None,
-            }),
-            // Nothing in a comment runs.
-            Frame::Comment => text.push_str(home),
-        }
-        // Bash finds the closing backquote before it parses what is inside,
-        // undoing one level of `\\`, `\``, `\$` escapes: add one per level.
-        for _ in self.frames.iter().filter(|f| **f == Frame::Backquote) {
-            let inner = std::mem::take(&mut text);
-            push_replaced(&mut text, &inner, |c| match c {
-                '\\' => Some("\\\\"),
-                '`' => Some("\\`"),
-                '$' => Some("\\$"),
-                _ => None,
-            });
-        }
-        out.push_str(&text);
-    }
-}
-
-/// Whether a `#` at `i` starts a word (and so a comment).
-fn word_starts(bytes: &[u8], i: usize) -> bool {
-    i == 0
-        || matches!(
-            bytes[i - 1],
-            b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
-        )
-}
-
-fn push_replaced(out: &mut String, text: &str, replace: impl Fn(char) -> Option<&'static str>) {
-    for c in text.chars() {
-        match replace(c) {
-            Some(with) => out.push_str(with),
-            None => out.push(c),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -485,17 +258,23 @@ mod tests {
     }
 
     #[test]
-    fn an_escaped_dollar_keeps_applying_to_the_first_character() {
-        assert_eq!(spaced(r"echo \$HOME"), r"echo \/'tmp/with space'");
+    fn an_escaped_dollar_becomes_a_line_continuation_before_the_home() {
+        assert_eq!(spaced(r"echo \$HOME"), "echo \\\n'/tmp/with space'");
+        assert_eq!(
+            bash_words(r"\$HOME", "/tmp/with space"),
+            ["/tmp/with space"]
+        );
     }
 
-    /// What bash prints for `printf '%s\n' <words>` after expansion with `home`.
+    /// What bash prints for `printf '%s\n' <words>` after expansion with `home`
+    /// (exported as `HOME`, as it is for a hook: references the expansion
+    /// leaves to bash read it there).
     fn bash_words(words: &str, home: &str) -> Vec<String> {
         let command = expand_home(words, Some(home));
         let out = std::process::Command::new("bash")
             .arg("-c")
             .arg(format!("printf '%s\\n' {command}"))
-            .env_remove("HOME")
+            .env("HOME", home)
             .output()
             .expect("bash runs");
         assert!(out.status.success(), "{command}: {out:?}");

@@ -18,6 +18,7 @@
 pub mod background;
 mod oneshot;
 pub mod persistent;
+pub mod substitute;
 
 use std::future::Future;
 use std::io;

@@ -141,6 +141,90 @@ fn handler(command: &str) -> Value {
     json!({"type": "command", "command": command, "timeout": 30})
 }
 
+/// A project directory whose name is shell code, holds a space or a quote
+/// still runs the guard that `${CLAUDE_PROJECT_DIR}` names, and nothing else
+/// runs: in shell form under `sh` and bash, bare or quoted, and in exec form.
+#[tokio::test]
+async fn a_project_directory_is_one_word_and_never_shell_code() {
+    const GUARD: &str = "#!/bin/sh\ncat >/dev/null\necho guarded >&2\nexit 2\n";
+    let root = tempfile::tempdir().unwrap();
+    for (name, command) in [
+        (
+            "x; touch PWNED #",
+            "${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.sh",
+        ),
+        ("My Project", "${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.sh"),
+        (
+            "q\"$(touch PWNED)\"",
+            "\"${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.sh\"",
+        ),
+        (
+            "it's `touch PWNED`",
+            "'${CLAUDE_PROJECT_DIR}'/.claude/hooks/guard.sh",
+        ),
+    ] {
+        let project = root.path().join(name);
+        let guard = project.join(".claude/hooks/guard.sh");
+        write(&guard, GUARD);
+        let status = std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(&guard)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        for handler in [
+            json!({"type": "command", "command": command}),
+            json!({"type": "command", "command": command, "shell": "bash"}),
+            json!({"type": "command", "command": "${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.sh", "args": []}),
+        ] {
+            let stack = settings_stack(
+                &project,
+                json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}),
+            );
+            let call = HookRequest::tool_execution_start("Bash", json!({"command": "rm -rf /"}))
+                .with_cwd(project.display().to_string());
+            let outcome =
+                tokio::time::timeout(std::time::Duration::from_secs(20), stack.oneshot(call))
+                    .await
+                    .expect("bounded")
+                    .unwrap();
+            assert!(outcome.is_blocked(), "{name:?}, {handler}: {outcome:?}");
+            assert_eq!(outcome.reason(), Some("guarded"), "{name:?}, {handler}");
+            for dir in [root.path(), &project] {
+                assert!(
+                    !dir.join("PWNED").exists(),
+                    "{name:?}, {handler}: a command ran"
+                );
+            }
+        }
+    }
+}
+
+/// A guard with `if: "Bash(rm *)"` runs (and blocks) however the shell
+/// spelling of `rm` is quoted, and when the program is an expansion.
+#[tokio::test]
+async fn an_if_rule_guard_sees_through_quoted_command_words() {
+    let root = tempfile::tempdir().unwrap();
+    let guard = json!({"type": "command", "command": "echo no rm >&2; exit 2", "if": "Bash(rm *)"});
+    let stack = settings_stack(
+        root.path(),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}}),
+    );
+    for (command, blocked) in [
+        ("rm -rf /", true),
+        ("\\rm -rf /", true),
+        ("'rm' -rf /", true),
+        ("\"rm\" -rf /", true),
+        ("r\"\"m -rf /", true),
+        ("$RM -rf /", true),
+        ("ls -l", false),
+    ] {
+        let call = HookRequest::tool_execution_start("Bash", json!({ "command": command }));
+        let outcome = stack.clone().oneshot(call).await.unwrap();
+        assert_eq!(outcome.is_blocked(), blocked, "{command}: {outcome:?}");
+    }
+}
+
 /// The hooks of one Claude group run at once: each waits until all eight have
 /// started, which only works if none waits for another to finish.
 #[tokio::test]

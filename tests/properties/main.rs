@@ -18,6 +18,8 @@ use tower_hooks::layer::command::Command;
 use tower_hooks::Host;
 use tower_hooks::{BlockCause, Event, HookRequest, HookSpec, Pattern, Verdict};
 
+mod substitution;
+
 const DEFAULT_REASON: &str = "blocked by hook";
 
 // --- strategies -------------------------------------------------------------

@@ -71,11 +71,14 @@
 //!   versions still load.
 //!
 //! `${CLAUDE_PROJECT_DIR}`, `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}`
-//! are replaced in `command` and in each `args` item, as plain text, wherever
-//! they appear ([`Context::substitute`]); the runner also exports them. The
-//! unbraced `$CLAUDE_PROJECT_DIR` is left to the shell, which reads it from
-//! the environment, so single quotes keep it literal as the user wrote it.
-//! A placeholder with no value (the plugin root in a settings file) stays.
+//! are replaced in `command` and in each `args` item, wherever they appear
+//! ([`Context::substitute`]), each path as one word that is never shell code:
+//! in a shell command it is quoted for where it lands (a project directory
+//! named `x; touch pwned` or `my "proj"` is that directory), in exec form it
+//! goes in as it is. The runner also exports them. The unbraced
+//! `$CLAUDE_PROJECT_DIR` is left to the shell, which reads it from the
+//! environment, so single quotes keep it literal as the user wrote it. A
+//! placeholder with no value (the plugin root in a settings file) stays.
 //!
 //! # Errors and warnings
 //!
@@ -146,10 +149,12 @@ use serde_json::{Map, Value};
 use super::http_url;
 use super::matcher;
 use super::rule::{self, PermissionRule};
+use super::wire;
 use crate::config::read::read_config;
 use crate::config::{ConfigError, ConfigErrorKind, ConfigWarningKind, MAX_CONFIG_SIZE};
 use crate::event::Event;
 use crate::pattern::Pattern;
+use crate::process::substitute::{placeholders, substitute, Form};
 
 /// The timeout of a command handler that names none: 600 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -209,38 +214,50 @@ impl Context {
     }
 
     /// `text` with `${CLAUDE_PROJECT_DIR}`, `${CLAUDE_PLUGIN_ROOT}` and
-    /// `${CLAUDE_PLUGIN_DATA}` replaced by their values, as plain text (no
-    /// quoting), wherever they appear. A placeholder without a value stays as
-    /// written, and so do the unbraced forms (`$CLAUDE_PROJECT_DIR`), which the
-    /// shell expands from the environment.
+    /// `${CLAUDE_PLUGIN_DATA}` replaced by their paths, read as `form` says:
+    /// in a shell command each path is one piece of the word it sits in,
+    /// quoted for where it lands and never shell code; in exec form (a
+    /// program and its `args`, or a prompt) it goes in as it is. See
+    /// [`substitute`](crate::process::substitute) for the rules. A
+    /// placeholder without a value stays as written, and so do the unbraced
+    /// forms (`$CLAUDE_PROJECT_DIR`), which the shell expands from the
+    /// environment.
     ///
     /// ```
     /// use tower_hooks::dialect::claude::config::Context;
+    /// use tower_hooks::process::substitute::Form;
     ///
     /// let ctx = Context::new("/p").with_plugin_root("/plug");
     /// assert_eq!(
-    ///     ctx.substitute("${CLAUDE_PLUGIN_ROOT}/a.sh '${CLAUDE_PROJECT_DIR}' $CLAUDE_PROJECT_DIR"),
+    ///     ctx.substitute("${CLAUDE_PLUGIN_ROOT}/a.sh '${CLAUDE_PROJECT_DIR}' $CLAUDE_PROJECT_DIR", Form::Sh),
     ///     "/plug/a.sh '/p' $CLAUDE_PROJECT_DIR",
     /// );
+    /// // A project directory whose name is shell code stays a name.
+    /// let ctx = Context::new("/x; touch pwned #");
+    /// assert_eq!(ctx.substitute("${CLAUDE_PROJECT_DIR}/guard.sh", Form::Sh), "'/x; touch pwned #'/guard.sh");
+    /// assert_eq!(ctx.substitute("${CLAUDE_PROJECT_DIR}", Form::Exec), "/x; touch pwned #");
     /// ```
-    pub fn substitute<'a>(&self, text: &'a str) -> Cow<'a, str> {
+    pub fn substitute<'a>(&self, text: &'a str, form: Form) -> Cow<'a, str> {
         if !text.contains("${CLAUDE_") {
             return Cow::Borrowed(text);
         }
-        let mut out = text.to_owned();
-        let values = [
-            ("${CLAUDE_PROJECT_DIR}", Some(&self.project_dir)),
-            ("${CLAUDE_PLUGIN_ROOT}", self.plugin_root.as_ref()),
-            ("${CLAUDE_PLUGIN_DATA}", self.plugin_data.as_ref()),
-        ];
-        for (placeholder, value) in values {
-            if let Some(value) = value {
-                out = out.replace(placeholder, &value.to_string_lossy());
-            }
-        }
-        Cow::Owned(out)
+        let project_dir = self.project_dir.to_string_lossy();
+        let plugin_root = self.plugin_root.as_deref().map(Path::to_string_lossy);
+        let plugin_data = self.plugin_data.as_deref().map(Path::to_string_lossy);
+        let vars: Vec<(&str, &str)> = [
+            (wire::PROJECT_DIR_VAR, Some(&project_dir)),
+            (wire::PLUGIN_ROOT_VAR, plugin_root.as_ref()),
+            (PLUGIN_DATA_VAR, plugin_data.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| Some((name, value?.as_ref())))
+        .collect();
+        substitute(text, form, placeholders(&vars))
     }
 }
+
+/// The plugin data directory's placeholder name: `${CLAUDE_PLUGIN_DATA}`.
+const PLUGIN_DATA_VAR: &str = "CLAUDE_PLUGIN_DATA";
 
 /// The plugin root of a plugin's hooks file: `<plugin>` for
 /// `<plugin>/hooks/hooks.json`; `None` for any other path.
@@ -1122,10 +1139,16 @@ impl Reader<'_> {
             });
         }
 
-        let command = command.map(|c| self.ctx.substitute(&c).into_owned());
+        // In exec form the command is the program; otherwise the shell reads it.
+        let form = match (&args, shell.as_deref()) {
+            (Some(_), _) => Form::Exec,
+            (None, Some("bash")) => Form::Bash,
+            (None, _) => Form::Sh,
+        };
+        let command = command.map(|c| self.ctx.substitute(&c, form).into_owned());
         let args = args.map(|args| {
             args.iter()
-                .map(|a| self.ctx.substitute(a).into_owned())
+                .map(|a| self.ctx.substitute(a, Form::Exec).into_owned())
                 .collect::<Vec<_>>()
         });
         if command.as_deref().is_some_and(|c| c.contains('\0')) {
@@ -1151,7 +1174,7 @@ impl Reader<'_> {
             pattern: pattern.clone(),
             kind,
             command,
-            prompt: prompt.map(|p| self.ctx.substitute(&p).into_owned()),
+            prompt: prompt.map(|p| self.ctx.substitute(&p, Form::Exec).into_owned()),
             url,
             headers,
             allowed_env_vars,
@@ -1886,12 +1909,13 @@ mod tests {
             .with_plugin_data("/data");
         assert_eq!(
             ctx.substitute(
-                "'${CLAUDE_PLUGIN_ROOT}/scripts/env.sh' '${CLAUDE_PROJECT_DIR}' ${CLAUDE_PLUGIN_DATA}/x"
+                "'${CLAUDE_PLUGIN_ROOT}/scripts/env.sh' '${CLAUDE_PROJECT_DIR}' ${CLAUDE_PLUGIN_DATA}/x",
+                Form::Sh
             ),
             "'/plug/scripts/env.sh' '/p' /data/x"
         );
         assert_eq!(
-            ctx.substitute("${CLAUDE_PROJECT_DIR}${CLAUDE_PROJECT_DIR}"),
+            ctx.substitute("${CLAUDE_PROJECT_DIR}${CLAUDE_PROJECT_DIR}", Form::Sh),
             "/p/p"
         );
         for unchanged in [
@@ -1900,12 +1924,15 @@ mod tests {
             "${CLAUDE_OTHER}",
             "echo hi",
         ] {
-            assert_eq!(ctx.substitute(unchanged), unchanged);
+            assert_eq!(ctx.substitute(unchanged, Form::Sh), unchanged);
         }
-        assert!(matches!(ctx.substitute("echo hi"), Cow::Borrowed(_)));
+        assert!(matches!(
+            ctx.substitute("echo hi", Form::Sh),
+            Cow::Borrowed(_)
+        ));
         // A settings file has no plugin root: the placeholder stays for the shell.
         assert_eq!(
-            Context::new("/p").substitute("${CLAUDE_PLUGIN_ROOT}/a"),
+            Context::new("/p").substitute("${CLAUDE_PLUGIN_ROOT}/a", Form::Sh),
             "${CLAUDE_PLUGIN_ROOT}/a"
         );
     }

@@ -13,10 +13,14 @@
 //!   its simple commands at `&&`, `||`, `;`, `|`, `&` and new lines, and the
 //!   commands inside `$(…)`, backquotes and `(…)` are taken out too; leading
 //!   `VAR=value` words and shell keywords (`if`, `then`, `do`, `!`, `{`, …)
-//!   are dropped, and the rule matches when any one of them matches. When a
-//!   command holds an expansion (`$VAR`, `$(…)`, backquotes), what it runs is
-//!   not known before it runs: a rule naming more than the program then
-//!   matches as soon as the program does. A command that cannot be split
+//!   are dropped, and the rule matches when any one of them matches. Words
+//!   are read as the shell reads them: quotes and backslashes are removed
+//!   (`\rm`, `'rm'`, `"rm"` and `r""m` are `rm`). A program that the shell
+//!   finds only when the command runs (`$x`, `$(…)`, backquotes, an
+//!   unquoted glob such as `r*`, a `$'…'` with escapes) matches, so the hook
+//!   runs. When another word holds an expansion or a glob, what it runs is
+//!   not known before it runs either: a rule naming more than the program
+//!   then matches as soon as the program does. A command that cannot be split
 //!   (an unclosed quote or `$(`) matches, so the hook runs: a guard errs on
 //!   the side of running.
 //! * **File tools** (a tool input with `file_path`, else `notebook_path`, else
@@ -365,24 +369,27 @@ fn shell_matches(pattern: &str, command: &str) -> bool {
         let Some(words) = simple.meaningful_words() else {
             return false;
         };
-        let text = words
-            .iter()
-            .map(|w| w.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
-        if glob(&pattern, &text) {
+        // A program named by an expansion or a glob is not known until the
+        // command runs.
+        if words[0].dynamic || words[0].glob {
             return true;
         }
-        if let Some(prefix) = pattern.strip_suffix(" *") {
-            if glob(prefix, &text) {
+        let join = |part: fn(&Word) -> &str| words.iter().map(part).collect::<Vec<_>>().join(" ");
+        // The words as the shell reads them, and as written (a pattern may
+        // hold quotes too).
+        for text in [join(|w| &w.value), join(|w| &w.text)] {
+            if glob(&pattern, &text) {
                 return true;
+            }
+            if let Some(prefix) = pattern.strip_suffix(" *") {
+                if glob(prefix, &text) {
+                    return true;
+                }
             }
         }
         // What an expansion runs is not known until it runs: a rule that names
         // more than the program matches once the program does.
-        names_more
-            && words.iter().any(|w| w.dynamic)
-            && (words[0].dynamic || glob(first_word, &words[0].text))
+        names_more && words.iter().any(|w| w.dynamic || w.glob) && glob(first_word, &words[0].value)
     })
 }
 
@@ -397,12 +404,19 @@ fn words_of_pattern(pattern: &str) -> String {
     normal
 }
 
-/// One word of a simple command, as written (quotes kept).
+/// One word of a simple command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Word {
+    /// As written, quotes kept.
     text: String,
-    /// Holds an expansion outside single quotes: `$x`, `${x}`, `$(…)`, backquotes.
+    /// As the shell reads it: quotes and backslashes removed (`'rm'`, `\rm`,
+    /// `r""m` are `rm`); an expansion stays as written.
+    value: String,
+    /// Holds an expansion outside single quotes: `$x`, `${x}`, `$(…)`,
+    /// backquotes, or a `$'…'` / `$"…"` that shells read differently.
     dynamic: bool,
+    /// Holds an unquoted glob character (`*`, `?`, `[`).
+    glob: bool,
 }
 
 /// One simple command: its words, as written.
@@ -481,7 +495,9 @@ struct Splitter<'a> {
 struct Current {
     simple: Simple,
     word: String,
+    value: String,
     dynamic: bool,
+    glob: bool,
     in_word: bool,
 }
 
@@ -490,11 +506,14 @@ impl Current {
         if self.in_word {
             self.simple.words.push(Word {
                 text: std::mem::take(&mut self.word),
+                value: std::mem::take(&mut self.value),
                 dynamic: self.dynamic,
+                glob: self.glob,
             });
         }
         self.in_word = false;
         self.dynamic = false;
+        self.glob = false;
     }
 
     fn end_command(&mut self, out: &mut Vec<Simple>) {
@@ -505,9 +524,22 @@ impl Current {
         }
     }
 
+    /// Adds `c` to the word as written.
     fn push(&mut self, c: char) {
         self.word.push(c);
         self.in_word = true;
+    }
+
+    /// Adds `c` to the word as the shell reads it.
+    fn lit(&mut self, c: char) {
+        self.value.push(c);
+    }
+
+    /// Adds an unquoted `c`, written and read alike.
+    fn unquoted(&mut self, c: char) {
+        self.push(c);
+        self.lit(c);
+        self.glob |= matches!(c, '*' | '?' | '[');
     }
 }
 
@@ -551,6 +583,7 @@ impl Splitter<'_> {
                     Some(next) => {
                         cur.push('\\');
                         cur.push(next);
+                        cur.lit(next);
                         self.i += 1;
                     }
                 },
@@ -565,6 +598,7 @@ impl Splitter<'_> {
                         if q == '\'' {
                             break;
                         }
+                        cur.lit(q);
                     }
                 }
                 '"' => {
@@ -578,7 +612,9 @@ impl Splitter<'_> {
                 }
                 '`' => self.backquoted(&mut cur, &mut inner, depth)?,
                 '$' => self.dollar(&mut cur, &mut inner, depth)?,
-                '&' if cur.word.ends_with(['>', '<']) || self.peek(0) == Some('>') => cur.push('&'),
+                '&' if cur.word.ends_with(['>', '<']) || self.peek(0) == Some('>') => {
+                    cur.unquoted('&');
+                }
                 '&' | '|' => {
                     if self.peek(0) == Some(c) || (c == '|' && self.peek(0) == Some('&')) {
                         self.i += 1;
@@ -597,7 +633,7 @@ impl Splitter<'_> {
                     return Ok(());
                 }
                 ')' => return Err(Unsplittable),
-                c => cur.push(c),
+                c => cur.unquoted(c),
             }
         }
     }
@@ -626,10 +662,27 @@ impl Splitter<'_> {
                     self.i += 1;
                     cur.push('\\');
                     cur.push(next);
+                    // Only these lose their backslash in double quotes.
+                    match next {
+                        '\n' => {}
+                        '$' | '`' | '"' | '\\' => cur.lit(next),
+                        _ => {
+                            cur.lit('\\');
+                            cur.lit(next);
+                        }
+                    }
                 }
                 '`' => self.backquoted(cur, inner, depth)?,
+                // `$'` and `$"` are a plain `$` in double quotes.
+                '$' if matches!(self.peek(0), Some('\'' | '"')) => {
+                    cur.push('$');
+                    cur.lit('$');
+                }
                 '$' => self.dollar(cur, inner, depth)?,
-                c => cur.push(c),
+                c => {
+                    cur.push(c);
+                    cur.lit(c);
+                }
             }
         }
     }
@@ -664,7 +717,8 @@ impl Splitter<'_> {
         depth: usize,
     ) -> Result<(), Unsplittable> {
         let start = self.i - 1;
-        match self.peek(0) {
+        // Whether this is an expansion (its value is known only when it runs).
+        let expansion = match self.peek(0) {
             Some('(') => {
                 self.i += 1;
                 let mut nested = Splitter {
@@ -675,7 +729,7 @@ impl Splitter<'_> {
                 nested.list(End::Paren, depth + 1)?;
                 self.i = nested.i;
                 inner.append(&mut nested.out);
-                cur.dynamic = true;
+                true
             }
             Some('{') => {
                 let mut level = 0usize;
@@ -695,22 +749,33 @@ impl Splitter<'_> {
                         _ => {}
                     }
                 }
-                cur.dynamic = true;
+                true
             }
             Some('\'') => {
                 self.i += 1;
+                let mut text = String::new();
+                let mut escapes = false;
                 loop {
                     let Some(c) = self.peek(0) else {
                         return Err(Unsplittable);
                     };
                     self.i += 1;
                     match c {
-                        '\\' if self.peek(0).is_some() => self.i += 1,
+                        '\\' if self.peek(0).is_some() => {
+                            self.i += 1;
+                            escapes = true;
+                        }
                         '\'' => break,
-                        _ => {}
+                        c => text.push(c),
                     }
                 }
+                // An escape stands for what bash says (and dash reads
+                // `$'…'` otherwise): undecidable here.
+                cur.value.push_str(&text);
+                escapes
             }
+            // bash translates `$"…"`; dash reads `$` and `"…"`.
+            Some('"') => true,
             Some(c) if c.is_ascii_alphanumeric() || "_?@#$!*-".contains(c) => {
                 self.i += 1;
                 if c.is_ascii_alphabetic() || c == '_' {
@@ -721,11 +786,19 @@ impl Splitter<'_> {
                         self.i += 1;
                     }
                 }
-                cur.dynamic = true;
+                true
             }
-            _ => {}
+            _ => {
+                cur.lit('$');
+                false
+            }
+        };
+        let written = &self.chars[start..self.i];
+        cur.word.extend(written);
+        if expansion && self.chars.get(start + 1) != Some(&'\'') {
+            cur.value.extend(written);
         }
-        cur.word.extend(&self.chars[start..self.i]);
+        cur.dynamic |= expansion;
         cur.in_word = true;
         Ok(())
     }
@@ -958,6 +1031,53 @@ mod tests {
     }
 
     #[test]
+    fn the_command_word_is_read_as_the_shell_reads_it() {
+        for command in [
+            "\\rm -rf /",
+            "'rm' -rf /",
+            "\"rm\" -rf /",
+            "r\"\"m -rf /",
+            "r''m -rf /",
+            "\"r\"'m' -rf /",
+            "r\\m -rf /",
+            "$'rm' -rf /",
+            "FOO=1 'rm' -rf /",
+            "ls && \\rm -rf /",
+            "echo $(\"rm\" -rf /)",
+        ] {
+            assert!(bash("Bash(rm *)", command), "{command}");
+            assert!(bash("Bash(rm -rf *)", command), "{command}");
+        }
+        // The arguments too.
+        assert!(bash("Bash(rm -rf /)", "rm '-rf' \"/\""));
+        assert!(bash("Bash(git push:*)", "git \"push\" origin"));
+        // Other programs are still other programs.
+        assert!(!bash("Bash(rm *)", "'ls' -l"));
+        assert!(!bash("Bash(rm *)", "\"rmdir\" x"));
+    }
+
+    #[test]
+    fn an_undecidable_command_word_runs_the_hook() {
+        for command in [
+            "$x -rf /",
+            "${x} -rf /",
+            "$(echo rm) -rf /",
+            "`echo rm` -rf /",
+            "\"$x\" -rf /",
+            "r* -rf /",
+            "r? -rf /",
+            "[r]m -rf /",
+            "$'\\x72m' -rf /",
+            "$\"rm\" -rf /",
+        ] {
+            assert!(bash("Bash(rm *)", command), "{command}");
+        }
+        // Quoted glob characters are text.
+        assert!(!bash("Bash(rm *)", "'r*' x"));
+        assert!(!bash("Bash(rm *)", "\"r?\" x"));
+    }
+
+    #[test]
     fn an_unsplittable_command_runs_the_hook() {
         for command in [
             "echo 'unclosed",
@@ -1183,6 +1303,43 @@ mod tests {
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
+    /// `word` spelled as a shell would read back: each character bare,
+    /// backslashed, single- or double-quoted, with empty quotes anywhere.
+    fn spelled(word: &'static str) -> impl Strategy<Value = String> {
+        let spellings: Vec<_> = word
+            .chars()
+            .map(|c| {
+                prop::sample::select(vec![
+                    format!("{c}"),
+                    format!("{c}"),
+                    format!("\\{c}"),
+                    format!("'{c}'"),
+                    format!("\"{c}\""),
+                    format!("{c}''"),
+                    format!("\"\"{c}"),
+                ])
+            })
+            .collect();
+        spellings.prop_map(|parts| parts.concat())
+    }
+
+    /// One simple command, spelled, and its words as the shell reads them.
+    fn simple_command() -> impl Strategy<Value = (String, Vec<String>)> {
+        let word = prop::sample::select(vec!["rm", "ls", "git", "push", "-rf", "/", "x", "rmdir"]);
+        (
+            prop::option::of(Just("FOO=1 ")),
+            prop::collection::vec(word, 1..4),
+        )
+            .prop_flat_map(|(assignment, words)| {
+                let spellings: Vec<_> = words.iter().map(|w| spelled(w)).collect();
+                (Just(assignment), Just(words), spellings)
+            })
+            .prop_map(|(assignment, words, spellings)| {
+                let text = format!("{}{}", assignment.unwrap_or(""), spellings.join(" "));
+                (text, words.into_iter().map(str::to_owned).collect())
+            })
+    }
+
     proptest! {
         /// The linear matcher answers what a regex of the same glob answers.
         #[test]
@@ -1207,6 +1364,41 @@ mod tests {
             let _ = shell_matches(&text, &command);
         }
 
+        /// Commands from a small shell grammar: each word spelled with
+        /// random quotes and backslashes, leading assignments, several
+        /// commands joined by `&&`, `||`, `;`, `|`. A rule matches exactly
+        /// when one command's words, read as the shell reads them, match it.
+        #[test]
+        fn a_rule_reads_quoted_words_as_the_shell_does(
+            commands in prop::collection::vec(simple_command(), 1..4),
+            separators in prop::collection::vec(prop::sample::select(vec![" && ", " || ", "; ", " | ", "\n"]), 3),
+            rule_text in prop::sample::select(vec!["Bash(rm *)", "Bash(rm -rf *)", "Bash(git push:*)", "Bash(ls)"]),
+        ) {
+            let mut command = String::new();
+            for (i, (spelled, _)) in commands.iter().enumerate() {
+                if i > 0 {
+                    command.push_str(separators[i - 1]);
+                }
+                command.push_str(spelled);
+            }
+            let pattern = words_of_pattern(rule(rule_text).pattern().unwrap());
+            let expected = commands.iter().any(|(_, words)| {
+                let text = words.join(" ");
+                glob(&pattern, &text)
+                    || pattern.strip_suffix(" *").is_some_and(|prefix| glob(prefix, &text))
+            });
+            prop_assert_eq!(bash(rule_text, &command), expected, "{}", command);
+        }
+
+        /// A program named by an expansion or a glob always runs the hook.
+        #[test]
+        fn an_expanded_program_always_runs_the_hook(
+            program in prop::sample::select(vec!["$x", "${x}", "$(x)", "`x`", "r*", "?m", "[r]m", "\"$x\""]),
+            (args, _) in simple_command(),
+        ) {
+            let command = format!("{} {}", program, args);
+            prop_assert!(bash("Bash(rm *)", &command), "{}", command);
+        }
         #[test]
         fn shell_like_commands_never_panic(command in "[a-z $()`'\"|&;<>#{}=\\\\\n]{0,60}") {
             let _ = shell_matches("git commit *", &command);
