@@ -12,8 +12,9 @@
 //!   `benches/overhead.rs`.
 //! * `http/command_hook`: the same as `spawn/command_hook` in
 //!   `benches/overhead.rs`, in the same run for comparison: a one-shot command
-//!   hook (`bash -c true`, 200-byte stdin line), timed with the spawn floor (tokio
-//!   spawning `bash -c true`, no library code) run untimed between its
+//!   hook (`bash -c true`, 200-byte stdin line), checked once to run and
+//!   allow, then timed with the spawn floor (`bash -c true` started with the
+//!   runner's spawn primitive, no library code) run untimed between its
 //!   iterations.
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items.
@@ -39,7 +40,8 @@ use tower_hooks::{HookRequest, HookStack, RecordOutcome};
 
 mod support;
 use support::{
-    bench_interleaved, command_hook, command_stack, current_thread, request, spawn_floor,
+    bench_interleaved, check_allows, command_hook, command_stack, current_thread, request,
+    spawn_floor,
 };
 
 // ─── The policy server ──────────────────────────────────────────────────────
@@ -160,6 +162,7 @@ fn http(c: &mut Criterion) {
     let req = request();
     let line = stdin_line(&req, "/work/project");
     let stack = command_stack();
+    rt.block_on(check_allows(stack.clone(), req.clone(), 1));
     group
         .sample_size(50)
         .measurement_time(Duration::from_secs(8));

@@ -1,7 +1,6 @@
 //! `hooks test` runs Claude Code `http` handlers for real, against a policy
 //! server on the loopback interface (the library's test server), through the
 //! same address guard as a library stack.
-#![cfg(feature = "http")]
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

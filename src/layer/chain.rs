@@ -1098,15 +1098,23 @@ mod tests {
 
     #[tokio::test]
     async fn each_hook_sees_its_own_spec() {
+        // What each hook saw is kept and checked after the call: an assertion
+        // inside a hook proves nothing if the hook never runs.
+        let seen = Arc::new(Mutex::new(Vec::new()));
         let chain = Chain::new((0..2).map(|i| {
+            let seen = seen.clone();
             (
                 spec(Event::Input, i),
                 hook(move |req| {
-                    assert_eq!(req.hook().unwrap().index(), i);
+                    let spec = req.hook().map(|spec| spec.index());
+                    seen.lock().unwrap().push((i, spec));
                     Verdict::Allow
                 }),
             )
         }));
-        chain.oneshot(HookRequest::input("x")).await.unwrap();
+        let out = chain.oneshot(HookRequest::input("x")).await.unwrap();
+        assert_eq!(*seen.lock().unwrap(), [(0, Some(0)), (1, Some(1))]);
+        let records: Vec<_> = out.hooks().iter().map(|r| r.outcome()).collect();
+        assert_eq!(records, [RecordOutcome::Allow, RecordOutcome::Allow]);
     }
 }

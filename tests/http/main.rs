@@ -7,7 +7,6 @@
 //! that hand the stack private addresses always list a loopback address
 //! first, where a server counts connections: a client that skipped the guard
 //! would connect there (and fail the test) rather than leave the machine.
-#![cfg(feature = "http")]
 
 mod server;
 

@@ -6,6 +6,10 @@
 //! input.
 //!
 //! The `fuzz/` targets cover the decoder and the loader for much longer runs.
+//! Claude Code's `if` rules and group matchers, generated from their grammar,
+//! are in [`rules`].
+
+mod rules;
 
 use std::path::Path;
 use std::time::Duration;

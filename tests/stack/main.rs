@@ -365,3 +365,116 @@ async fn hooks_run_at_the_points_other_dialects_add() {
     assert!(!note.is_blocked());
     assert_eq!(note.arguments()["title"], "t");
 }
+
+/// A command that reads its stdin and leaves a file named `name` in `dir`:
+/// the side effect by which a test sees that the hook ran.
+fn leaves(dir: &std::path::Path, name: &str) -> String {
+    format!("cat >/dev/null; touch '{}'", dir.join(name).display())
+}
+
+/// Which of `names` the hooks left in `dir` (and removes them for the next call).
+fn left(dir: &std::path::Path, names: &[&str]) -> Vec<String> {
+    names
+        .iter()
+        .filter(|name| std::fs::remove_file(dir.join(name)).is_ok())
+        .map(|name| name.to_string())
+        .collect()
+}
+
+/// A hook whose matcher does not match is not spawned, before the first hook
+/// that runs and between two that do, in a nanopi configuration loaded from
+/// a file; a call that it matches runs it.
+#[tokio::test]
+async fn a_hook_whose_matcher_does_not_match_is_never_spawned() {
+    let dir = tempfile::tempdir().unwrap();
+    let marks = dir.path().join("marks");
+    std::fs::create_dir(&marks).unwrap();
+    let path = dir.path().join("config.toml");
+    let entry = |matcher: &str, name: &str| {
+        format!(
+            "[[hooks.tool_execution_start]]\nmatcher = '{matcher}'\ncommand = \"{}\"\n",
+            leaves(&marks, name)
+        )
+    };
+    let toml = [
+        entry("^write$", "write-1"),
+        entry("^bash$", "bash"),
+        entry("^(write|edit)$", "write-2"),
+    ]
+    .join("\n");
+    std::fs::write(&path, toml).unwrap();
+    let config = tower_hooks::config::Config::load_file(&path).unwrap();
+    assert!(config.warnings().is_empty(), "{:?}", config.warnings());
+    let stack = HookStack::builder().report(()).config(&config).build();
+    let all = ["write-1", "bash", "write-2"];
+
+    let call = |tool: &str| HookRequest::tool_execution_start(tool, json!({"path": "a"}));
+    let outcome = stack.clone().oneshot(call("bash")).await.unwrap();
+    assert_eq!(left(&marks, &all), ["bash"]);
+    let records: Vec<_> = outcome.hooks().iter().map(|r| r.outcome()).collect();
+    assert_eq!(
+        records,
+        [
+            RecordOutcome::Skipped,
+            RecordOutcome::Allow,
+            RecordOutcome::Skipped
+        ]
+    );
+
+    stack.clone().oneshot(call("write")).await.unwrap();
+    assert_eq!(left(&marks, &all), ["write-1", "write-2"]);
+
+    // No hook matches: none runs, and every one is recorded as skipped.
+    let outcome = stack.oneshot(call("read")).await.unwrap();
+    assert_eq!(left(&marks, &all), Vec::<String>::new());
+    assert_eq!(outcome.hooks().len(), 3);
+    assert!(outcome
+        .hooks()
+        .iter()
+        .all(|r| r.outcome() == RecordOutcome::Skipped));
+}
+
+/// The same for Claude Code's hooks, which run as a group at once: a handler
+/// whose group's matcher does not match is not spawned beside those that run.
+#[tokio::test]
+async fn a_claude_handler_whose_matcher_does_not_match_is_never_spawned() {
+    let dir = tempfile::tempdir().unwrap();
+    let marks = dir.path().join("marks");
+    std::fs::create_dir(&marks).unwrap();
+    let path = dir.path().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let group = |matcher: &str, name: &str| json!({"matcher": matcher, "hooks": [{"type": "command", "command": leaves(&marks, name)}]});
+    let settings = json!({"hooks": {"PreToolUse": [
+        group("Write", "write-1"),
+        group("Bash", "bash"),
+        group("Edit|Write", "write-2"),
+    ]}});
+    std::fs::write(&path, settings.to_string()).unwrap();
+    let config = tower_hooks::config::Config::load_files(
+        &[tower_hooks::config::ConfigFile::detect(&path)],
+        dir.path(),
+    )
+    .unwrap();
+    assert!(config.warnings().is_empty(), "{:?}", config.warnings());
+    let stack = HookStack::builder().report(()).config(&config).build();
+    let all = ["write-1", "bash", "write-2"];
+
+    let call = |tool: &str| HookRequest::tool_execution_start(tool, json!({"file_path": "a"}));
+    let outcome = stack.clone().oneshot(call("Bash")).await.unwrap();
+    assert_eq!(left(&marks, &all), ["bash"]);
+    let records: Vec<_> = outcome.hooks().iter().map(|r| r.outcome()).collect();
+    assert_eq!(
+        records,
+        [
+            RecordOutcome::Skipped,
+            RecordOutcome::Allow,
+            RecordOutcome::Skipped
+        ]
+    );
+
+    stack.clone().oneshot(call("Write")).await.unwrap();
+    assert_eq!(left(&marks, &all), ["write-1", "write-2"]);
+
+    stack.oneshot(call("Read")).await.unwrap();
+    assert_eq!(left(&marks, &all), Vec::<String>::new());
+}

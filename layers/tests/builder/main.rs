@@ -1,8 +1,6 @@
 //! `ServiceBuilderExt`: each layer in one line, in the order given, and the three
 //! together on a `HookStack`.
 
-#![cfg(feature = "full")]
-
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

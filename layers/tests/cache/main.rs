@@ -1,8 +1,6 @@
 //! The cache layer against in-process hooks: what it keeps, for how long, for
 //! which hooks, and what it never keeps.
 
-#![cfg(feature = "cache")]
-
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

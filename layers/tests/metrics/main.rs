@@ -1,8 +1,6 @@
 //! The metrics layer against in-process hooks: around each hook, around the call,
 //! through the `metrics` facade and in the in-process snapshot.
 
-#![cfg(feature = "metrics")]
-
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};

@@ -2,8 +2,6 @@
 //! in the hook's record, its JSON report, the metrics' `outcome` label (around the
 //! call and around each hook) and the audit log's `decision`.
 
-#![cfg(feature = "full")]
-
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
