@@ -240,7 +240,7 @@ async fn run(argv: Argv, limits: Limits, watch: WatchKind, job: Job) -> io::Resu
     // Spawned right here, on the calling thread: a spawn is a millisecond or
     // so, and a pool would put a busy pool between the host and its hooks.
     // Under a burst of many hundred hooks on two cores that millisecond
-    // queues up (the README's Guarantees say at which load the bound holds).
+    // queues up (docs/guarantees.md says at which load the bound holds).
     let child = spawn(&argv, &job.env, &job.env_remove).map_err(|err| {
         io::Error::new(
             err.kind(),
