@@ -110,6 +110,21 @@ impl Verdict {
         }
     }
 
+    /// The block of a hook that a timeout layer around it (tower's
+    /// `TimeoutLayer`, say) stopped after `waited`, before its own
+    /// `timeout`: a slow guard refuses, and the reason says who stopped it.
+    pub(crate) fn stopped_by_layer(waited: Duration, timeout: Duration) -> Self {
+        Verdict::Block {
+            reason: format!(
+                "hook timed out after {} ms: a timeout layer around it stopped it (its own \
+                 timeout is {} ms)",
+                waited.as_millis(),
+                timeout.as_millis()
+            ),
+            cause: BlockCause::Timeout,
+        }
+    }
+
     /// The block of a fail-closed hook that failed with `error`.
     pub fn failed_closed(error: impl fmt::Display) -> Self {
         Verdict::Block {

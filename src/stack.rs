@@ -778,10 +778,12 @@ impl<C, H> Builder<C, H> {
     /// An error the layer raises follows the hook's failure rule:
     ///
     /// * tower's `Elapsed` (from a `tower::timeout::TimeoutLayer` here, found
-    ///   anywhere in the error's `source` chain) is the hook's timeout: the
-    ///   hook blocks with [`Verdict::timed_out`] of its spec's `timeout`
-    ///   (`hook timed out after N ms`), as when its own deadline passes. A slow
-    ///   guard refuses; it is never allowed because a layer gave up on it.
+    ///   anywhere in the error's `source` chain) is a timeout: the hook
+    ///   blocks with `hook timed out after N ms: a timeout layer around it
+    ///   stopped it (its own timeout is M ms)`, N being the time that really
+    ///   passed (or, at or past its own deadline, with [`Verdict::timed_out`]
+    ///   of its spec's `timeout`). A slow guard refuses; it is never allowed
+    ///   because a layer gave up on it.
     /// * any other error is a hook that could not run: the action is allowed
     ///   and the report line `nanopi: hook errored; failing open (allow)
     ///   [tool=… matcher=… error=…]` is written, or, for a hook with

@@ -132,6 +132,7 @@ where
 
     fn call(&mut self, req: HookRequest) -> Self::Future {
         let context = Failure {
+            started: tokio::time::Instant::now(),
             tool: req.shared_tool_name().cloned(),
             hook: req.hook().cloned(),
             deadline: req.deadline().map(|d| d.timeout),
@@ -186,6 +187,9 @@ fn is_elapsed(err: &(dyn std::error::Error + 'static)) -> bool {
 /// What is needed to report a failure.
 #[derive(Debug)]
 struct Failure<R> {
+    /// When the call reached this layer: a layer that gave up on the hook
+    /// is told how long it really waited.
+    started: tokio::time::Instant,
     tool: Option<Arc<str>>,
     hook: Option<Arc<HookSpec>>,
     deadline: Option<Duration>,
@@ -203,6 +207,12 @@ impl<R: Report> Failure<R> {
                     (None, Some(timeout)) => timeout,
                     (None, None) => DEFAULT_TIMEOUT,
                 };
+                // A layer that gave up before the hook's own deadline says
+                // so, with the time that really passed.
+                let waited = self.started.elapsed();
+                if waited < timeout {
+                    return Verdict::stopped_by_layer(waited, timeout);
+                }
                 return Verdict::timed_out(timeout);
             }
             Failed::Error(error) => error,
@@ -382,35 +392,53 @@ mod tests {
         assert!(lines.lock().unwrap().is_empty());
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn towers_elapsed_is_the_hooks_timeout_block_not_an_error() {
-        let elapsed = || {
-            service_fn(|_req: HookRequest| async {
+        use std::time::Duration;
+        // A layer that gives up after `after`.
+        let elapsed = |after: Duration| {
+            service_fn(move |_req: HookRequest| async move {
+                tokio::time::sleep(after).await;
                 Err::<Verdict, BoxError>(tower::timeout::error::Elapsed::new().into())
             })
         };
         let (lines, report) = collector();
         let spec = Arc::new(
             HookSpec::command(Event::ToolExecutionStart, "x")
-                .with_timeout(std::time::Duration::from_millis(700)),
+                .with_timeout(Duration::from_millis(700)),
         );
-        let req = HookRequest::tool_execution_start("bash", json!({})).with_hook(spec);
-        let v = FailOpen::new(elapsed(), report.clone())
-            .oneshot(req)
+        let req = || HookRequest::tool_execution_start("bash", json!({})).with_hook(spec.clone());
+        // Given up on before the hook's own deadline: the time that passed, and who.
+        let v = FailOpen::new(elapsed(Duration::from_millis(200)), report.clone())
+            .oneshot(req())
             .await
             .unwrap();
-        assert_eq!(v, Verdict::timed_out(std::time::Duration::from_millis(700)));
+        assert_eq!(
+            v,
+            Verdict::Block {
+                reason: "hook timed out after 200 ms: a timeout layer around it stopped it (its \
+                         own timeout is 700 ms)"
+                    .into(),
+                cause: crate::outcome::BlockCause::Timeout,
+            }
+        );
+        // At or past it: the hook's own timeout.
+        let v = FailOpen::new(elapsed(Duration::from_millis(700)), report.clone())
+            .oneshot(req())
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::timed_out(Duration::from_millis(700)));
         // Without a hook: the request's deadline, else the default.
         let req = HookRequest::turn_start(1, 0).with_deadline(crate::request::Deadline {
             at: tokio::time::Instant::now(),
-            timeout: std::time::Duration::from_millis(40),
+            timeout: Duration::from_millis(40),
         });
-        let v = FailOpen::new(elapsed(), report.clone())
+        let v = FailOpen::new(elapsed(Duration::from_millis(40)), report.clone())
             .oneshot(req)
             .await
             .unwrap();
-        assert_eq!(v, Verdict::timed_out(std::time::Duration::from_millis(40)));
-        let v = FailOpen::new(elapsed(), report)
+        assert_eq!(v, Verdict::timed_out(Duration::from_millis(40)));
+        let v = FailOpen::new(elapsed(DEFAULT_TIMEOUT), report)
             .oneshot(HookRequest::turn_start(1, 0))
             .await
             .unwrap();
