@@ -56,7 +56,8 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
+use std::time::Duration;
 
 use pin_project::pin_project;
 use serde_json::Value;
@@ -71,6 +72,10 @@ use crate::process::BoxFuture;
 use crate::report::{Notice, SharedReport};
 use crate::request::{apply_transform, HookRequest};
 use crate::spec::HookSpec;
+
+use self::merge::{merge, Decided, Merged, Then};
+
+mod merge;
 
 struct Slot<S> {
     spec: Arc<HookSpec>,
@@ -281,8 +286,7 @@ where
                     event,
                     next: first,
                     request: Some(req),
-                    decision: Decision::Allow,
-                    reason: None,
+                    decided: Decided::default(),
                     records,
                     notes: None,
                     mark: None,
@@ -310,14 +314,13 @@ enum Kind<S: Service<HookRequest>> {
 }
 
 /// A call that runs at least one hook.
-#[pin_project]
+#[pin_project(project = RunProj)]
 struct Run<S: Service<HookRequest>> {
     table: Arc<Table<S>>,
     event: Event,
     next: usize,
     request: Option<HookRequest>,
-    decision: Decision,
-    reason: Option<String>,
+    decided: Decided,
     records: Records,
     /// What hooks left besides their verdicts (only hooks of other dialects do).
     notes: Option<Box<Notes>>,
@@ -372,7 +375,7 @@ enum MemberState<S: Service<HookRequest>> {
     },
     Done {
         verdict: Verdict,
-        duration: std::time::Duration,
+        duration: Duration,
         run: Option<RunSlot>,
     },
 }
@@ -385,7 +388,7 @@ impl<S: Service<HookRequest>> fmt::Debug for ResponseFuture<S> {
                 .debug_struct("ResponseFuture")
                 .field("event", &run.event)
                 .field("next", &run.next)
-                .field("decision", &run.decision)
+                .field("decision", &run.decided.decision)
                 .finish_non_exhaustive(),
         }
     }
@@ -399,9 +402,9 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project().kind.project() {
-            KindProj::Ready { outcome } => Poll::Ready(Ok(outcome
-                .take()
-                .expect("chain future polled after completion"))),
+            KindProj::Ready { outcome } => {
+                Poll::Ready(Ok(outcome.take().expect(POLLED_AFTER_COMPLETION)))
+            }
             KindProj::Running { run } => run.as_mut().poll(cx),
         }
     }
@@ -413,170 +416,27 @@ where
 {
     type Output = Result<HookOutcome, Infallible>;
 
+    /// One step per state: between hooks the run picks the next one (or a
+    /// group); a waiting hook is called once its service is ready; a running
+    /// hook's verdict, or a finished group's, is [merged](merge) in.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        let hooks = &this.table.events[this.event.index()];
-        let offload = this.table.offload.as_ref();
         loop {
-            let request = this
-                .request
-                .as_mut()
-                .expect("chain future polled after completion");
             match this.state.as_mut().project() {
                 StateProj::Idle => {
-                    let Some(slot) = hooks.get(*this.next) else {
-                        let delivered = offload.and_then(|o| o.take_notes(request));
-                        let request = this.request.take().expect("checked above");
-                        let mut outcome = finish(
-                            *this.event,
-                            *this.decision,
-                            this.reason.take(),
-                            request,
-                            std::mem::take(this.records),
-                        );
-                        // What earlier background runs left comes first.
-                        if let Some(notes) = delivered {
-                            outcome.add_notes(notes);
-                        }
-                        if let Some(notes) = this.notes.take() {
-                            outcome.add_notes(*notes);
-                        }
+                    if let Some(outcome) = this.start_next() {
                         return Poll::Ready(Ok(outcome));
-                    };
-                    if let Some(offload) = offload.filter(|_| slot.spec.runs_in_background()) {
-                        if slot.runs_for(request) {
-                            this.records.push(offload.run(slot, request));
-                        } else if slot.applies(request) {
-                            this.records.push(slot.skipped());
-                        }
-                        *this.next += 1;
-                        continue;
                     }
-                    let dialect = slot.spec.dialect();
-                    if dialect.runs_hooks_at_once() {
-                        // The whole run of consecutive hooks of this dialect.
-                        // Its background hooks stand in the group's place in
-                        // the records, and never stop it.
-                        let end = *this.next
-                            + hooks[*this.next..]
-                                .iter()
-                                .take_while(|slot| slot.spec.dialect() == dialect)
-                                .count();
-                        let members = (*this.next..end)
-                            .map(|index| {
-                                let slot = &hooks[index];
-                                let background = offload.filter(|_| slot.spec.runs_in_background());
-                                let state = match background {
-                                    _ if !slot.applies(request) => MemberState::Absent,
-                                    _ if !slot.runs_for(request) => MemberState::Skipped,
-                                    Some(offload) => {
-                                        MemberState::Offloaded(offload.run(slot, request))
-                                    }
-                                    None => {
-                                        let (service, span) = slot.parts(*this.event);
-                                        MemberState::Waiting { service, span }
-                                    }
-                                };
-                                Member { index, state }
-                            })
-                            .collect();
-                        this.state.set(State::Group { members, end });
-                        continue;
-                    }
-                    if !slot.runs_for(request) {
-                        if slot.applies(request) {
-                            this.records.push(slot.skipped());
-                        }
-                        *this.next += 1;
-                        continue;
-                    }
-                    this.state.set(slot.waiting(*this.event));
-                }
-                StateProj::Group { members, end } => {
-                    if poll_members(members, hooks, request, cx).is_pending() {
-                        return Poll::Pending;
-                    }
-                    let end = *end;
-                    let members = std::mem::take(members);
-                    let mut merged = Merged::default();
-                    for member in members {
-                        let slot = &hooks[member.index];
-                        let (verdict, duration, run) = match member.state {
-                            MemberState::Done {
-                                verdict,
-                                duration,
-                                run,
-                            } => (verdict, duration, run),
-                            MemberState::Offloaded(record) => {
-                                this.records.push(record);
-                                continue;
-                            }
-                            MemberState::Absent => continue,
-                            _ => {
-                                this.records.push(slot.skipped());
-                                continue;
-                            }
-                        };
-                        record_run(
-                            this.records,
-                            this.notes,
-                            &slot.spec,
-                            &verdict,
-                            duration,
-                            run,
-                        );
-                        merged.add(verdict);
-                    }
-                    *this.next = end;
-                    if let Some(reason) = merged.block {
-                        *this.decision = Decision::Block;
-                        *this.reason = Some(reason);
-                        for slot in hooks[end..].iter().filter(|s| s.applies(request)) {
-                            this.records.push(HookRecord::not_run(slot.spec.clone()));
-                        }
-                        *this.next = hooks.len();
-                    } else {
-                        if let Some(reason) = merged.ask {
-                            if *this.decision != Decision::Ask {
-                                *this.decision = Decision::Ask;
-                                *this.reason = Some(reason);
-                            }
-                        }
-                        if let Some(updated) = merged.transform {
-                            if *this.decision != Decision::Ask {
-                                *this.decision = Decision::Transform;
-                            }
-                            if let Some(next) =
-                                apply_transform(*this.event, request.arguments(), updated)
-                            {
-                                request.set_shared_arguments(Arc::new(next));
-                            }
-                        }
-                    }
-                    *this.mark = None;
-                    this.state.set(State::Idle);
                 }
                 StateProj::Waiting { service, span } => {
-                    let (future, run) = {
-                        let _entered = span.enter();
-                        match service.poll_ready(cx) {
-                            Poll::Pending => return Poll::Pending,
-                            Poll::Ready(Ok(())) => {}
-                        }
-                        let spec = hooks[*this.next].spec.clone();
-                        // Only a command hook has a process to tell about: an
-                        // in-process hook costs no slot.
-                        let run = spec.leaves_notes().then(RunSlot::default);
-                        let mut req = request.clone().with_hook(spec);
-                        if let Some(run) = &run {
-                            req = req.with_run_slot(run.clone());
-                        }
-                        (service.call(req), run)
-                    };
+                    let spec = &this.table.events[this.event.index()][*this.next].spec;
+                    let request = this.request.as_ref().expect(POLLED_AFTER_COMPLETION);
+                    let (future, run) = ready!(call_when_ready(service, span, spec, request, cx));
                     let span = std::mem::replace(span, Span::none());
+                    let started = this.mark.unwrap_or_else(Instant::now);
                     this.state.set(State::Running {
                         future,
-                        started: this.mark.unwrap_or_else(Instant::now),
+                        started,
                         span,
                         run,
                     });
@@ -587,62 +447,229 @@ where
                     span,
                     run,
                 } => {
-                    let verdict = {
-                        let _entered = span.enter();
-                        match future.poll(cx) {
-                            Poll::Pending => return Poll::Pending,
-                            Poll::Ready(Ok(verdict)) => verdict,
-                        }
-                    };
+                    let verdict = ready!(poll_hook(future, span, cx));
                     let now = Instant::now();
                     let duration = now.saturating_duration_since(*started);
+                    record_span(span, &verdict, duration);
+                    let run = run.take();
                     *this.mark = Some(now);
-                    span.record("outcome", verdict.record_outcome().as_str());
-                    span.record("duration_ms", crate::outcome::millis(duration));
-                    record_run(
-                        this.records,
-                        this.notes,
-                        &hooks[*this.next].spec,
-                        &verdict,
-                        duration,
-                        run.take(),
-                    );
-                    *this.next += 1;
-                    match verdict {
-                        Verdict::Block { reason, .. } => {
-                            *this.decision = Decision::Block;
-                            *this.reason = Some(reason);
-                            for slot in hooks[*this.next..].iter().filter(|s| s.applies(request)) {
-                                this.records.push(HookRecord::not_run(slot.spec.clone()));
-                            }
-                            *this.next = hooks.len();
-                        }
-                        Verdict::Transform(updated) => {
-                            // An ask stays an ask; the rewrite still applies.
-                            if *this.decision != Decision::Ask {
-                                *this.decision = Decision::Transform;
-                            }
-                            if let Some(next) =
-                                apply_transform(*this.event, request.arguments(), updated)
-                            {
-                                request.set_shared_arguments(Arc::new(next));
-                            }
-                        }
-                        Verdict::Ask { reason } => {
-                            // Approval is needed; later hooks still run, and a
-                            // block from one of them wins.
-                            if *this.decision != Decision::Ask {
-                                *this.decision = Decision::Ask;
-                                *this.reason = Some(reason);
-                            }
-                        }
-                        Verdict::Allow | Verdict::Skipped | Verdict::FailedOpen { .. } => {}
-                    }
+                    this.hook_done(verdict, duration, run);
+                    this.state.set(State::Idle);
+                }
+                StateProj::Group { members, end } => {
+                    let hooks = &this.table.events[this.event.index()];
+                    let request = this.request.as_ref().expect(POLLED_AFTER_COMPLETION);
+                    ready!(poll_members(members, hooks, request, cx));
+                    let (members, end) = (std::mem::take(members), *end);
+                    this.group_done(members, end);
                     this.state.set(State::Idle);
                 }
             }
         }
     }
+}
+
+const POLLED_AFTER_COMPLETION: &str = "chain future polled after completion";
+
+impl<S> RunProj<'_, S>
+where
+    S: Service<HookRequest, Response = Verdict, Error = Infallible> + Clone,
+{
+    /// Between hooks: the outcome when none is left; otherwise the hook at
+    /// `next` is handed to the background, started (alone or with its group),
+    /// or passed over.
+    fn start_next(&mut self) -> Option<HookOutcome> {
+        let hooks = &self.table.events[self.event.index()];
+        let offload = self.table.offload.as_ref();
+        let request = self.request.as_ref().expect(POLLED_AFTER_COMPLETION);
+        let Some(slot) = hooks.get(*self.next) else {
+            return Some(self.finish());
+        };
+        if let Some(offload) = offload.filter(|_| slot.spec.runs_in_background()) {
+            if slot.runs_for(request) {
+                self.records.push(offload.run(slot, request));
+            } else if slot.applies(request) {
+                self.records.push(slot.skipped());
+            }
+            *self.next += 1;
+        } else if slot.spec.dialect().runs_hooks_at_once() {
+            let group = start_group(hooks, *self.next, request, offload, *self.event);
+            self.state.set(group);
+        } else if slot.runs_for(request) {
+            self.state.set(slot.waiting(*self.event));
+        } else {
+            if slot.applies(request) {
+                self.records.push(slot.skipped());
+            }
+            *self.next += 1;
+        }
+        None
+    }
+
+    /// The outcome of the run, with what background runs and the hooks left.
+    fn finish(&mut self) -> HookOutcome {
+        let request = self.request.take().expect(POLLED_AFTER_COMPLETION);
+        let delivered = self
+            .table
+            .offload
+            .as_ref()
+            .and_then(|o| o.take_notes(&request));
+        let Decided { decision, reason } = std::mem::take(self.decided);
+        let records = std::mem::take(self.records);
+        let mut outcome = finish(*self.event, decision, reason, request, records);
+        // What earlier background runs left comes first.
+        if let Some(notes) = delivered {
+            outcome.add_notes(notes);
+        }
+        if let Some(notes) = self.notes.take() {
+            outcome.add_notes(*notes);
+        }
+        outcome
+    }
+
+    /// Records the hook at `next`, which answered `verdict`, and merges it in.
+    fn hook_done(&mut self, verdict: Verdict, duration: Duration, run: Option<RunSlot>) {
+        let spec = &self.table.events[self.event.index()][*self.next].spec;
+        record_run(self.records, self.notes, spec, &verdict, duration, run);
+        *self.next += 1;
+        self.settle(verdict);
+    }
+
+    /// Records the members of a group that ran at once (from `next` up to
+    /// `end`), and merges their answers in.
+    fn group_done(&mut self, members: Vec<Member<S>>, end: usize) {
+        let hooks = &self.table.events[self.event.index()];
+        let mut merged = Merged::default();
+        for member in members {
+            let slot = &hooks[member.index];
+            match member.state {
+                MemberState::Done {
+                    verdict,
+                    duration,
+                    run,
+                } => {
+                    record_run(
+                        self.records,
+                        self.notes,
+                        &slot.spec,
+                        &verdict,
+                        duration,
+                        run,
+                    );
+                    merged.add(verdict);
+                }
+                MemberState::Offloaded(record) => self.records.push(record),
+                MemberState::Absent => {}
+                _ => self.records.push(slot.skipped()),
+            }
+        }
+        *self.next = end;
+        for verdict in merged.into_verdicts() {
+            self.settle(verdict);
+        }
+        *self.mark = None;
+    }
+
+    /// [Merges](merge) `verdict` into the run's decision and does what it
+    /// asks: the arguments rewritten, or the hooks from `next` on recorded as
+    /// not run.
+    fn settle(&mut self, verdict: Verdict) {
+        let (decided, then) = merge(std::mem::take(self.decided), verdict);
+        *self.decided = decided;
+        let request = self.request.as_mut().expect(POLLED_AFTER_COMPLETION);
+        match then {
+            Then::Next => {}
+            Then::Rewrite(updated) => {
+                if let Some(next) = apply_transform(*self.event, request.arguments(), updated) {
+                    request.set_shared_arguments(Arc::new(next));
+                }
+            }
+            Then::Stop => {
+                let hooks = &self.table.events[self.event.index()];
+                for slot in hooks[*self.next..].iter().filter(|s| s.applies(request)) {
+                    self.records.push(HookRecord::not_run(slot.spec.clone()));
+                }
+                *self.next = hooks.len();
+            }
+        }
+    }
+}
+
+/// The group of consecutive hooks of `hooks[from]`'s dialect, which runs them
+/// at once. Its background hooks stand in the group's place in the records, and
+/// never stop it.
+fn start_group<S>(
+    hooks: &[Slot<S>],
+    from: usize,
+    request: &HookRequest,
+    offload: Option<&Offload<S>>,
+    event: Event,
+) -> State<S>
+where
+    S: Service<HookRequest> + Clone,
+{
+    let dialect = hooks[from].spec.dialect();
+    let end = from
+        + hooks[from..]
+            .iter()
+            .take_while(|slot| slot.spec.dialect() == dialect)
+            .count();
+    let members = (from..end)
+        .map(|index| {
+            let slot = &hooks[index];
+            let background = offload.filter(|_| slot.spec.runs_in_background());
+            let state = match background {
+                _ if !slot.applies(request) => MemberState::Absent,
+                _ if !slot.runs_for(request) => MemberState::Skipped,
+                Some(offload) => MemberState::Offloaded(offload.run(slot, request)),
+                None => {
+                    let (service, span) = slot.parts(event);
+                    MemberState::Waiting { service, span }
+                }
+            };
+            Member { index, state }
+        })
+        .collect();
+    State::Group { members, end }
+}
+
+/// Polls a hook's service ready and calls it (both in its span) with the
+/// request, tagged with its spec and, for a command hook, a slot for what its
+/// process did (an in-process hook costs no slot).
+fn call_when_ready<S>(
+    service: &mut S,
+    span: &Span,
+    spec: &Arc<HookSpec>,
+    request: &HookRequest,
+    cx: &mut Context<'_>,
+) -> Poll<(S::Future, Option<RunSlot>)>
+where
+    S: Service<HookRequest, Response = Verdict, Error = Infallible>,
+{
+    let _entered = span.enter();
+    let Ok(()) = ready!(service.poll_ready(cx));
+    let run = spec.leaves_notes().then(RunSlot::default);
+    let mut req = request.clone().with_hook(spec.clone());
+    if let Some(run) = &run {
+        req = req.with_run_slot(run.clone());
+    }
+    Poll::Ready((service.call(req), run))
+}
+
+/// Polls a running hook in its span.
+fn poll_hook<F>(future: Pin<&mut F>, span: &Span, cx: &mut Context<'_>) -> Poll<Verdict>
+where
+    F: Future<Output = Result<Verdict, Infallible>>,
+{
+    let _entered = span.enter();
+    let Ok(verdict) = ready!(future.poll(cx));
+    Poll::Ready(verdict)
+}
+
+/// Writes what a hook answered, and how long it took, into its span.
+fn record_span(span: &Span, verdict: &Verdict, duration: Duration) {
+    span.record("outcome", verdict.record_outcome().as_str());
+    span.record("duration_ms", crate::outcome::millis(duration));
 }
 
 /// Records a hook's run, with what its process did, and keeps the notes its
@@ -652,7 +679,7 @@ fn record_run(
     notes: &mut Option<Box<Notes>>,
     spec: &Arc<HookSpec>,
     verdict: &Verdict,
-    duration: std::time::Duration,
+    duration: Duration,
     slot: Option<RunSlot>,
 ) {
     if let Some(more) = slot.as_ref().and_then(RunSlot::take_notes) {
@@ -678,29 +705,39 @@ where
 {
     let mut pending = false;
     for member in members.iter_mut() {
+        let spec = &hooks[member.index].spec;
+        pending |= member.poll(spec, request, cx).is_pending();
+    }
+    if pending {
+        Poll::Pending
+    } else {
+        Poll::Ready(())
+    }
+}
+
+impl<S> Member<S>
+where
+    S: Service<HookRequest, Response = Verdict, Error = Infallible> + Clone,
+{
+    /// Drives this member (hook `spec`) as far as it goes: ready once done
+    /// (or not run at all).
+    fn poll(
+        &mut self,
+        spec: &Arc<HookSpec>,
+        request: &HookRequest,
+        cx: &mut Context<'_>,
+    ) -> Poll<()> {
         loop {
-            match &mut member.state {
+            match &mut self.state {
                 MemberState::Absent
                 | MemberState::Skipped
                 | MemberState::Offloaded(_)
-                | MemberState::Done { .. } => break,
+                | MemberState::Done { .. } => return Poll::Ready(()),
                 MemberState::Waiting { service, span } => {
-                    let _entered = span.enter();
-                    if service.poll_ready(cx).is_pending() {
-                        pending = true;
-                        break;
-                    }
-                    let spec = hooks[member.index].spec.clone();
-                    let run = spec.leaves_notes().then(RunSlot::default);
-                    let mut req = request.clone().with_hook(spec);
-                    if let Some(run) = &run {
-                        req = req.with_run_slot(run.clone());
-                    }
-                    let future = Box::pin(service.call(req));
-                    drop(_entered);
+                    let (future, run) = ready!(call_when_ready(service, span, spec, request, cx));
                     let span = std::mem::replace(span, Span::none());
-                    member.state = MemberState::Running {
-                        future,
+                    self.state = MemberState::Running {
+                        future: Box::pin(future),
                         started: Instant::now(),
                         span,
                         run,
@@ -712,61 +749,17 @@ where
                     span,
                     run,
                 } => {
-                    let verdict = {
-                        let _entered = span.enter();
-                        match future.as_mut().poll(cx) {
-                            Poll::Pending => {
-                                pending = true;
-                                break;
-                            }
-                            Poll::Ready(Ok(verdict)) => verdict,
-                        }
-                    };
+                    let verdict = ready!(poll_hook(future.as_mut(), span, cx));
                     let duration = started.elapsed();
-                    span.record("outcome", verdict.record_outcome().as_str());
-                    span.record("duration_ms", crate::outcome::millis(duration));
+                    record_span(span, &verdict, duration);
                     let run = run.take();
-                    member.state = MemberState::Done {
+                    self.state = MemberState::Done {
                         verdict,
                         duration,
                         run,
                     };
                 }
             }
-        }
-    }
-    if pending {
-        Poll::Pending
-    } else {
-        Poll::Ready(())
-    }
-}
-
-/// The answers of a group that ran at once, merged: a block beats an ask,
-/// which beats an allow; block reasons are joined on new lines in config order;
-/// the last rewrite in config order wins.
-#[derive(Default)]
-struct Merged {
-    block: Option<String>,
-    ask: Option<String>,
-    transform: Option<serde_json::Map<String, Value>>,
-}
-
-impl Merged {
-    fn add(&mut self, verdict: Verdict) {
-        match verdict {
-            Verdict::Block { reason, .. } => match &mut self.block {
-                Some(all) => {
-                    all.push('\n');
-                    all.push_str(&reason);
-                }
-                None => self.block = Some(reason),
-            },
-            Verdict::Ask { reason } => {
-                self.ask.get_or_insert(reason);
-            }
-            Verdict::Transform(updated) => self.transform = Some(updated),
-            Verdict::Allow | Verdict::Skipped | Verdict::FailedOpen { .. } => {}
         }
     }
 }
