@@ -5,7 +5,7 @@ use tower::util::BoxCloneSyncService;
 use tower::ServiceExt;
 use tower_service::Service;
 
-use super::tool::ToolCall;
+use super::call::ToolCall;
 use crate::BoxError;
 
 /// A tool call that a hook said a person must approve, handed to the
