@@ -2,6 +2,10 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
+// First: its macros are in scope in the modules below.
+#[macro_use]
+mod macros;
+
 pub mod agent;
 pub mod config;
 pub mod dialect;

@@ -381,15 +381,7 @@ impl<S> HookStack<S> {
         while ends.join_next().await.is_some() {}
     }
 
-    /// The service inside.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// Unwraps the service inside.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
+    define_inner_service_accessors!(inner, "service inside", ref_only);
 
     /// Boxes the service inside: a [`BoxHookStack`], one nameable type for
     /// any stack, with the same hooks, switch and error type.

@@ -68,6 +68,11 @@
 // The module table above links every module; a build without all of them has gaps.
 #![cfg_attr(not(feature = "full"), allow(rustdoc::broken_intra_doc_links))]
 
+// First: its macro is in scope in the modules below.
+#[cfg(any(feature = "audit", feature = "cache", feature = "metrics"))]
+#[macro_use]
+mod macros;
+
 mod builder;
 
 #[cfg(feature = "audit")]

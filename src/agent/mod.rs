@@ -377,20 +377,7 @@ impl<S> AgentHooks<S> {
         ToolHooksLayer::new(self.hooks.clone()).with_carried(self.carried.clone())
     }
 
-    /// The hook stack.
-    pub fn get_ref(&self) -> &S {
-        &self.hooks
-    }
-
-    /// The hook stack, mutably.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.hooks
-    }
-
-    /// Unwraps the hook stack.
-    pub fn into_inner(self) -> S {
-        self.hooks
-    }
+    define_inner_service_accessors!(hooks, "hook stack");
 }
 
 impl<S> AgentHooks<S>

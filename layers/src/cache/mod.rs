@@ -259,20 +259,7 @@ impl<S> Cache<S> {
         layer.layer(inner)
     }
 
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The inner service, mutably.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
-
-    /// Unwraps the inner service.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
+    define_inner_service_accessors!();
 
     /// The cache key of `req`, if its hook is opted in.
     fn key(&self, req: &HookRequest) -> Option<Key> {

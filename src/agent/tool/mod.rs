@@ -249,24 +249,11 @@ impl<S, H> ToolHooks<S, H> {
         self
     }
 
-    /// The tool service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The tool service, mutably.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
+    define_inner_service_accessors!(inner, "tool service");
 
     /// The hook stack.
     pub fn hooks(&self) -> &H {
         &self.hooks
-    }
-
-    /// Unwraps the tool service.
-    pub fn into_inner(self) -> S {
-        self.inner
     }
 }
 
