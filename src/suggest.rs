@@ -13,7 +13,7 @@ pub(crate) fn closest<'a>(
     }
     // One edit in a short name, two in a longer one: closer than that, the
     // guess would be noise.
-    let limit = if given.len() < 6 { 1 } else { 2 };
+    let limit = if given.chars().count() < 6 { 1 } else { 2 };
     candidates
         .into_iter()
         .map(|candidate| (distance(&given, &normalized(candidate)), candidate))
@@ -22,30 +22,17 @@ pub(crate) fn closest<'a>(
         .map(|(_, candidate)| candidate)
 }
 
-fn normalized(name: &str) -> Vec<char> {
+fn normalized(name: &str) -> String {
     name.chars()
         .filter(|c| !matches!(c, '_' | '-' | ' '))
         .flat_map(char::to_lowercase)
         .collect()
 }
 
-/// Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`.
-fn distance(a: &[char], b: &[char]) -> usize {
-    // Three rows of the optimal-string-alignment table.
-    let mut before: Vec<usize> = Vec::new();
-    let mut last: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut row = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            row[j] = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                row[j] = row[j].min(before[j - 2] + 1);
-            }
-        }
-        before = std::mem::replace(&mut last, row);
-    }
-    last[b.len()]
+/// Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`:
+/// the optimal string alignment distance.
+fn distance(a: &str, b: &str) -> usize {
+    strsim::osa_distance(a, b)
 }
 
 #[cfg(test)]
