@@ -1,10 +1,10 @@
 //! [`HookSpec`]: one configured hook, as plain data.
 
-use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::dialect::DialectHook;
 use crate::event::Event;
 use crate::pattern::{Pattern, PatternError};
 
@@ -155,7 +155,9 @@ pub enum Program {
 #[derive(Clone)]
 pub struct HookSpec {
     pub(crate) event: Event,
-    pub(crate) dialect: Dialect,
+    /// Its dialect's rules and data (nanopi's unless a dialect's loader
+    /// made it).
+    pub(crate) hook: Arc<dyn DialectHook>,
     pub(crate) source: String,
     pub(crate) source_label: Option<String>,
     pub(crate) index: usize,
@@ -170,9 +172,6 @@ pub struct HookSpec {
     pub(crate) attached: bool,
     /// What its process runs.
     pub(crate) program: Program,
-    /// What its dialect needs besides (a Claude Code handler's event name as
-    /// written, its `if` rule, …), read back by that dialect only.
-    pub(crate) extra: Option<Arc<dyn Any + Send + Sync>>,
     /// Why it never runs, when its loader says so (a copy of another hook).
     pub(crate) disabled: Option<Arc<str>>,
     /// The call does not wait for it (Claude Code's `async: true`).
@@ -265,7 +264,7 @@ impl HookSpec {
     pub fn command(event: Event, command: impl Into<String>) -> Self {
         HookSpec {
             event,
-            dialect: Dialect::Nanopi,
+            hook: crate::dialect::default_hook(),
             source: String::from("<program>"),
             source_label: None,
             index: 0,
@@ -278,7 +277,6 @@ impl HookSpec {
             fail_closed: false,
             attached: false,
             program: Program::Bash,
-            extra: None,
             disabled: None,
             background: false,
             persistent: false,
@@ -370,26 +368,23 @@ impl HookSpec {
         self
     }
 
-    /// Marks the dialect whose rules it follows, and what that dialect keeps on it.
-    pub(crate) fn with_dialect(
-        mut self,
-        dialect: Dialect,
-        extra: Option<Arc<dyn Any + Send + Sync>>,
-    ) -> Self {
-        self.dialect = dialect;
-        self.extra = extra;
+    /// Sets the dialect whose rules it follows, with what that dialect
+    /// keeps on it.
+    pub(crate) fn with_dialect(mut self, hook: Arc<dyn DialectHook>) -> Self {
+        self.hook = hook;
         self
     }
 
-    /// What its dialect keeps on it, if it is a `T`.
-    pub(crate) fn extra<T: Any>(&self) -> Option<&T> {
-        self.extra.as_deref().and_then(|extra| extra.downcast_ref())
+    /// Its dialect's rules and data.
+    #[inline]
+    pub(crate) fn dialect_hook(&self) -> &dyn DialectHook {
+        &*self.hook
     }
 
     /// The dialect whose rules it follows ([`Dialect::Nanopi`] unless a
     /// dialect's loader made it).
     pub fn dialect(&self) -> Dialect {
-        self.dialect
+        self.hook.dialect()
     }
 
     /// The file it was configured in, or the name given to an in-process hook.
@@ -567,7 +562,7 @@ impl fmt::Debug for HookSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HookSpec")
             .field("event", &self.event)
-            .field("dialect", &self.dialect)
+            .field("dialect", &self.hook.dialect())
             .field("source", &self.source)
             .field("index", &self.index)
             .field("name", &self.name)

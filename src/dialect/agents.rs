@@ -529,61 +529,76 @@ pub fn specs(file: &AgentsFile, source: &Path) -> Vec<crate::HookSpec> {
                 .with_timeout(hook.timeout)
                 .with_program(crate::spec::Program::Sh)
                 .with_persistent(hook.persistent)
-                .with_dialect(
-                    crate::Dialect::Agents,
-                    Some(std::sync::Arc::new(AgentsExtra { hook: hook.clone() })),
-                );
+                .with_dialect(std::sync::Arc::new(AgentsExtra { hook: hook.clone() }));
             spec.matcher = hook.matcher.clone();
             spec
         })
         .collect()
 }
 
-/// Whether a react-agent-mini hook runs for `req`: its event is the request's
-/// point and its matcher names the tool (or is `*`).
-pub(crate) fn runs_for(extra: &AgentsExtra, req: &HookRequest) -> bool {
-    AgentsEvent::at(req.event()) == Some(extra.hook.event)
-        && extra.hook.matches(req.tool_name().unwrap_or(""))
-}
-
-/// The stdin line of a run (none: nothing is added to the environment).
-pub(crate) fn encode(req: &HookRequest) -> crate::dialect::Encoded {
-    crate::dialect::Encoded {
-        stdin: stdin_line(req).unwrap_or_default(),
-        ..Default::default()
+impl crate::dialect::DialectHook for AgentsExtra {
+    fn dialect(&self) -> crate::Dialect {
+        crate::Dialect::Agents
     }
-}
 
-/// How a run ended, in neutral terms: a deny blocks; a failure is an `error`
-/// record that lets the tool run, or a block with `denyOnFailure`.
-pub(crate) fn neutral(
-    extra: &AgentsExtra,
-    fail_closed: bool,
-    ended: crate::dialect::Ended<'_>,
-    timeout: Duration,
-) -> (crate::Verdict, crate::Notes) {
-    use crate::outcome::Termination;
-    // `denyOnFailure`, or the host's policy (the spec's `fail_closed`).
-    let (event, deny) = (extra.hook.event, extra.hook.deny_on_failure || fail_closed);
-    let answer = match ended {
-        Ok((Termination::Exited(code), stdout, stderr)) => {
-            decode(event, Some(code), stdout, stderr, deny)
+    fn event_name<'a>(&'a self, _spec: &'a crate::HookSpec) -> &'a str {
+        self.event_name()
+    }
+
+    /// Its event is the request's point and its matcher names the tool (or
+    /// is `*`).
+    fn runs_for(&self, _spec: &crate::HookSpec, req: &HookRequest) -> bool {
+        AgentsEvent::at(req.event()) == Some(self.hook.event)
+            && self.hook.matches(req.tool_name().unwrap_or(""))
+    }
+
+    /// The stdin line of a run (nothing is added to the environment).
+    fn encode(&self, req: &HookRequest, _cwd: &str) -> crate::dialect::Encoded {
+        crate::dialect::Encoded {
+            stdin: stdin_line(req).unwrap_or_default(),
+            ..Default::default()
         }
-        Ok((Termination::Signaled(_), stdout, stderr)) => decode(event, None, stdout, stderr, deny),
-        Ok((Termination::TimedOut, _, _)) => failed(event, &Failure::TimedOut(timeout), deny),
-        Err(error) => failed(event, &Failure::CouldNotStart(error.to_string()), deny),
-    };
-    let verdict = match (answer.decision, answer.error) {
-        (AgentsDecision::Deny, error) => crate::Verdict::block(
-            answer
-                .reason
-                .or(error)
-                .unwrap_or_else(|| crate::DEFAULT_BLOCK_REASON.into()),
-        ),
-        (AgentsDecision::Allow, Some(error)) => crate::Verdict::failed_open(error),
-        (AgentsDecision::Allow, None) => crate::Verdict::Allow,
-    };
-    (verdict, crate::Notes::default())
+    }
+
+    /// A deny blocks; a failure is an `error` record that lets the tool
+    /// run, or a block with `denyOnFailure` (or when the hook fails closed).
+    fn finish(
+        &self,
+        spec: Option<&crate::HookSpec>,
+        _req: &HookRequest,
+        ended: crate::dialect::Ended<'_>,
+    ) -> Result<(crate::Verdict, crate::Notes), crate::BoxError> {
+        use crate::outcome::Termination;
+        let timeout = spec.map(crate::HookSpec::timeout).unwrap_or_default();
+        let fail_closed = spec.is_some_and(crate::HookSpec::fail_closed);
+        let (event, deny) = (self.hook.event, self.hook.deny_on_failure || fail_closed);
+        let answer = match ended {
+            Ok(finished) => {
+                let (stdout, stderr) = (&finished.stdout, &finished.stderr);
+                match finished.termination {
+                    Termination::Exited(code) => decode(event, Some(code), stdout, stderr, deny),
+                    Termination::Signaled(_) => decode(event, None, stdout, stderr, deny),
+                    Termination::TimedOut => failed(event, &Failure::TimedOut(timeout), deny),
+                }
+            }
+            Err(error) => failed(event, &Failure::CouldNotStart(error.to_string()), deny),
+        };
+        let verdict = match (answer.decision, answer.error) {
+            (AgentsDecision::Deny, error) => crate::Verdict::block(
+                answer
+                    .reason
+                    .or(error)
+                    .unwrap_or_else(|| crate::DEFAULT_BLOCK_REASON.into()),
+            ),
+            (AgentsDecision::Allow, Some(error)) => crate::Verdict::failed_open(error),
+            (AgentsDecision::Allow, None) => crate::Verdict::Allow,
+        };
+        Ok((verdict, crate::Notes::default()))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 #[cfg(test)]

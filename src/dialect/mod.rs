@@ -11,46 +11,168 @@ pub mod agents;
 pub mod claude;
 pub mod cursor;
 mod envelope;
+mod model_answer;
 pub mod nanopi;
 
-use crate::outcome::{Notes, Termination, Verdict};
+pub use self::model_answer::ModelAnswer;
+
+use std::any::Any;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::host::Host;
+use crate::outcome::{Notes, Verdict};
+use crate::process::persistent::PROTOCOL_VAR;
+use crate::process::{Finished, Job};
 use crate::request::HookRequest;
 use crate::spec::{Dialect, HookSpec};
+use crate::BoxError;
 
-/// Whether `spec`'s hook runs for `req`, by its dialect's rule: nanopi tests its
-/// matcher against the point's subject; Claude Code also checks that the
-/// request is its event (`PostToolUse` or `PostToolUseFailure`) and its `if`.
-#[inline]
-pub(crate) fn runs_for(spec: &HookSpec, req: &HookRequest) -> bool {
-    match spec.dialect() {
-        Dialect::Nanopi => spec.pattern().matches(req.matcher_subject().as_str()),
-        Dialect::Claude => spec
-            .extra::<claude::hook::ClaudeHook>()
-            .is_some_and(|hook| claude::hook::runs_for(spec, hook, req)),
-        Dialect::Agents => spec
-            .extra::<agents::AgentsExtra>()
-            .is_some_and(|extra| agents::runs_for(extra, req)),
-        Dialect::Cursor => spec
-            .extra::<cursor::hook::CursorHook>()
-            .is_some_and(|hook| cursor::hook::runs_for(hook, req)),
+/// What a dialect does with one of its hooks: a crate-private trait object
+/// on every [`HookSpec`], so that the layers never name a dialect.
+///
+/// Each dialect's loader puts its own implementation on the specs it makes
+/// (with what it needs: the event's name as written, a Claude Code `if`
+/// rule, a Cursor session store); a spec made by hand gets nanopi's.
+pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
+    /// The dialect it speaks.
+    fn dialect(&self) -> Dialect;
+
+    /// The event as the hook's file names it (`PreToolUse`, `preToolUse`,
+    /// `tool_execution_start`).
+    fn event_name<'a>(&'a self, spec: &'a HookSpec) -> &'a str {
+        spec.event().name()
+    }
+
+    /// Whether the hook is part of a call of `req` at all, matcher aside (a
+    /// Cursor `beforeShellExecution` hook is not part of a read tool's
+    /// call). A hook that is not neither runs nor appears in the records.
+    fn applies(&self, _req: &HookRequest) -> bool {
+        true
+    }
+
+    /// Whether the hook runs for `req`: its matcher, and whatever else its
+    /// dialect tests (Claude Code's `if`).
+    fn runs_for(&self, spec: &HookSpec, req: &HookRequest) -> bool;
+
+    /// What the hook is given: stdin bytes, variables, a directory.
+    fn encode(&self, req: &HookRequest, cwd: &str) -> Encoded;
+
+    /// What a hook that is not a command (a model hook, an HTTP hook) is
+    /// given in place of stdin: by default the stdin it would read.
+    fn input(&self, req: &HookRequest, cwd: &str) -> Vec<u8> {
+        self.encode(req, cwd).stdin
+    }
+
+    /// The job that runs the command `spec` of this dialect for `req`.
+    fn job(&self, spec: Option<&HookSpec>, leaf: &JobParts<'_>, req: &HookRequest) -> Job {
+        assemble(spec, leaf, req, self.encode(req, leaf.cwd))
+    }
+
+    /// Whether a run gets a task of its own, so that the hooks of a group
+    /// that runs at once start side by side (nanopi's run one after
+    /// another, on the caller's task).
+    fn own_task(&self) -> bool {
+        true
+    }
+
+    /// How a run ended, as the neutral verdict and notes. `Err` is a run
+    /// that could not give an answer, for the fail-open layer to report
+    /// (nanopi's report line); the other dialects answer every failure
+    /// themselves.
+    fn finish(
+        &self,
+        spec: Option<&HookSpec>,
+        req: &HookRequest,
+        ended: Ended<'_>,
+    ) -> Result<(Verdict, Notes), BoxError>;
+
+    /// A model's answer, for a dialect with model-evaluated hooks; `Err` is
+    /// an answer that could not be had or read. `None`: this dialect has
+    /// none.
+    fn model_answer(
+        &self,
+        _spec: &HookSpec,
+        _req: &HookRequest,
+        _answer: Result<ModelAnswer, String>,
+    ) -> Option<(Verdict, Notes)> {
+        None
+    }
+
+    /// A policy server's response (`Ok((status, body))` or why none came),
+    /// for a dialect with HTTP hooks; `None`: this dialect has none.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    fn http_answer(
+        &self,
+        _spec: &HookSpec,
+        _response: Result<(u16, &[u8]), String>,
+    ) -> Option<(Verdict, Notes)> {
+        None
+    }
+
+    /// Whether its dialect has HTTP hooks (one without could not read a
+    /// policy server's answer, so nothing is posted).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    fn has_http_hooks(&self) -> bool {
+        false
+    }
+
+    /// The directory the hook runs in when its dialect decides it; `None`:
+    /// the session's working directory.
+    fn run_dir(&self) -> Option<&Path> {
+        None
+    }
+
+    /// The hook as `Any`, for its own dialect's code to read it back.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// The dialect of a hook made by hand: nanopi's.
+pub(crate) fn default_hook() -> Arc<dyn DialectHook> {
+    static NANOPI: std::sync::OnceLock<Arc<dyn DialectHook>> = std::sync::OnceLock::new();
+    NANOPI.get_or_init(|| Arc::new(nanopi::NanopiHook)).clone()
+}
+
+/// The dialect of `req`'s hook (nanopi's for a request without one).
+pub(crate) fn of(req: &HookRequest) -> &dyn DialectHook {
+    match req.hook() {
+        Some(spec) => spec.dialect_hook(),
+        None => &nanopi::NanopiHook,
     }
 }
 
-/// Whether `spec`'s hook is part of a call of `req` at all, matcher aside:
-/// a Cursor hook of `beforeShellExecution` is not part of a call of a read
-/// tool, nor a `PostToolUseFailure` hook of a call that succeeded. A hook that
-/// is not part of the call neither runs nor appears in its records.
+/// `spec`'s dialect data if it is a `T`: for a dialect's own code only.
+pub(crate) fn extra<T: DialectHook>(spec: &HookSpec) -> Option<&T> {
+    spec.dialect_hook().as_any().downcast_ref()
+}
+
+/// What the command leaf shares with a dialect that builds a job.
+#[derive(Debug)]
+pub(crate) struct JobParts<'a> {
+    /// The command, as configured.
+    pub(crate) command: &'a Arc<str>,
+    /// The stack's variables.
+    pub(crate) env: &'a [(String, String)],
+    /// The leaf's directory, if it has one.
+    pub(crate) current_dir: Option<&'a Arc<Path>>,
+    /// The host's names.
+    pub(crate) host: &'a Host,
+    /// The session's working directory (the process's when the request has
+    /// none).
+    pub(crate) cwd: &'a str,
+}
+
+/// Whether `spec`'s hook runs for `req`, by its dialect's rule.
+#[inline]
+pub(crate) fn runs_for(spec: &HookSpec, req: &HookRequest) -> bool {
+    spec.dialect_hook().runs_for(spec, req)
+}
+
+/// Whether `spec`'s hook is part of a call of `req` at all, matcher aside.
 #[inline]
 pub(crate) fn applies(spec: &HookSpec, req: &HookRequest) -> bool {
-    match spec.dialect() {
-        Dialect::Claude => spec
-            .extra::<claude::hook::ClaudeHook>()
-            .is_none_or(|hook| claude::hook::applies(hook, req)),
-        Dialect::Cursor => spec
-            .extra::<cursor::hook::CursorHook>()
-            .is_none_or(|hook| cursor::hook::applies(hook, req)),
-        _ => true,
-    }
+    spec.dialect_hook().applies(req)
 }
 
 /// What a hook of another dialect than nanopi's is given.
@@ -72,69 +194,90 @@ pub(crate) struct Encoded {
     pub(crate) dir: Option<std::sync::Arc<std::path::Path>>,
 }
 
-/// The stdin bytes and variables of a hook of a dialect other than nanopi's;
-/// `None` for nanopi's hooks (the command leaf encodes those itself).
-pub(crate) fn encode(spec: &HookSpec, req: &HookRequest, cwd: &str) -> Option<Encoded> {
-    match spec.dialect() {
-        Dialect::Claude => spec
-            .extra::<claude::hook::ClaudeHook>()
-            .map(|hook| claude::hook::encode(hook, req, cwd)),
-        Dialect::Agents => spec
-            .extra::<agents::AgentsExtra>()
-            .map(|_| agents::encode(req)),
-        Dialect::Cursor => spec
-            .extra::<cursor::hook::CursorHook>()
-            .map(|hook| cursor::hook::encode(hook, req, cwd)),
-        _ => None,
-    }
+/// An environment value cannot hold NUL, and a tool call id, a session id or a
+/// cwd from elsewhere may: with one, spawning fails and the hook would fail open
+/// without ever running. Each NUL becomes U+FFFD instead; the stdin line still
+/// carries the exact value.
+pub(crate) fn env_value(value: &str) -> String {
+    value.replace('\0', "\u{fffd}")
+}
+
+/// The job of a hook whose dialect encoded it: the stack's variables less
+/// the dialect's own names, then the hook's and the event's; it runs where
+/// its dialect says, by default in the session's working directory.
+fn assemble(
+    spec: Option<&HookSpec>,
+    leaf: &JobParts<'_>,
+    req: &HookRequest,
+    encoded: Encoded,
+) -> Job {
+    let Encoded {
+        stdin,
+        env: dialect_env,
+        mut event_env,
+        session_env,
+        dir,
+    } = encoded;
+    // The host's own values of what the session set: a process that
+    // outlives the session keeps them.
+    let host_env = session_env
+        .iter()
+        .filter_map(|(name, _)| {
+            let value = match leaf.env.iter().find(|(k, _)| k == name) {
+                Some((_, value)) => env_value(value),
+                None => std::env::var(name).ok()?,
+            };
+            Some((name.clone(), value))
+        })
+        .collect();
+    event_env.extend(session_env);
+    let ours = |k: &String| {
+        dialect_env
+            .iter()
+            .chain(&event_env)
+            .any(|(name, _)| name == k)
+    };
+    let mut env: Vec<(String, String)> = leaf
+        .env
+        .iter()
+        .filter(|(k, _)| !ours(k))
+        .map(|(k, v)| (k.clone(), env_value(v)))
+        .collect();
+    let event_names = event_env.iter().map(|(k, _)| k.clone()).collect();
+    env.extend(
+        dialect_env
+            .into_iter()
+            .chain(event_env)
+            .map(|(k, v)| (k, env_value(&v))),
+    );
+    let current_dir = match (dir, req.cwd()) {
+        (Some(dir), _) => Some(dir),
+        (None, Some(cwd)) => Some(Arc::from(Path::new(cwd))),
+        (None, None) => leaf.current_dir.cloned(),
+    };
+    let mut job = Job::new(
+        spec.map(|spec| spec.program().clone()).unwrap_or_default(),
+        leaf.command.clone(),
+        stdin,
+    );
+    job.env = env;
+    job.env_remove = vec![PROTOCOL_VAR.0.to_owned()];
+    job.event_env = event_names;
+    job.host_env = host_env;
+    job.current_dir = current_dir;
+    job.deadline = req.deadline();
+    job
 }
 
 /// The directory a hook runs in when its dialect decides it (a Cursor hook
 /// runs beside its `hooks.json`); `None`: the session's working directory.
-pub(crate) fn run_dir(spec: &HookSpec) -> Option<&std::path::Path> {
-    spec.extra::<cursor::hook::CursorHook>()
-        .map(|hook| std::path::Path::new(&*hook.run_dir))
+pub(crate) fn run_dir(spec: &HookSpec) -> Option<&Path> {
+    spec.dialect_hook().run_dir()
 }
 
-/// How a hook's run ended: its termination, stdout and stderr, or why it
-/// could not start.
-pub(crate) type Ended<'a> = Result<(Termination, &'a [u8], &'a [u8]), &'a dyn std::fmt::Display>;
-
-/// How a run of a hook of another dialect than nanopi's ended, as a neutral
-/// verdict and notes; `None` for nanopi's hooks.
-pub(crate) fn answer(
-    spec: &HookSpec,
-    req: &HookRequest,
-    ended: Ended<'_>,
-) -> Option<(Verdict, Notes)> {
-    match spec.dialect() {
-        Dialect::Claude => {
-            let hook = spec.extra::<claude::hook::ClaudeHook>()?;
-            let answer = match ended {
-                Ok((termination, stdout, stderr)) => {
-                    claude::hook::answer(hook, termination, stdout, stderr, spec.timeout())
-                }
-                Err(error) => claude::ClaudeAnswer::could_not_start(error),
-            };
-            Some(claude::hook::neutral(hook, spec.fail_closed(), answer))
-        }
-        Dialect::Agents => {
-            let extra = spec.extra::<agents::AgentsExtra>()?;
-            Some(agents::neutral(
-                extra,
-                spec.fail_closed(),
-                ended,
-                spec.timeout(),
-            ))
-        }
-        Dialect::Cursor => {
-            let hook = spec.extra::<cursor::hook::CursorHook>()?;
-            let answer = cursor::hook::answer(ended, spec.timeout());
-            Some(cursor::hook::neutral(hook, spec.fail_closed(), req, answer))
-        }
-        _ => None,
-    }
-}
+/// How a hook's run ended: what the process left, or why it could not
+/// start.
+pub(crate) type Ended<'a> = Result<&'a Finished, std::io::Error>;
 
 /// The event a hook is configured for, as its file names it: `PreToolUse` for
 /// a Claude Code or react-agent-mini hook, `tool_execution_start` for a nanopi
@@ -147,82 +290,26 @@ pub(crate) fn answer(
 /// assert_eq!(dialect::event_as_written(&spec), "tool_execution_start");
 /// ```
 pub fn event_as_written(spec: &HookSpec) -> &str {
-    match spec.dialect() {
-        Dialect::Claude => spec
-            .extra::<claude::hook::ClaudeHook>()
-            .map_or(spec.event().name(), |hook| &*hook.event),
-        Dialect::Agents => spec
-            .extra::<agents::AgentsExtra>()
-            .map_or(spec.event().name(), |extra| extra.event_name()),
-        Dialect::Cursor => spec
-            .extra::<cursor::hook::CursorHook>()
-            .map_or(spec.event().name(), |hook| &*hook.written),
-        _ => spec.event().name(),
-    }
-}
-
-/// A model's answer to a model-evaluated hook (`prompt`, `agent`), in neutral
-/// terms by the hook's dialect; `Err` is an answer that could not be had or
-/// read, a failure that lets the action proceed. `None` for a dialect without
-/// model-evaluated hooks.
-pub(crate) fn model_answer(
-    spec: &HookSpec,
-    req: &HookRequest,
-    answer: Result<crate::layer::model::ModelAnswer, String>,
-) -> Option<(Verdict, Notes)> {
-    match spec.dialect() {
-        Dialect::Claude => {
-            let hook = spec.extra::<claude::hook::ClaudeHook>()?;
-            let answer = claude::hook::model_answer(hook, answer);
-            Some(claude::hook::neutral(hook, spec.fail_closed(), answer))
-        }
-        Dialect::Cursor => {
-            let hook = spec.extra::<cursor::hook::CursorHook>()?;
-            let answer = cursor::hook::model_answer(hook, answer);
-            Some(cursor::hook::neutral(hook, spec.fail_closed(), req, answer))
-        }
-        _ => None,
-    }
-}
-
-/// Whether `spec`'s dialect has HTTP hooks (Claude Code's, with its Claude
-/// Code data): an HTTP hook of any other dialect posts nothing.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn has_http_hooks(spec: &HookSpec) -> bool {
-    spec.extra::<claude::hook::ClaudeHook>().is_some()
-}
-
-/// A policy server's response to an HTTP hook, in neutral terms by the hook's
-/// dialect: `Ok((status, body))`, or why no response came (a refused address,
-/// a connection error, a timeout, a body over the limit). `None` for a
-/// dialect without HTTP hooks.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn http_answer(
-    spec: &HookSpec,
-    response: Result<(u16, &[u8]), String>,
-) -> Option<(Verdict, Notes)> {
-    match spec.dialect() {
-        Dialect::Claude => {
-            let hook = spec.extra::<claude::hook::ClaudeHook>()?;
-            let answer = claude::hook::http_answer(hook, response);
-            Some(claude::hook::neutral(hook, spec.fail_closed(), answer))
-        }
-        _ => None,
-    }
+    spec.dialect_hook().event_name(spec)
 }
 
 /// What a hook that is not a command is given in place of stdin: its
 /// dialect's envelope (a model hook's `$ARGUMENTS`, an HTTP hook's body), or
-/// the point's arguments for a hook without one.
+/// the point's arguments for a nanopi hook.
 pub(crate) fn input(spec: &HookSpec, req: &HookRequest) -> Vec<u8> {
     let cwd = req.cwd().map(str::to_owned).unwrap_or_else(|| {
         std::env::current_dir()
             .map(|p| p.display().to_string())
             .unwrap_or_default()
     });
-    encode(spec, req, &cwd)
-        .map(|encoded| encoded.stdin)
-        .unwrap_or_else(|| req.arguments().to_string().into_bytes())
+    spec.dialect_hook().input(req, &cwd)
+}
+
+/// A dialect's failure text for a hook that ran past its deadline (`timed
+/// out after N s`), for a leaf that reads its answer in its dialect (a model
+/// hook, an HTTP hook).
+pub(crate) fn timed_out(timeout: std::time::Duration) -> String {
+    claude::Failure::TimedOut(timeout).to_string()
 }
 
 /// The verdict of a leaf that decoded its own answer; the notes go to the

@@ -32,97 +32,20 @@ use std::task::{Context, Poll};
 
 use tower_service::Service;
 
-use crate::dialect::nanopi::{decode, env_vars, last_nonempty_line, stdin_line};
+use crate::dialect::JobParts;
 use crate::host::Host;
 use crate::outcome::{RunDetail, Verdict};
-use crate::process::persistent::PROTOCOL_VAR;
-use crate::process::{BoxFuture, Finished, Job, ProcessRunner, Program, Runner, Termination};
+use crate::process::{BoxFuture, Job, ProcessRunner, Runner, Termination};
 use crate::request::HookRequest;
 use crate::BoxError;
 
-/// Why a command hook failed to produce an answer.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum CommandError {
-    /// The process could not be started or driven.
-    #[error("{0}")]
-    Io(#[from] io::Error),
-    /// It exited with a status other than 0 or 2 (reported only for fail-closed
-    /// hooks), with the start of what it wrote to stderr: bash's own message for
-    /// a missing script (127), a missing interpreter (126 or 127, by bash
-    /// version) or a script that is not executable (126).
-    #[error("exited with status {code}{}", stderr_suffix(.stderr))]
-    Status {
-        /// The exit status.
-        code: i32,
-        /// The start of its stderr, trimmed (empty when it wrote nothing).
-        stderr: String,
-    },
-    /// A signal ended it (reported only for fail-closed hooks).
-    #[error("killed by signal {0}")]
-    Signal(i32),
-    /// Its answer, the last non-empty line of stdout, is longer than the tail
-    /// the runner keeps, so it cannot be read: an error rather than an allow, so
-    /// that a block or a redaction too long to read is never silently dropped.
-    #[error("its answer (the last line of stdout) is longer than the {kept} bytes kept")]
-    AnswerTooLong {
-        /// How many bytes of stdout were kept.
-        kept: usize,
-    },
-}
+pub use crate::process::CommandError;
 
 /// Sets `key` in `env`, replacing an earlier value.
 pub(crate) fn set_var(env: &mut Vec<(String, String)>, key: String, value: String) {
     match env.iter_mut().find(|(k, _)| *k == key) {
         Some(slot) => slot.1 = value,
         None => env.push((key, value)),
-    }
-}
-
-/// An environment value cannot hold NUL, and a tool call id, a session id or a
-/// cwd from elsewhere may: with one, spawning fails and the hook would fail open
-/// without ever running. Each NUL becomes U+FFFD instead; the stdin line still
-/// carries the exact value.
-fn env_value(value: &str) -> String {
-    value.replace('\0', "\u{fffd}")
-}
-
-/// How much of stderr a fail-closed reason quotes.
-const STDERR_EXCERPT: usize = 300;
-
-/// The start of a failed hook's stderr, for its fail-closed reason: lossily
-/// decoded, on one line, trimmed, at most [`STDERR_EXCERPT`] bytes (then `…`).
-fn stderr_excerpt(stderr: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stderr);
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.len() <= STDERR_EXCERPT {
-        return text;
-    }
-    let mut end = STDERR_EXCERPT;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}
-
-/// Whether the kept tail of stdout lost the start of its last non-empty line
-/// (or holds no such line at all, so the answer was in what was dropped).
-fn answer_is_cut(finished: &Finished) -> bool {
-    if !finished.stdout_truncated {
-        return false;
-    }
-    match last_nonempty_line(&finished.stdout) {
-        // The line is complete when a newline before it was kept.
-        Some(line) => line.as_ptr() == finished.stdout.as_ptr(),
-        None => true,
-    }
-}
-
-fn stderr_suffix(stderr: &str) -> String {
-    if stderr.is_empty() {
-        String::new()
-    } else {
-        format!(": {stderr}")
     }
 }
 
@@ -237,7 +160,8 @@ impl Command {
         &self.command
     }
 
-    /// The job this hook would run for `req`.
+    /// The job this hook would run for `req`, as the dialect of the
+    /// request's hook builds it (nanopi's for a request without one).
     pub fn job(&self, req: &HookRequest) -> Job {
         let process_cwd;
         let cwd = match req.cwd() {
@@ -249,118 +173,31 @@ impl Command {
                 &process_cwd
             }
         };
-        if let Some(spec) = req.hook() {
-            // A hook of another dialect: its own envelope, variables and program.
-            if let Some(encoded) = crate::dialect::encode(spec, req, cwd) {
-                let crate::dialect::Encoded {
-                    stdin,
-                    env: dialect_env,
-                    mut event_env,
-                    session_env,
-                    dir,
-                } = encoded;
-                // The host's own values of what the session set: a process
-                // that outlives the session keeps them.
-                let host_env = session_env
-                    .iter()
-                    .filter_map(|(name, _)| {
-                        let value = match self.env.iter().find(|(k, _)| k == name) {
-                            Some((_, value)) => env_value(value),
-                            None => std::env::var(name).ok()?,
-                        };
-                        Some((name.clone(), value))
-                    })
-                    .collect();
-                event_env.extend(session_env);
-                let ours = |k: &String| {
-                    dialect_env
-                        .iter()
-                        .chain(&event_env)
-                        .any(|(name, _)| name == k)
-                };
-                let mut env: Vec<(String, String)> = self
-                    .env
-                    .iter()
-                    .filter(|(k, _)| !ours(k))
-                    .map(|(k, v)| (k.clone(), env_value(v)))
-                    .collect();
-                let event_names = event_env.iter().map(|(k, _)| k.clone()).collect();
-                env.extend(
-                    dialect_env
-                        .into_iter()
-                        .chain(event_env)
-                        .map(|(k, v)| (k, env_value(&v))),
-                );
-                // Their hooks run where their dialect says, by default in the
-                // session's working directory.
-                let current_dir = match (dir, req.cwd()) {
-                    (Some(dir), _) => Some(dir),
-                    (None, Some(cwd)) => Some(Arc::from(Path::new(cwd))),
-                    (None, None) => self.current_dir.clone(),
-                };
-                return Job {
-                    program: spec.program().clone(),
-                    command: self.command.clone(),
-                    stdin,
-                    env,
-                    env_remove: vec![PROTOCOL_VAR.0.to_owned()],
-                    event_env: event_names,
-                    host_env,
-                    current_dir,
-                    deadline: req.deadline(),
-                };
-            }
-        }
-        let names = self.host.env_names();
-        // The caller's variables first, less any protocol name: those are exact.
-        // One allocation: the caller's variables plus the five of the protocol.
-        let mut env: Vec<(String, String)> = Vec::with_capacity(self.env.len() + 5);
-        env.extend(
-            self.env
-                .iter()
-                .filter(|(k, _)| !names.iter().any(|name| name == k))
-                .map(|(k, v)| (k.clone(), env_value(v))),
-        );
-        let extra = env.len();
-        env.extend(env_vars(req, names, cwd).map(|(k, v)| (k.to_owned(), env_value(v))));
-        // A one-shot run is never told it speaks the persistent protocol,
-        // whatever the host's environment holds.
-        let env_remove = names
-            .iter()
-            .filter(|name| !env[extra..].iter().any(|(k, _)| k == name))
-            .map(str::to_owned)
-            .chain([PROTOCOL_VAR.0.to_owned()])
-            .collect();
-        // The protocol's variables all belong to the event.
-        let event_env = env[extra..].iter().map(|(k, _)| k.clone()).collect();
-        Job {
-            program: Program::Bash,
-            command: self.command.clone(),
-            stdin: stdin_line(req, cwd),
-            env,
-            env_remove,
-            event_env,
-            host_env: Vec::new(),
-            current_dir: self.current_dir.clone(),
-            deadline: req.deadline(),
-        }
+        let parts = JobParts {
+            command: &self.command,
+            env: &self.env,
+            current_dir: self.current_dir.as_ref(),
+            host: &self.host,
+            cwd,
+        };
+        crate::dialect::of(req).job(req.hook().map(|spec| &**spec), &parts, req)
     }
 }
 
-/// Runs a hook of another dialect than nanopi's and reads its answer by that
-/// dialect's rules: every failure (a timeout, a crash, a run that could not
-/// start) is that dialect's own answer, never nanopi's report line.
-async fn answer_in_dialect(
+/// Runs a job and reads what it left by the rules of the request's dialect:
+/// the record of the run goes to the chain's slot, the dialect's notes too.
+/// A dialect that answers every failure itself never returns `Err`;
+/// nanopi's does, for the fail-open layer's report line.
+async fn run_and_answer(
     req: HookRequest,
     run: BoxFuture<'static, io::Result<crate::process::Finished>>,
 ) -> Result<Verdict, BoxError> {
-    let spec = req.hook().expect("checked by the caller").clone();
-    let slot = req.run_slot();
+    let dialect = crate::dialect::of(&req);
     // A task of its own, so that the hooks of a group that runs at once are
     // started on every worker thread, not one after another on the caller's;
     // dropping the call aborts the task, whose run then kills its process.
     let run = match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => {
+        Ok(runtime) if dialect.own_task() => {
             let task = AbortOnDrop(runtime.spawn(run));
             Box::pin(async move {
                 let mut task = task;
@@ -369,9 +206,12 @@ async fn answer_in_dialect(
                     .unwrap_or_else(|err| Err(io::Error::other(err)))
             })
         }
-        Err(_) => run,
+        _ => run,
     };
-    let (verdict, notes) = match run.await {
+    let slot = req.run_slot();
+    let span = tracing::Span::current();
+    let finished = run.await;
+    let ended = match &finished {
         Ok(finished) => {
             if let Some(slot) = slot {
                 slot.put(RunDetail::ended(
@@ -380,21 +220,26 @@ async fn answer_in_dialect(
                     &finished.stderr,
                 ));
             }
-            let ended = (
-                finished.termination,
-                finished.stdout.as_slice(),
-                finished.stderr.as_slice(),
-            );
-            crate::dialect::answer(&spec, &req, Ok(ended))
+            match finished.termination {
+                Termination::TimedOut => span.record("exit_status", "timed out"),
+                Termination::Exited(code) => span.record("exit_status", code),
+                Termination::Signaled(signal) => {
+                    span.record("exit_status", format_args!("signal {signal}"))
+                }
+            };
+            Ok(finished)
         }
-        Err(err) => {
+        Err(_) => {
             if let Some(slot) = slot {
                 slot.put(RunDetail::not_started());
             }
-            crate::dialect::answer(&spec, &req, Err(&err))
+            Err(finished.as_ref().err().map_or_else(
+                || io::Error::other("the run ended without a result"),
+                |err| io::Error::new(err.kind(), err.to_string()),
+            ))
         }
-    }
-    .unwrap_or((Verdict::Allow, crate::outcome::Notes::default()));
+    };
+    let (verdict, notes) = dialect.finish(req.hook().map(|spec| &**spec), &req, ended)?;
     if let Some(slot) = slot {
         slot.put_notes(notes);
     }
@@ -449,7 +294,6 @@ impl Service<HookRequest> for Command {
 
     fn call(&mut self, req: HookRequest) -> Self::Future {
         let job = self.job(&req);
-        let fail_closed = req.hook().is_some_and(|h| h.fail_closed());
         let run = self.runner.run(job);
         // The permit, if any, is held until the run is over.
         let run = match self.permit.take() {
@@ -460,64 +304,7 @@ impl Service<HookRequest> for Command {
             }),
             None => run,
         };
-        if req
-            .hook()
-            .is_some_and(|spec| spec.dialect() != crate::spec::Dialect::Nanopi)
-        {
-            return Box::pin(answer_in_dialect(req, run));
-        }
-        Box::pin(async move {
-            // What the process did goes to the chain's record, when it asked.
-            let slot = req.run_slot();
-            let finished = match run.await {
-                Ok(finished) => finished,
-                Err(err) => {
-                    if let Some(slot) = slot {
-                        slot.put(RunDetail::not_started());
-                    }
-                    return Err(CommandError::Io(err).into());
-                }
-            };
-            if let Some(slot) = slot {
-                slot.put(RunDetail::ended(
-                    finished.termination,
-                    &finished.stdout,
-                    &finished.stderr,
-                ));
-            }
-            let span = tracing::Span::current();
-            match finished.termination {
-                Termination::TimedOut => {
-                    span.record("exit_status", "timed out");
-                    let timeout = req.deadline().map(|d| d.timeout).unwrap_or_default();
-                    Ok(Verdict::timed_out(timeout))
-                }
-                Termination::Exited(code) => {
-                    span.record("exit_status", code);
-                    if fail_closed && code != 0 && code != 2 {
-                        let stderr = stderr_excerpt(&finished.stderr);
-                        return Err(CommandError::Status { code, stderr }.into());
-                    }
-                    // Exit 2 answers with stderr; stdout does not matter.
-                    if code != 2 && answer_is_cut(&finished) {
-                        let kept = finished.stdout.len();
-                        return Err(CommandError::AnswerTooLong { kept }.into());
-                    }
-                    Ok(decode(Some(code), &finished.stdout, &finished.stderr))
-                }
-                Termination::Signaled(signal) => {
-                    span.record("exit_status", format_args!("signal {signal}"));
-                    if fail_closed {
-                        return Err(CommandError::Signal(signal).into());
-                    }
-                    if answer_is_cut(&finished) {
-                        let kept = finished.stdout.len();
-                        return Err(CommandError::AnswerTooLong { kept }.into());
-                    }
-                    Ok(decode(None, &finished.stdout, &finished.stderr))
-                }
-            }
-        })
+        Box::pin(run_and_answer(req, run))
     }
 }
 
@@ -525,6 +312,7 @@ impl Service<HookRequest> for Command {
 mod tests {
     use super::*;
     use crate::event::Event;
+    use crate::process::Finished;
     use crate::request::Deadline;
     use crate::spec::HookSpec;
     use serde_json::json;
@@ -559,16 +347,6 @@ mod tests {
 
     fn cmd(runner: Arc<Canned>) -> Command {
         Command::with_runner("guard.sh", runner, Arc::new(Host::default()))
-    }
-
-    #[test]
-    fn stderr_excerpt_is_one_bounded_line() {
-        assert_eq!(stderr_excerpt(b"a\n  b\r\n\n"), "a b");
-        assert_eq!(stderr_excerpt(b"\xff oops"), "\u{fffd} oops");
-        let long = "\u{e9}".repeat(400);
-        let excerpt = stderr_excerpt(long.as_bytes());
-        assert!(excerpt.ends_with('\u{2026}'));
-        assert!(excerpt.len() <= STDERR_EXCERPT + '\u{2026}'.len_utf8());
     }
 
     #[test]

@@ -29,7 +29,6 @@
 use std::fmt;
 use std::task::{Context, Poll};
 
-use serde_json::Value;
 use tower::util::BoxCloneSyncService;
 use tower::ServiceExt;
 use tower_service::Service;
@@ -42,68 +41,7 @@ use crate::BoxError;
 /// What a stack asks a model: a prompt in, the model's text out.
 pub type Evaluator = BoxCloneSyncService<String, String, BoxError>;
 
-/// What a model answered a hook.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ModelAnswer {
-    /// `ok`: the action may go ahead.
-    pub ok: bool,
-    /// `reason`.
-    pub reason: Option<String>,
-    /// `impossible`: at a stop, what it asks cannot be done (let the stop happen).
-    pub impossible: bool,
-}
-
-impl ModelAnswer {
-    /// Reads a model's text: a JSON object with a boolean `ok`, the whole text,
-    /// inside a code fence, or between the first `{` and the last `}`.
-    pub fn parse(text: &str) -> Result<ModelAnswer, String> {
-        let trimmed = text.trim();
-        let candidates = [
-            Some(trimmed),
-            fenced(trimmed),
-            trimmed
-                .find('{')
-                .zip(trimmed.rfind('}'))
-                .filter(|(a, b)| a < b)
-                .map(|(a, b)| &trimmed[a..=b]),
-        ];
-        let object = candidates.into_iter().flatten().find_map(|candidate| {
-            match serde_json::from_str::<Value>(candidate) {
-                Ok(Value::Object(map)) => Some(map),
-                _ => None,
-            }
-        });
-        let shown = || trimmed.chars().take(120).collect::<String>();
-        let Some(map) = object else {
-            return Err(format!(
-                "the model did not answer with {{\"ok\": …}}: {}",
-                shown()
-            ));
-        };
-        let Some(ok) = map.get("ok").and_then(Value::as_bool) else {
-            return Err(format!(
-                "the model's answer has no boolean \"ok\": {}",
-                shown()
-            ));
-        };
-        Ok(ModelAnswer {
-            ok,
-            reason: map.get("reason").and_then(Value::as_str).map(str::to_owned),
-            impossible: map.get("impossible").and_then(Value::as_bool) == Some(true),
-        })
-    }
-}
-
-/// The inside of a code fence (```` ```json … ``` ````), if the text has one.
-fn fenced(text: &str) -> Option<&str> {
-    let start = text.find("```")?;
-    let after = &text[start + 3..];
-    let body_start = after.find('\n')? + 1;
-    let body = &after[body_start..];
-    let end = body.find("```")?;
-    Some(body[..end].trim())
-}
+pub use crate::dialect::ModelAnswer;
 
 /// `prompt` with `$ARGUMENTS` replaced by `input` (and `\$` by `$`); without
 /// the placeholder, `input` is appended after a blank line.
@@ -179,7 +117,7 @@ impl Service<HookRequest> for ModelHook {
             let asked = async { asked.await.map_err(|e| format!("the model failed: {e}")) };
             let text = crate::layer::timeout::within_deadline(&req, asked).await;
             let answer = text.and_then(|text| ModelAnswer::parse(&text));
-            let answer = crate::dialect::model_answer(&spec, &req, answer);
+            let answer = spec.dialect_hook().model_answer(&spec, &req, answer);
             Ok(crate::dialect::settle(
                 &req,
                 answer,

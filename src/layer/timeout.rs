@@ -184,9 +184,7 @@ pub(crate) async fn within_deadline<T>(
     match req.deadline() {
         Some(deadline) => tokio::time::timeout_at(deadline.at, run)
             .await
-            .unwrap_or_else(|_| {
-                Err(crate::dialect::claude::Failure::TimedOut(deadline.timeout).to_string())
-            }),
+            .unwrap_or_else(|_| Err(crate::dialect::timed_out(deadline.timeout))),
         None => run.await,
     }
 }

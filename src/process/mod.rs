@@ -16,6 +16,7 @@
 //! the async threads (on a thread of its own if the runtime is shutting down).
 
 pub mod background;
+mod error;
 mod oneshot;
 pub mod persistent;
 pub mod substitute;
@@ -26,6 +27,7 @@ use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
 
+pub use self::error::CommandError;
 pub use self::oneshot::{Limits, ProcessRunner};
 pub use crate::outcome::Termination;
 use crate::request::Deadline;
@@ -112,7 +114,7 @@ pub struct Finished {
     pub stdout: Vec<u8>,
     /// Whether the start of stdout was dropped to keep within the bound. When
     /// the kept tail then begins inside its last line, the answer is incomplete
-    /// and the hook fails ([`CommandError::AnswerTooLong`](crate::layer::command::CommandError::AnswerTooLong)).
+    /// and the hook fails ([`CommandError::AnswerTooLong`]).
     pub stdout_truncated: bool,
     /// The head of its stderr (bounded).
     pub stderr: Vec<u8>,

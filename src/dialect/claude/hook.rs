@@ -2,6 +2,7 @@
 //! loaded [`Handler`], whether it runs for a request, the job it starts and how
 //! its answer becomes a neutral [`Verdict`] and [`Notes`].
 
+use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -11,9 +12,11 @@ use super::wire::{
     decode, env_vars, event_name, stdin_bytes, tool_output_transform, ClaudeAnswer, ClaudeDecision,
     Envelope,
 };
+use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::request::HookRequest;
 use crate::spec::{Dialect, HookSpec, HttpTarget, Program};
+use crate::BoxError;
 
 /// What a Claude Code hook keeps on its spec.
 #[derive(Debug)]
@@ -73,7 +76,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         // Only a command has a process to keep.
         .with_persistent(handler.persistent && handler.kind == "command")
         .with_fail_closed(handler.fail_closed)
-        .with_dialect(Dialect::Claude, Some(Arc::new(extra)));
+        .with_dialect(Arc::new(extra));
     if handler.command.is_none() {
         spec.command = None;
     }
@@ -107,16 +110,89 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
     Some(spec)
 }
 
+impl DialectHook for ClaudeHook {
+    fn dialect(&self) -> Dialect {
+        Dialect::Claude
+    }
+
+    fn event_name<'a>(&'a self, _spec: &'a HookSpec) -> &'a str {
+        &self.event
+    }
+
+    fn applies(&self, req: &HookRequest) -> bool {
+        applies(self, req)
+    }
+
+    fn runs_for(&self, spec: &HookSpec, req: &HookRequest) -> bool {
+        runs_for(spec, self, req)
+    }
+
+    fn encode(&self, req: &HookRequest, cwd: &str) -> Encoded {
+        encode(self, req, cwd)
+    }
+
+    fn finish(
+        &self,
+        spec: Option<&HookSpec>,
+        _req: &HookRequest,
+        ended: Ended<'_>,
+    ) -> Result<(Verdict, Notes), BoxError> {
+        let timeout = spec.map(HookSpec::timeout).unwrap_or_default();
+        let answer = match ended {
+            Ok(finished) => answer(
+                self,
+                finished.termination,
+                &finished.stdout,
+                &finished.stderr,
+                timeout,
+            ),
+            Err(error) => ClaudeAnswer::could_not_start(&error),
+        };
+        Ok(neutral(
+            self,
+            spec.is_some_and(HookSpec::fail_closed),
+            answer,
+        ))
+    }
+
+    fn model_answer(
+        &self,
+        spec: &HookSpec,
+        _req: &HookRequest,
+        answer: Result<ModelAnswer, String>,
+    ) -> Option<(Verdict, Notes)> {
+        let answer = model_answer(self, answer);
+        Some(neutral(self, spec.fail_closed(), answer))
+    }
+
+    fn has_http_hooks(&self) -> bool {
+        true
+    }
+
+    fn http_answer(
+        &self,
+        spec: &HookSpec,
+        response: Result<(u16, &[u8]), String>,
+    ) -> Option<(Verdict, Notes)> {
+        let answer = http_answer(self, response);
+        Some(neutral(self, spec.fail_closed(), answer))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
 /// Whether a Claude Code hook is part of a call of `req`: its event is the
 /// one the request is under Claude Code's names (`PostToolUseFailure` for a
 /// tool that failed, `PostToolUse` otherwise).
-pub(crate) fn applies(hook: &ClaudeHook, req: &HookRequest) -> bool {
+fn applies(hook: &ClaudeHook, req: &HookRequest) -> bool {
     event_name(req) == Some(&*hook.event)
 }
 
 /// Whether a Claude Code hook runs for `req`: it [applies](applies), its
 /// matcher matches that event's subject, and its `if` rule allows it.
-pub(crate) fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) -> bool {
+fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) -> bool {
     applies(hook, req)
         && spec
             .pattern()
@@ -125,13 +201,13 @@ pub(crate) fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) ->
 }
 
 /// The stdin bytes and the variables of a Claude Code hook's run.
-pub(crate) fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> crate::dialect::Encoded {
+fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> Encoded {
     let envelope = Envelope::new(cwd).with_event_name(&hook.event);
     let stdin = stdin_bytes(req, &envelope);
     let env = env_vars(&hook.project_dir, hook.plugin_root.as_deref())
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
         .collect();
-    crate::dialect::Encoded {
+    Encoded {
         stdin,
         env,
         ..Default::default()
@@ -139,7 +215,7 @@ pub(crate) fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> crate::
 }
 
 /// How a Claude Code hook's run ended, as its answer.
-pub(crate) fn answer(
+fn answer(
     hook: &ClaudeHook,
     termination: Termination,
     stdout: &[u8],
@@ -158,11 +234,7 @@ pub(crate) fn answer(
 /// hook fails closed (`onFailure: "block"`, or the host's policy: the spec's
 /// [`fail_closed`](HookSpec::fail_closed)); `ask` and `defer` ask. An `async`
 /// hook's decision changes nothing: only its notes count.
-pub(crate) fn neutral(
-    hook: &ClaudeHook,
-    fail_closed: bool,
-    answer: ClaudeAnswer,
-) -> (Verdict, Notes) {
+fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
         // A hook in the background decides nothing.
         if fail_closed && !hook.is_async {
@@ -213,10 +285,7 @@ pub(crate) fn neutral(
 /// ends the turn; at `PostToolUseFailure` the reason goes to the model; at
 /// `PermissionRequest`, nothing. The result is read as the same answer written
 /// as JSON by a command hook would be.
-pub(crate) fn model_answer(
-    hook: &ClaudeHook,
-    answer: Result<crate::layer::model::ModelAnswer, String>,
-) -> ClaudeAnswer {
+fn model_answer(hook: &ClaudeHook, answer: Result<ModelAnswer, String>) -> ClaudeAnswer {
     let answer = match answer {
         Ok(answer) => answer,
         Err(error) => return ClaudeAnswer::with_error(error),
@@ -255,10 +324,7 @@ pub(crate) fn model_answer(
 /// that lets the action proceed. A status never blocks: a server that means
 /// to block answers 2xx with the decision.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn http_answer(
-    hook: &ClaudeHook,
-    response: Result<(u16, &[u8]), String>,
-) -> ClaudeAnswer {
+fn http_answer(hook: &ClaudeHook, response: Result<(u16, &[u8]), String>) -> ClaudeAnswer {
     let error = ClaudeAnswer::with_error;
     let (status, body) = match response {
         Ok(response) => response,
@@ -285,6 +351,7 @@ pub(crate) fn http_answer(
 }
 
 /// `: <the body's first 200 characters>`, or nothing for an empty body.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 fn shown_body(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     let text = text.trim();

@@ -3,6 +3,7 @@
 //! [`Verdict`] and [`Notes`], and what it leaves for the session (follow-up
 //! counts, `sessionStart`'s `env`).
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,10 +16,12 @@ use super::event::CursorEvent;
 use super::matcher::{subject, CursorMatcher};
 use super::wire::{decode, env_vars, stdin_bytes, App, CursorAnswer, CursorPermission, Envelope};
 use crate::dialect::claude::Failure;
+use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};
 use crate::request::HookRequest;
 use crate::spec::{Dialect, HookSpec, Program};
+use crate::BoxError;
 
 /// What the Cursor hooks of one loaded configuration share: each hook's
 /// follow-up count per session, and the variables `sessionStart` hooks set
@@ -172,7 +175,7 @@ fn spec(
         .with_program(Program::Sh)
         .with_background(entry.event.is_observing())
         .with_persistent(entry.persistent)
-        .with_dialect(Dialect::Cursor, Some(Arc::new(hook)));
+        .with_dialect(Arc::new(hook));
     if entry.kind != "command" {
         spec = spec.with_kind(entry.kind.as_str());
     }
@@ -190,15 +193,70 @@ fn spec(
 /// (`beforeShellExecution`, `afterFileEdit`, …): within a group, these run
 /// after the generic event's.
 pub(crate) fn is_derived(spec: &HookSpec) -> bool {
-    spec.extra::<CursorHook>()
-        .is_some_and(|hook| hook.event.tool_kind().is_some())
+    crate::dialect::extra::<CursorHook>(spec).is_some_and(|hook| hook.event.tool_kind().is_some())
+}
+
+impl DialectHook for CursorHook {
+    fn dialect(&self) -> Dialect {
+        Dialect::Cursor
+    }
+
+    fn event_name<'a>(&'a self, _spec: &'a HookSpec) -> &'a str {
+        &self.written
+    }
+
+    fn applies(&self, req: &HookRequest) -> bool {
+        applies(self, req)
+    }
+
+    fn runs_for(&self, _spec: &HookSpec, req: &HookRequest) -> bool {
+        runs_for(self, req)
+    }
+
+    fn encode(&self, req: &HookRequest, cwd: &str) -> Encoded {
+        encode(self, req, cwd)
+    }
+
+    fn finish(
+        &self,
+        spec: Option<&HookSpec>,
+        req: &HookRequest,
+        ended: Ended<'_>,
+    ) -> Result<(Verdict, Notes), BoxError> {
+        let timeout = spec.map(HookSpec::timeout).unwrap_or_default();
+        let answer = answer(ended, timeout);
+        Ok(neutral(
+            self,
+            spec.is_some_and(HookSpec::fail_closed),
+            req,
+            answer,
+        ))
+    }
+
+    fn model_answer(
+        &self,
+        spec: &HookSpec,
+        req: &HookRequest,
+        answer: Result<ModelAnswer, String>,
+    ) -> Option<(Verdict, Notes)> {
+        let answer = model_answer(self, answer);
+        Some(neutral(self, spec.fail_closed(), req, answer))
+    }
+
+    fn run_dir(&self) -> Option<&Path> {
+        Some(Path::new(&*self.run_dir))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 /// Whether the hook's event is the one `req` fires: its point, and for a
 /// derived event the tool kind; `postToolUse` after a success and
 /// `postToolUseFailure` after a failure. A hook of another event is not part
 /// of the call at all (no record).
-pub(crate) fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
+fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
     if req.event() != hook.event.point() {
         return false;
     }
@@ -214,12 +272,12 @@ pub(crate) fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
 }
 
 /// Whether the hook runs for `req`: it applies, and its matcher selects the call.
-pub(crate) fn runs_for(hook: &CursorHook, req: &HookRequest) -> bool {
+fn runs_for(hook: &CursorHook, req: &HookRequest) -> bool {
     applies(hook, req) && hook.matcher.matches(&subject(hook.event, req))
 }
 
 /// The stdin bytes, variables and working directory of the hook's run.
-pub(crate) fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> crate::dialect::Encoded {
+fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> Encoded {
     let session = req.session_id();
     let envelope = Envelope {
         app: hook.app,
@@ -233,7 +291,7 @@ pub(crate) fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> crate::
         env_vars(hook.app, &hook.project_dir, hook.event, session)
             .into_iter()
             .partition(|(name, _)| name.ends_with("_HOOK_EVENT") || name.ends_with("_SESSION_ID"));
-    crate::dialect::Encoded {
+    Encoded {
         stdin: stdin_bytes(hook.event, req, &envelope),
         env,
         event_env,
@@ -243,14 +301,13 @@ pub(crate) fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> crate::
 }
 
 /// How the hook's run ended, as its answer.
-pub(crate) fn answer(
-    termination: Result<(Termination, &[u8], &[u8]), &dyn std::fmt::Display>,
-    timeout: Duration,
-) -> CursorAnswer {
-    match termination {
-        Ok((Termination::Exited(code), stdout, stderr)) => decode(Some(code), stdout, stderr),
-        Ok((Termination::Signaled(_), stdout, stderr)) => decode(None, stdout, stderr),
-        Ok((Termination::TimedOut, _, _)) => CursorAnswer::failed(&Failure::TimedOut(timeout)),
+fn answer(ended: Ended<'_>, timeout: Duration) -> CursorAnswer {
+    match ended {
+        Ok(finished) => match finished.termination {
+            Termination::Exited(code) => decode(Some(code), &finished.stdout, &finished.stderr),
+            Termination::Signaled(_) => decode(None, &finished.stdout, &finished.stderr),
+            Termination::TimedOut => CursorAnswer::failed(&Failure::TimedOut(timeout)),
+        },
         Err(error) => CursorAnswer::failed(&Failure::CouldNotStart(error.to_string())),
     }
 }
@@ -264,7 +321,7 @@ pub(crate) fn answer(
 /// drops the prompt. A `followup_message` is the follow-up while the hook's
 /// `loop_limit` allows it in the session; a `sessionStart` hook's `env` goes
 /// to the session's later hooks. An observing hook's decision changes nothing.
-pub(crate) fn neutral(
+fn neutral(
     hook: &CursorHook,
     fail_closed: bool,
     req: &HookRequest,
@@ -349,10 +406,7 @@ fn can_deny(event: CursorEvent) -> bool {
 /// A model's answer to a Cursor `prompt` entry, as the entry's answer: `ok:
 /// true` allows; `ok: false` denies with the reason, and at `stop` and
 /// `subagentStop` sends the agent back with it (unless `impossible`).
-pub(crate) fn model_answer(
-    hook: &CursorHook,
-    answer: Result<crate::layer::model::ModelAnswer, String>,
-) -> CursorAnswer {
+fn model_answer(hook: &CursorHook, answer: Result<ModelAnswer, String>) -> CursorAnswer {
     let answer = match answer {
         Ok(answer) => answer,
         Err(error) => return CursorAnswer::with_error(error),

@@ -219,7 +219,7 @@ impl Service<HookRequest> for HttpHook {
             let target = spec
                 .http_target()
                 .ok_or("this hook has no URL to post to")?;
-            if !crate::dialect::has_http_hooks(&spec) {
+            if !spec.dialect_hook().has_http_hooks() {
                 // Nothing is posted for a dialect that could not read the answer.
                 const NONE: &str = "this dialect has no HTTP hooks";
                 return Ok(if spec.fail_closed() {
@@ -235,7 +235,7 @@ impl Service<HookRequest> for HttpHook {
                 .as_ref()
                 .map(|(status, body)| (*status, &body[..]))
                 .map_err(Clone::clone);
-            let answer = crate::dialect::http_answer(&spec, response);
+            let answer = spec.dialect_hook().http_answer(&spec, response);
             Ok(crate::dialect::settle(
                 &req,
                 answer,
