@@ -1,8 +1,9 @@
-//! The leaf that runs one command hook: `bash -c <command>`.
+//! The leaf that runs one command hook (`bash -c <command>` for nanopi's).
 //!
-//! [`Command`] turns a [`HookRequest`] into a [`Job`] (the stdin line and the
-//! `NANOPI_*` variables, from the [nanopi wire](crate::dialect::nanopi)), hands it to a
-//! [`Runner`], and decodes what comes back into a [`Verdict`]. The runner is a
+//! [`Command`] turns a [`HookRequest`] into a [`Job`] as the dialect of the
+//! request's hook says (for nanopi: the stdin line and the `NANOPI_*`
+//! variables), hands it to a [`Runner`], and has the same dialect read what
+//! comes back as a [`Verdict`]. The leaf itself never names a dialect. The runner is a
 //! seam: [`ProcessRunner`] spawns real processes, and a test or a bench can put
 //! anything that answers a [`Finished`] in its place.
 //!

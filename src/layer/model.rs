@@ -10,7 +10,7 @@
 //! model is to answer `{"ok": true}` or `{"ok": false, "reason": "…"}` (and may
 //! add `"impossible": true` at a stop); the object may come inside other text
 //! or a code fence. What `ok: false` does depends on the event, by the hook's
-//! dialect (see [`claude::hook`](crate::dialect::claude::hook)).
+//! dialect (Claude Code's table is in the guide to its hooks).
 //!
 //! A model that fails, answers past the hook's timeout, or answers something
 //! else is a failure that lets the action proceed (an `error` record), as a
