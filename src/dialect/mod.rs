@@ -305,11 +305,20 @@ pub(crate) fn input(spec: &HookSpec, req: &HookRequest) -> Vec<u8> {
     spec.dialect_hook().input(req, &cwd)
 }
 
-/// A dialect's failure text for a hook that ran past its deadline (`timed
-/// out after N s`), for a leaf that reads its answer in its dialect (a model
-/// hook, an HTTP hook).
-pub(crate) fn timed_out(timeout: std::time::Duration) -> String {
-    claude::Failure::TimedOut(timeout).to_string()
+/// `run`, answered by its own deadline for a leaf that reads its answer in
+/// its dialect (a model hook, an HTTP hook): past the request's deadline it
+/// is dropped and answers the dialect's failure `timed out after N s`, not
+/// nanopi's timeout block.
+pub(crate) async fn within_deadline<T>(
+    req: &crate::request::HookRequest,
+    run: impl std::future::Future<Output = Result<T, String>>,
+) -> Result<T, String> {
+    match req.deadline() {
+        Some(deadline) => tokio::time::timeout_at(deadline.at, run)
+            .await
+            .unwrap_or_else(|_| Err(claude::Failure::TimedOut(deadline.timeout).to_string())),
+        None => run.await,
+    }
 }
 
 /// The verdict of a leaf that decoded its own answer; the notes go to the

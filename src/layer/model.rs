@@ -115,7 +115,7 @@ impl Service<HookRequest> for ModelHook {
             let prompt = arguments_in(template, String::from_utf8_lossy(&input).trim());
             let asked = evaluator.oneshot(prompt);
             let asked = async { asked.await.map_err(|e| format!("the model failed: {e}")) };
-            let text = crate::layer::timeout::within_deadline(&req, asked).await;
+            let text = crate::dialect::within_deadline(&req, asked).await;
             let answer = text.and_then(|text| ModelAnswer::parse(&text));
             let answer = spec.dialect_hook().model_answer(&spec, &req, answer);
             Ok(crate::dialect::settle(

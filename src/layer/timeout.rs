@@ -57,8 +57,7 @@ use tower_service::Service;
 use crate::outcome::Verdict;
 use crate::request::{Deadline, HookRequest};
 
-/// How long a hook gets between `SIGTERM` and `SIGKILL`.
-pub const KILL_GRACE: Duration = Duration::from_millis(250);
+pub use crate::process::KILL_GRACE;
 
 /// How long after the deadline `HookTimeout` drops a hook that did not answer.
 pub const BACKSTOP: Duration = Duration::from_millis(750);
@@ -170,22 +169,6 @@ where
             Poll::Ready(()) => Poll::Ready(Ok(Verdict::timed_out(this.deadline.timeout))),
             Poll::Pending => Poll::Pending,
         }
-    }
-}
-
-/// `run`, answered by its own deadline for a leaf that reads its answer in
-/// its dialect (a model hook, an HTTP hook): past the request's deadline it
-/// is dropped and answers the dialect's failure `timed out after N s`, not
-/// nanopi's timeout block.
-pub(crate) async fn within_deadline<T>(
-    req: &crate::request::HookRequest,
-    run: impl std::future::Future<Output = Result<T, String>>,
-) -> Result<T, String> {
-    match req.deadline() {
-        Some(deadline) => tokio::time::timeout_at(deadline.at, run)
-            .await
-            .unwrap_or_else(|_| Err(crate::dialect::timed_out(deadline.timeout))),
-        None => run.await,
     }
 }
 

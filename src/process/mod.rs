@@ -33,6 +33,9 @@ pub use crate::outcome::Termination;
 use crate::request::Deadline;
 pub use crate::spec::Program;
 
+/// How long a hook gets between `SIGTERM` and `SIGKILL`.
+pub const KILL_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// A boxed, sendable future: what runners and the leaf return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

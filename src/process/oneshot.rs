@@ -18,8 +18,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::unix::pipe;
 use tokio::sync::oneshot;
 
+use super::KILL_GRACE;
 use super::{BoxFuture, Finished, Job, Program, Runner, Termination};
-use crate::layer::timeout::KILL_GRACE;
 
 /// Bounds on what one hook run may hold or take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

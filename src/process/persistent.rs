@@ -62,8 +62,8 @@ use tokio::net::unix::pipe;
 use tokio::sync::{oneshot, Semaphore};
 
 use super::oneshot::{spawn_group, Group, ProcessRunner};
+use super::KILL_GRACE;
 use super::{BoxFuture, Finished, Job, Runner, Termination};
-use crate::layer::timeout::KILL_GRACE;
 
 /// The variable that tells a persistent hook which protocol it speaks.
 pub const PROTOCOL_VAR: (&str, &str) = ("HOOK_PROTOCOL", "lines/1");

@@ -230,7 +230,7 @@ impl Service<HookRequest> for HttpHook {
             }
             let body = crate::dialect::input(&spec, &req);
             let posted = shared.post(&spec, target, body);
-            let response = crate::layer::timeout::within_deadline(&req, posted).await;
+            let response = crate::dialect::within_deadline(&req, posted).await;
             let response = response
                 .as_ref()
                 .map(|(status, body)| (*status, &body[..]))
