@@ -1,0 +1,673 @@
+//! Reading one hooks file: the top-level keys and the walk over `hooks`, event
+//! by event, group by group, handler by handler.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{
+    handler_at, Context, Handler, HooksFile, Warning, DEFAULT_TIMEOUT, PROMPT_SUBMIT_TIMEOUT,
+    UNSUPPORTED_TYPES,
+};
+use crate::config::{ConfigErrorKind, ConfigWarningKind};
+use crate::dialect::claude::http_url;
+use crate::dialect::claude::matcher;
+use crate::dialect::claude::rule::{self, PermissionRule};
+use crate::event::Event;
+use crate::pattern::Pattern;
+use crate::process::substitute::Form;
+
+/// A `true` / `false` top-level key; `null` is as good as absent.
+pub(super) fn flag(value: Option<Value>, at: &str) -> Result<Option<bool>, ConfigErrorKind> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(b)),
+        Some(other) => Err(invalid(at.into(), "true or false", &other)),
+    }
+}
+
+/// serde_json's error, or the one for a top level that is not an object.
+pub(super) fn top_level_error(err: serde_json::Error) -> ConfigErrorKind {
+    if err.is_data() && err.to_string().starts_with(NOT_AN_OBJECT) {
+        let found = err
+            .to_string()
+            .strip_prefix(NOT_AN_OBJECT)
+            .and_then(|rest| rest.split(" at line ").next())
+            .unwrap_or("something else")
+            .to_owned();
+        return ConfigErrorKind::ClaudeInvalidValue {
+            at: "the top level".into(),
+            expected: "a JSON object",
+            found,
+        };
+    }
+    ConfigErrorKind::InvalidJson(err)
+}
+
+const NOT_AN_OBJECT: &str = "top level is not an object: ";
+
+/// A list of strings (`allowedHttpHookUrls`, `allowedEnvVars`) named `at` in
+/// errors; absent or null: `None`.
+pub(super) fn strings(
+    value: Option<Value>,
+    at: &str,
+) -> Result<Option<Vec<String>>, ConfigErrorKind> {
+    let items = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(items)) => items,
+        Some(other) => return Err(invalid(at.to_owned(), "an array of strings", &other)),
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::String(s) => Ok(s),
+            other => Err(invalid(format!("item {i} of {at}"), "a string", &other)),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// The top-level keys this dialect reads; the others are skipped unread.
+pub(super) struct Top {
+    pub(super) hooks: Option<Hooks>,
+    pub(super) disable_all_hooks: Option<Value>,
+    pub(super) allow_managed_hooks_only: Option<Value>,
+    pub(super) allowed_http_hook_urls: Option<Value>,
+    pub(super) http_hook_allowed_env_vars: Option<Value>,
+}
+
+/// `hooks`: an object, in file order (the order its events are listed in).
+pub(super) enum Hooks {
+    Events(Vec<(String, Value)>),
+    Null,
+    Other(Value),
+}
+
+impl<'de> Deserialize<'de> for Top {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TopVisitor;
+
+        impl<'de> Visitor<'de> for TopVisitor {
+            type Value = Top;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a settings object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
+                let mut top = Top {
+                    hooks: None,
+                    disable_all_hooks: None,
+                    allow_managed_hooks_only: None,
+                    allowed_http_hook_urls: None,
+                    http_hook_allowed_env_vars: None,
+                };
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match &*key {
+                        "hooks" => top.hooks = Some(map.next_value::<Hooks>()?),
+                        "disableAllHooks" => top.disable_all_hooks = Some(map.next_value()?),
+                        "allowManagedHooksOnly" => {
+                            top.allow_managed_hooks_only = Some(map.next_value()?)
+                        }
+                        "allowedHttpHookUrls" => {
+                            top.allowed_http_hook_urls = Some(map.next_value()?)
+                        }
+                        "httpHookAllowedEnvVars" => {
+                            top.http_hook_allowed_env_vars = Some(map.next_value()?)
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(top)
+            }
+
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Top, E> {
+                Err(not_an_object(&Value::Bool(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Top, E> {
+                Err(not_an_object(&Value::from(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Top, E> {
+                Err(not_an_object(&Value::from(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Top, E> {
+                Err(not_an_object(&Value::from(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Top, E> {
+                Err(not_an_object(&Value::from(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Top, E> {
+                Err(not_an_object(&Value::Null))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, _seq: A) -> Result<Top, A::Error> {
+                Err(not_an_object(&Value::Array(Vec::new())))
+            }
+        }
+
+        deserializer.deserialize_any(TopVisitor)
+    }
+}
+
+fn not_an_object<E: de::Error>(value: &Value) -> E {
+    E::custom(format_args!(
+        "{NOT_AN_OBJECT}{}",
+        crate::config::describe_json(value)
+    ))
+}
+
+impl<'de> Deserialize<'de> for Hooks {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct HooksVisitor;
+
+        impl<'de> Visitor<'de> for HooksVisitor {
+            type Value = Hooks;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of event names")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Hooks, A::Error> {
+                crate::config::read::entries_in_order(map).map(Hooks::Events)
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<Hooks, E> {
+                Ok(Hooks::Null)
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Hooks, E> {
+                Ok(Hooks::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Hooks, E> {
+                Ok(Hooks::Other(Value::from(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Hooks, E> {
+                Ok(Hooks::Other(Value::from(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Hooks, E> {
+                Ok(Hooks::Other(Value::from(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Hooks, E> {
+                Ok(Hooks::Other(Value::from(v)))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Hooks, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Hooks::Other(Value::Array(Vec::new())))
+            }
+        }
+
+        deserializer.deserialize_any(HooksVisitor)
+    }
+}
+
+pub(super) fn invalid(at: String, expected: &'static str, found: &Value) -> ConfigErrorKind {
+    ConfigErrorKind::ClaudeInvalidValue {
+        at,
+        expected,
+        found: crate::config::describe_json(found),
+    }
+}
+
+/// Walks the `hooks` object of one file.
+pub(super) struct Reader<'a> {
+    pub(super) path: &'a Path,
+    pub(super) ctx: &'a Context,
+    pub(super) file: &'a mut HooksFile,
+}
+
+impl Reader<'_> {
+    fn warn(&mut self, kind: ConfigWarningKind) {
+        self.file.warnings.push(Warning {
+            path: self.path.to_path_buf(),
+            kind,
+        });
+    }
+
+    pub(super) fn event(&mut self, event: &str, groups: Value) -> Result<(), ConfigErrorKind> {
+        let groups = match groups {
+            Value::Null => return Ok(()),
+            Value::Array(groups) => groups,
+            other => {
+                return Err(invalid(
+                    format!("hooks.{event}"),
+                    "an array of matcher groups",
+                    &other,
+                ))
+            }
+        };
+        let point = matcher::point(event);
+        if point.is_none() {
+            self.warn(if matcher::is_claude_event(event) {
+                ConfigWarningKind::ClaudeUnfiredEvent {
+                    event: event.to_owned(),
+                }
+            } else {
+                ConfigWarningKind::ClaudeUnknownEvent {
+                    event: event.to_owned(),
+                    suggestion: crate::suggest::closest(event, matcher::all_events()),
+                }
+            });
+        }
+        let mut index = 0;
+        for (group, entry) in groups.into_iter().enumerate() {
+            let at = || format!("matcher group hooks.{event}[{group}]");
+            let Value::Object(mut entry) = entry else {
+                return Err(invalid(at(), "an object", &entry));
+            };
+            let matcher = match entry.remove("matcher") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(m)) => Some(m),
+                Some(other) => {
+                    return Err(invalid(
+                        format!("\"matcher\" of {}", at()),
+                        "a string",
+                        &other,
+                    ))
+                }
+            };
+            let mut pattern = matcher::compile(event, matcher.as_deref()).map_err(|error| {
+                ConfigErrorKind::ClaudeInvalidMatcher {
+                    event: event.to_owned(),
+                    group,
+                    error,
+                }
+            })?;
+            // (A key that is no Claude Code event keeps its matcher: its
+            // warning is that the event is unknown.)
+            if matcher::is_claude_event(event)
+                && !matcher::has_subject(event)
+                && !matches!(pattern, Pattern::Any)
+            {
+                self.warn(ConfigWarningKind::ClaudeIgnoredMatcher {
+                    event: event.to_owned(),
+                    group,
+                    matcher: matcher.clone().unwrap_or_default(),
+                });
+                pattern = Pattern::Any;
+            }
+            let handlers = match entry.remove("hooks") {
+                Some(Value::Array(handlers)) => handlers,
+                Some(other) => {
+                    return Err(invalid(
+                        format!("\"hooks\" of {}", at()),
+                        "an array of handlers",
+                        &other,
+                    ))
+                }
+                None => {
+                    return Err(ConfigErrorKind::ClaudeInvalidValue {
+                        at: format!("{} (its \"hooks\")", at()),
+                        expected: "an array of handlers",
+                        found: "nothing: the group has no \"hooks\"".into(),
+                    })
+                }
+            };
+            for (position, handler) in handlers.into_iter().enumerate() {
+                let slot = Slot {
+                    event,
+                    point,
+                    group,
+                    position,
+                    index,
+                    matcher: matcher.as_deref(),
+                    pattern: &pattern,
+                };
+                let handler = self.handler(slot, handler)?;
+                self.file.handlers.push(handler);
+                index += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn handler(&mut self, slot: Slot<'_>, value: Value) -> Result<Handler, ConfigErrorKind> {
+        let Slot {
+            event,
+            point,
+            group,
+            position,
+            index,
+            matcher,
+            pattern,
+        } = slot;
+        let at = handler_at(event, index, group, position);
+        let Value::Object(mut fields) = value else {
+            return Err(invalid(at, "an object", &value));
+        };
+        let field = |name: &str| format!("\"{name}\" of {at}");
+        let kind = take_string(&mut fields, "type", &field)?.unwrap_or_else(|| "command".into());
+        let command = take_string(&mut fields, "command", &field)?;
+        let args = match fields.remove("args") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(items)) => {
+                let mut args = Vec::with_capacity(items.len());
+                for (i, item) in items.into_iter().enumerate() {
+                    match item {
+                        Value::String(arg) => args.push(arg),
+                        other => {
+                            return Err(invalid(
+                                format!("\"args\"[{i}] of {at}"),
+                                "a string",
+                                &other,
+                            ))
+                        }
+                    }
+                }
+                Some(args)
+            }
+            Some(other) => return Err(invalid(field("args"), "an array of strings", &other)),
+        };
+        let shell = take_string(&mut fields, "shell", &field)?;
+        let is_async = take_bool(&mut fields, "async", &field)?;
+        let rewake = take_bool(&mut fields, "asyncRewake", &field)?;
+        let once = take_bool(&mut fields, "once", &field)?;
+        let persistent = take_bool(&mut fields, "persistent", &field)?;
+        let continue_on_block = take_bool(&mut fields, "continueOnBlock", &field)?;
+        let status_message = take_string(&mut fields, "statusMessage", &field)?;
+        let prompt = take_string(&mut fields, "prompt", &field)?;
+        let url = take_string(&mut fields, "url", &field)?;
+        let headers = match fields.remove("headers") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Object(map)) => {
+                let mut headers = Vec::with_capacity(map.len());
+                for (name, value) in map {
+                    const FRAMING: [&str; 4] =
+                        ["host", "content-length", "transfer-encoding", "connection"];
+                    if FRAMING.contains(&name.to_ascii_lowercase().as_str()) {
+                        return Err(ConfigErrorKind::ClaudeInvalidValue {
+                            at: format!("\"headers\" of {at}"),
+                            expected: "headers the HTTP client does not set itself (not Host, \
+                                       Content-Length, Transfer-Encoding or Connection)",
+                            found: format!("{name:?}"),
+                        });
+                    }
+                    match value {
+                        Value::String(value) => headers.push((name, value)),
+                        other => {
+                            return Err(invalid(
+                                format!("\"headers\".{name:?} of {at}"),
+                                "a string",
+                                &other,
+                            ))
+                        }
+                    }
+                }
+                headers
+            }
+            Some(other) => {
+                return Err(invalid(
+                    field("headers"),
+                    "an object of header names and string values",
+                    &other,
+                ))
+            }
+        };
+        let allowed_env_vars =
+            strings(fields.remove("allowedEnvVars"), &field("allowedEnvVars"))?.unwrap_or_default();
+        let fail_closed = match take_string(&mut fields, "onFailure", &field)?.as_deref() {
+            None | Some("allow") => false,
+            Some("block") => true,
+            Some(other) => {
+                return Err(invalid(
+                    field("onFailure"),
+                    "\"block\" or \"allow\"",
+                    &Value::String(other.to_owned()),
+                ))
+            }
+        };
+        for key in ["failClosed", "fail_closed"] {
+            if fields.contains_key(key) {
+                self.warn(ConfigWarningKind::ClaudeFailClosedKey {
+                    at: at.clone(),
+                    key: key.to_owned(),
+                });
+            }
+        }
+        let timeout = match fields.remove("timeout") {
+            None | Some(Value::Null) => default_timeout(event, &kind),
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(seconds) if seconds > 0.0 => {
+                    if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
+                        self.warn(ConfigWarningKind::ClaudeLongTimeout {
+                            at: at.clone(),
+                            seconds: whole,
+                        });
+                    }
+                    // A positive timeout too small for the clock is 1 ms, never 0.
+                    Duration::try_from_secs_f64(seconds)
+                        .unwrap_or(Duration::MAX)
+                        .max(Duration::from_millis(1))
+                }
+                _ => {
+                    return Err(invalid(
+                        field("timeout"),
+                        "a positive number of seconds",
+                        &Value::Number(n),
+                    ))
+                }
+            },
+            Some(other) => {
+                return Err(invalid(
+                    field("timeout"),
+                    "a positive number of seconds",
+                    &other,
+                ))
+            }
+        };
+        let if_rule = match take_string(&mut fields, "if", &field)? {
+            None => None,
+            Some(text) => match PermissionRule::parse(&text) {
+                Ok(rule) => Some(rule),
+                Err(err) => {
+                    return Err(ConfigErrorKind::ClaudeInvalidIf {
+                        at,
+                        rule: text,
+                        reason: err.reason(),
+                    })
+                }
+            },
+        };
+
+        match kind.as_str() {
+            "command" => {
+                if command.as_deref().is_none_or(|c| c.trim().is_empty()) {
+                    return Err(ConfigErrorKind::ClaudeMissingCommand { at });
+                }
+            }
+            "http" => {
+                let Some(url) = url.as_deref().filter(|u| !u.trim().is_empty()) else {
+                    return Err(ConfigErrorKind::ClaudeMissingUrl { at });
+                };
+                if let Err(reason) = http_url::handler_url(url) {
+                    return Err(ConfigErrorKind::ClaudeInvalidUrl {
+                        at,
+                        url: url.to_owned(),
+                        reason,
+                    });
+                }
+                if !cfg!(feature = "http") {
+                    self.warn(ConfigWarningKind::ClaudeUnsupportedType {
+                        at: at.clone(),
+                        kind: kind.clone(),
+                    });
+                }
+            }
+            "prompt" | "agent" => {
+                self.warn(ConfigWarningKind::ModelHook {
+                    at: at.clone(),
+                    kind: kind.clone(),
+                });
+            }
+            other if UNSUPPORTED_TYPES.contains(&other) => {
+                self.warn(ConfigWarningKind::ClaudeUnsupportedType {
+                    at: at.clone(),
+                    kind: kind.clone(),
+                });
+            }
+            _ => self.warn(ConfigWarningKind::ClaudeUnknownType {
+                at: at.clone(),
+                kind: kind.clone(),
+                suggestion: crate::suggest::closest(
+                    &kind,
+                    std::iter::once("command").chain(UNSUPPORTED_TYPES),
+                ),
+            }),
+        }
+        if if_rule.is_some() && !rule::is_tool_event(event) {
+            self.warn(ConfigWarningKind::ClaudeIfOnNonToolEvent { at: at.clone() });
+        }
+        if !type_runs_at(&kind, event) {
+            self.warn(ConfigWarningKind::ClaudeTypeNotOnEvent {
+                at: at.clone(),
+                kind: kind.clone(),
+                event: event.to_owned(),
+            });
+        }
+
+        // In exec form the command is the program; otherwise the shell reads it.
+        let form = match (&args, shell.as_deref()) {
+            (Some(_), _) => Form::Exec,
+            (None, Some("bash")) => Form::Bash,
+            (None, _) => Form::Sh,
+        };
+        let command = command.map(|c| self.ctx.substitute(&c, form).into_owned());
+        let args = args.map(|args| {
+            args.iter()
+                .map(|a| self.ctx.substitute(a, Form::Exec).into_owned())
+                .collect::<Vec<_>>()
+        });
+        if command.as_deref().is_some_and(|c| c.contains('\0')) {
+            return Err(ConfigErrorKind::ClaudeNulCharacter {
+                at: field("command"),
+            });
+        }
+        if let Some(i) = args.iter().flatten().position(|a| a.contains('\0')) {
+            return Err(ConfigErrorKind::ClaudeNulCharacter {
+                at: format!("\"args\"[{i}] of {at}"),
+            });
+        }
+
+        Ok(Handler {
+            source: self.path.to_path_buf(),
+            plugin_root: self.ctx.plugin_root.clone(),
+            event: event.to_owned(),
+            point,
+            group,
+            position,
+            index,
+            matcher: matcher.map(str::to_owned),
+            pattern: pattern.clone(),
+            kind,
+            command,
+            prompt: prompt.map(|p| self.ctx.substitute(&p, Form::Exec).into_owned()),
+            url,
+            headers,
+            allowed_env_vars,
+            fail_closed,
+            continue_on_block,
+            args,
+            shell,
+            timeout,
+            is_async: is_async || rewake,
+            if_rule,
+            status_message,
+            once,
+            persistent,
+        })
+    }
+}
+
+/// Whether Claude Code runs a handler of type `kind` at `event`: `prompt` and
+/// `agent` handlers only at the events where a model's yes or no means
+/// something, `http` ones everywhere but `SessionStart` and `Setup`. A
+/// command, an unknown type, or an event that is no Claude Code event: yes
+/// (their own warnings say what is wrong).
+///
+/// ```
+/// use tower_hooks::dialect::claude::config::type_runs_at;
+///
+/// assert!(type_runs_at("prompt", "PreToolUse"));
+/// assert!(!type_runs_at("prompt", "SessionEnd"));
+/// assert!(type_runs_at("http", "SessionEnd"));
+/// assert!(!type_runs_at("http", "SessionStart"));
+/// assert!(type_runs_at("command", "SessionStart"));
+/// ```
+pub fn type_runs_at(kind: &str, event: &str) -> bool {
+    const MODEL_EVENTS: [&str; 13] = [
+        "PermissionDenied",
+        "PermissionRequest",
+        "PostToolBatch",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PreToolUse",
+        "Stop",
+        "SubagentStop",
+        "TaskCompleted",
+        "TaskCreated",
+        "TeammateIdle",
+        "UserPromptExpansion",
+        "UserPromptSubmit",
+    ];
+    if !matcher::is_claude_event(event) {
+        return true;
+    }
+    match kind {
+        "prompt" | "agent" => MODEL_EVENTS.contains(&event),
+        "http" => !matches!(event, "SessionStart" | "Setup"),
+        _ => true,
+    }
+}
+
+/// Where a handler stands, and its group's matcher.
+#[derive(Clone, Copy)]
+struct Slot<'a> {
+    event: &'a str,
+    point: Option<Event>,
+    group: usize,
+    position: usize,
+    index: usize,
+    matcher: Option<&'a str>,
+    pattern: &'a Pattern,
+}
+
+/// The default timeout of a handler of type `kind` on `event`, as Claude Code
+/// has them.
+fn default_timeout(event: &str, kind: &str) -> Duration {
+    match (kind, event) {
+        ("prompt", _) => Duration::from_secs(30),
+        ("agent", _) => Duration::from_secs(60),
+        (_, "UserPromptSubmit") => PROMPT_SUBMIT_TIMEOUT,
+        (_, "MessageDisplay") => Duration::from_secs(10),
+        _ => DEFAULT_TIMEOUT,
+    }
+}
+
+fn take_string(
+    fields: &mut Map<String, Value>,
+    name: &str,
+    at: &dyn Fn(&str) -> String,
+) -> Result<Option<String>, ConfigErrorKind> {
+    match fields.remove(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(invalid(at(name), "a string", &other)),
+    }
+}
+
+fn take_bool(
+    fields: &mut Map<String, Value>,
+    name: &str,
+    at: &dyn Fn(&str) -> String,
+) -> Result<bool, ConfigErrorKind> {
+    match fields.remove(name) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(b),
+        Some(other) => Err(invalid(at(name), "true or false", &other)),
+    }
+}

@@ -1,0 +1,456 @@
+//! How a Claude Code hook's answer is read: the exit status, then the JSON on
+//! stdout, field by field as each event reads it.
+
+use serde_json::{Map, Value};
+
+use super::{block_meaning, BlockMeaning, ClaudeAnswer, ClaudeDecision, Failure};
+use crate::outcome::DEFAULT_BLOCK_REASON;
+
+/// The reason of an exit-2 block: stderr, lossily decoded, without trailing
+/// newlines, or `blocked by hook` when it is blank. stdout is never the reason.
+pub fn exit2_reason(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let trimmed = text.trim_end_matches(['\n', '\r']);
+    if trimmed.trim().is_empty() {
+        DEFAULT_BLOCK_REASON.to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+/// Reads a Claude Code hook's answer at the Claude Code event `event` (the name
+/// in its envelope's `hook_event_name`). `exit` is `None` when the hook was ended
+/// by a signal. Never panics, whatever the bytes.
+///
+/// * **exit 0**: when stdout, trimmed, starts with `{` and is one JSON object
+///   (compact or pretty-printed), that object is the answer (below). Otherwise
+///   stdout is plain text: model context on `UserPromptSubmit`,
+///   `UserPromptExpansion` and `SessionStart`, ignored elsewhere. A `{` that
+///   does not parse is plain text too.
+/// * **exit 2**: a block; the reason is stderr ([`exit2_reason`]), whatever
+///   stdout says. What it means depends on the event ([`block_meaning`]); on
+///   `PermissionRequest` it is not honored.
+/// * **any other exit, or a signal**: a failure ([`Failure::exited`]); the action
+///   proceeds.
+///
+/// The fields of a JSON answer:
+///
+/// | field | effect |
+/// | --- | --- |
+/// | `continue: false`, `stopReason` | [`stop`](ClaudeAnswer::stop) = the reason (`""` without one); the decision is left as it is |
+/// | `systemMessage` | a user message |
+/// | `decision: "block"`, `reason` | a block, meaning what [`block_meaning`] says |
+/// | `decision: "approve"` | allow (legacy); its `reason` is a user message |
+/// | `hookSpecificOutput.hookEventName` | must name `event` when present |
+/// | `…permissionDecision` (`PreToolUse`) | `allow` (its `permissionDecisionReason` is a user message), `deny` (a block with that reason), `ask` (the reason is the ask's reason and a user message), `defer`; with a legacy top-level decision, the stronger one |
+/// | `…updatedInput` (`PreToolUse`) | replaces the tool input, unless the decision is deny or defer |
+/// | `…decision.behavior` (`PermissionRequest`) | `allow` (with `updatedInput`) or `deny` (a block with `message` as its reason; `interrupt: true` also stops the agent) |
+/// | `…additionalContext` | context on `PreToolUse`, `UserPromptSubmit`, `UserPromptExpansion`, `SessionStart`, `Setup`, `PostToolUse`, `PostToolUseFailure`, `PostToolBatch`, `SubagentStart` |
+/// | `…updatedToolOutput` (`PostToolUse`; `updatedMCPToolOutput` as a fallback) | replaces the tool's output |
+///
+/// As in Claude Code, `InstructionsLoaded`, `SessionEnd` and `StopFailure`
+/// discard the JSON answer; `Notification`, `PreCompact`, `PostCompact`,
+/// `ConfigChange`, `MessageDisplay`, `Elicitation`, `ElicitationResult`,
+/// `WorktreeCreate` and `WorktreeRemove` discard `continue` and
+/// `systemMessage`; `CwdChanged`, `FileChanged`, `DirectoryAdded` and
+/// `TaskCreated` discard `continue`.
+///
+/// ```
+/// use tower_hooks::dialect::claude::{decode, ClaudeDecision};
+///
+/// let stop = decode(Some(2), b"", b"run the tests first\n", "Stop");
+/// assert_eq!(stop.follow_up.as_deref(), Some("run the tests first"));
+/// let crashed = decode(Some(1), b"", b"lint crashed\n", "PreToolUse");
+/// assert_eq!(crashed.decision, ClaudeDecision::Allow);
+/// assert_eq!(crashed.error.as_deref(), Some("exited with status 1: lint crashed"));
+/// ```
+///
+/// # Caveats
+///
+/// * JSON on stdout is read on exit 0 only. Claude Code's newest documentation
+///   also reads it on other exit codes; this crate follows `DIALECTS.md`, where
+///   exit 2 is a block whatever stdout says and any other non-zero exit is an
+///   error.
+/// * An answer that is JSON but does not follow Claude Code's schema (a field
+///   of the wrong type, an unknown `permissionDecision`, a `hookEventName` of
+///   another event) is a non-blocking error, as in Claude Code, and nothing
+///   else of it is used.
+/// * Claude Code's 10,000-character cap on context and messages is not applied.
+/// * `additionalContext` on `Stop` (which Claude Code 2.1.163 treats as a reason
+///   to continue) is ignored: a Stop hook keeps the agent going with
+///   `decision: "block"` or exit 2.
+pub fn decode(exit: Option<i32>, stdout: &[u8], stderr: &[u8], event: &str) -> ClaudeAnswer {
+    match exit {
+        Some(0) => decode_stdout(stdout, event),
+        Some(2) => ClaudeAnswer::blocked(event, exit2_reason(stderr)),
+        _ => ClaudeAnswer::failed(&Failure::exited(exit, stderr)),
+    }
+}
+
+fn decode_stdout(stdout: &[u8], event: &str) -> ClaudeAnswer {
+    let trimmed = stdout.trim_ascii();
+    if trimmed.first() == Some(&b'{') {
+        if let Ok(Value::Object(answer)) = serde_json::from_slice::<Value>(trimmed) {
+            return match read_json(&answer, event) {
+                Ok(answer) => answer,
+                Err(problem) => ClaudeAnswer::with_error(format!("invalid answer: {problem}")),
+            };
+        }
+    }
+    let mut answer = ClaudeAnswer::default();
+    if matches!(
+        event,
+        "UserPromptSubmit" | "UserPromptExpansion" | "SessionStart"
+    ) {
+        let text = String::from_utf8_lossy(trimmed);
+        if !text.is_empty() {
+            answer.context.push(text.into_owned());
+        }
+    }
+    answer
+}
+
+/// Events whose JSON answer Claude Code discards.
+const DISCARDS_JSON: &[&str] = &["InstructionsLoaded", "SessionEnd", "StopFailure"];
+
+/// Events that discard `continue` and `systemMessage`.
+const DISCARDS_MESSAGES: &[&str] = &[
+    "Notification",
+    "PreCompact",
+    "PostCompact",
+    "ConfigChange",
+    "MessageDisplay",
+    "Elicitation",
+    "ElicitationResult",
+    "WorktreeCreate",
+    "WorktreeRemove",
+];
+
+/// Events that discard `continue` only.
+const DISCARDS_CONTINUE: &[&str] = &["CwdChanged", "FileChanged", "DirectoryAdded", "TaskCreated"];
+
+/// Events where `hookSpecificOutput.additionalContext` is model context.
+const TAKES_CONTEXT: &[&str] = &[
+    "PreToolUse",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "Setup",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "SubagentStart",
+];
+
+/// Reads a JSON answer; `Err` names the first field that breaks the schema.
+fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, String> {
+    let mut answer = ClaudeAnswer::default();
+    if DISCARDS_JSON.contains(&event) {
+        return Ok(answer);
+    }
+    let keeps_messages = !DISCARDS_MESSAGES.contains(&event);
+    let keeps_continue = keeps_messages && !DISCARDS_CONTINUE.contains(&event);
+
+    let go_on = boolean(json, "continue", "continue")?;
+    let stop_reason = string(json, "stopReason", "stopReason")?;
+    let system_message = string(json, "systemMessage", "systemMessage")?;
+    let reason = string(json, "reason", "reason")?;
+    let legacy = match string(json, "decision", "decision")? {
+        None => None,
+        Some("block") => Some(ClaudeDecision::Block),
+        Some("approve") => Some(ClaudeDecision::Allow),
+        Some(other) => {
+            return Err(format!(
+                "decision is {other:?}; expected \"block\" or \"approve\""
+            ))
+        }
+    };
+    let specific = match json.get("hookSpecificOutput") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(specific)) => Some(specific),
+        Some(_) => return Err("hookSpecificOutput must be an object".into()),
+    };
+    if let Some(specific) = specific {
+        match string(
+            specific,
+            "hookEventName",
+            "hookSpecificOutput.hookEventName",
+        )? {
+            Some(name) if name != event => {
+                return Err(format!(
+                    "hookSpecificOutput.hookEventName is {name:?}, but the event is {event:?}"
+                ))
+            }
+            _ => {}
+        }
+    }
+
+    if keeps_messages {
+        if let Some(message) = system_message {
+            answer.user_messages.push(message.to_owned());
+        }
+    }
+    if keeps_continue && go_on == Some(false) {
+        answer.stop = Some(stop_reason.unwrap_or("").to_owned());
+    }
+    let reason_or_default = |reason: Option<&str>| {
+        reason
+            .filter(|r| !r.trim().is_empty())
+            .unwrap_or(DEFAULT_BLOCK_REASON)
+            .to_owned()
+    };
+
+    match event {
+        "PreToolUse" => {
+            let specific = specific.map_or(Ok(PreToolUse::default()), PreToolUse::read)?;
+            let decision = match (specific.decision, legacy) {
+                (Some(a), Some(b)) => a.stronger(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => ClaudeDecision::Allow,
+            };
+            // The reason of the field that decided.
+            let from_specific = specific.decision == Some(decision);
+            let decided_reason = if from_specific {
+                specific.reason.or(reason)
+            } else {
+                reason
+            };
+            match decision {
+                ClaudeDecision::Block => {
+                    answer.block(BlockMeaning::Deny, reason_or_default(decided_reason));
+                }
+                ClaudeDecision::Ask => {
+                    answer.decision = ClaudeDecision::Ask;
+                    if let Some(r) = decided_reason {
+                        answer.user_messages.push(r.to_owned());
+                        answer.reason = Some(r.to_owned());
+                    }
+                }
+                ClaudeDecision::Defer => answer.decision = ClaudeDecision::Defer,
+                ClaudeDecision::Allow => {
+                    answer.approved = specific.decision == Some(ClaudeDecision::Allow);
+                    if let Some(r) = decided_reason {
+                        answer.user_messages.push(r.to_owned());
+                    }
+                }
+            }
+            if matches!(decision, ClaudeDecision::Allow | ClaudeDecision::Ask) {
+                answer.updated_input = specific.updated_input.cloned();
+            }
+        }
+        "PermissionRequest" => {
+            let behavior = match specific.map(|s| s.get("decision")) {
+                None | Some(None) | Some(Some(Value::Null)) => None,
+                Some(Some(Value::Object(decision))) => Some(PermissionDecision::read(decision)?),
+                Some(Some(_)) => return Err("hookSpecificOutput.decision must be an object".into()),
+            };
+            match behavior {
+                Some(PermissionDecision {
+                    deny: true,
+                    message,
+                    interrupt,
+                    ..
+                }) => {
+                    let reason = reason_or_default(message);
+                    if interrupt {
+                        answer.stop = Some(reason.clone());
+                    }
+                    answer.block(BlockMeaning::Deny, reason);
+                }
+                Some(PermissionDecision {
+                    deny: false,
+                    updated_input,
+                    ..
+                }) if legacy != Some(ClaudeDecision::Block) => {
+                    answer.approved = true;
+                    answer.updated_input = updated_input.cloned();
+                }
+                _ => match legacy {
+                    Some(ClaudeDecision::Block) => {
+                        answer.block(BlockMeaning::NotHonored, reason_or_default(reason));
+                    }
+                    _ => {
+                        if let Some(r) = reason.filter(|_| legacy.is_some()) {
+                            answer.user_messages.push(r.to_owned());
+                        }
+                    }
+                },
+            }
+        }
+        _ => match legacy {
+            Some(ClaudeDecision::Block) => {
+                answer.block(block_meaning(event), reason_or_default(reason));
+            }
+            Some(_) => {
+                if let Some(r) = reason {
+                    answer.user_messages.push(r.to_owned());
+                }
+            }
+            None => {}
+        },
+    }
+
+    if let Some(specific) = specific {
+        if TAKES_CONTEXT.contains(&event) {
+            let context = string(
+                specific,
+                "additionalContext",
+                "hookSpecificOutput.additionalContext",
+            )?;
+            if let Some(context) = context {
+                answer.context.push(context.to_owned());
+            }
+        }
+        if event == "PostToolUse" {
+            let output = ["updatedToolOutput", "updatedMCPToolOutput"]
+                .iter()
+                .find_map(|key| specific.get(*key).filter(|v| !v.is_null()));
+            answer.updated_tool_output = output.cloned();
+        }
+    }
+    Ok(answer)
+}
+
+/// `hookSpecificOutput` of a `PreToolUse` answer.
+#[derive(Default)]
+struct PreToolUse<'j> {
+    decision: Option<ClaudeDecision>,
+    reason: Option<&'j str>,
+    updated_input: Option<&'j Map<String, Value>>,
+}
+
+impl<'j> PreToolUse<'j> {
+    fn read(specific: &'j Map<String, Value>) -> Result<Self, String> {
+        let decision = match string(
+            specific,
+            "permissionDecision",
+            "hookSpecificOutput.permissionDecision",
+        )? {
+            None => None,
+            Some("allow") => Some(ClaudeDecision::Allow),
+            Some("deny") => Some(ClaudeDecision::Block),
+            Some("ask") => Some(ClaudeDecision::Ask),
+            Some("defer") => Some(ClaudeDecision::Defer),
+            Some(other) => {
+                return Err(format!(
+                    "hookSpecificOutput.permissionDecision is {other:?}; expected \"allow\", \
+                     \"deny\", \"ask\" or \"defer\""
+                ))
+            }
+        };
+        Ok(PreToolUse {
+            decision,
+            reason: string(
+                specific,
+                "permissionDecisionReason",
+                "hookSpecificOutput.permissionDecisionReason",
+            )?,
+            updated_input: object(specific, "updatedInput", "hookSpecificOutput.updatedInput")?,
+        })
+    }
+}
+
+/// `hookSpecificOutput.decision` of a `PermissionRequest` answer.
+struct PermissionDecision<'j> {
+    deny: bool,
+    message: Option<&'j str>,
+    interrupt: bool,
+    updated_input: Option<&'j Map<String, Value>>,
+}
+
+impl<'j> PermissionDecision<'j> {
+    fn read(decision: &'j Map<String, Value>) -> Result<Self, String> {
+        const AT: &str = "hookSpecificOutput.decision";
+        let deny = match string(decision, "behavior", "hookSpecificOutput.decision.behavior")? {
+            Some("allow") => false,
+            Some("deny") => true,
+            Some(other) => {
+                return Err(format!(
+                    "{AT}.behavior is {other:?}; expected \"allow\" or \"deny\""
+                ))
+            }
+            None => return Err(format!("{AT} needs a behavior, \"allow\" or \"deny\"")),
+        };
+        Ok(PermissionDecision {
+            deny,
+            message: string(decision, "message", "hookSpecificOutput.decision.message")?,
+            interrupt: boolean(
+                decision,
+                "interrupt",
+                "hookSpecificOutput.decision.interrupt",
+            )?
+            .unwrap_or(false),
+            updated_input: object(
+                decision,
+                "updatedInput",
+                "hookSpecificOutput.decision.updatedInput",
+            )?,
+        })
+    }
+}
+
+/// An optional string field (`null` counts as absent).
+fn string<'j>(map: &'j Map<String, Value>, key: &str, at: &str) -> Result<Option<&'j str>, String> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(format!("{at} must be a string")),
+    }
+}
+
+/// An optional boolean field (`null` counts as absent).
+fn boolean(map: &Map<String, Value>, key: &str, at: &str) -> Result<Option<bool>, String> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(format!("{at} must be true or false")),
+    }
+}
+
+/// An optional object field (`null` counts as absent).
+fn object<'j>(
+    map: &'j Map<String, Value>,
+    key: &str,
+    at: &str,
+) -> Result<Option<&'j Map<String, Value>>, String> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(obj)) => Ok(Some(obj)),
+        Some(_) => Err(format!("{at} must be an object")),
+    }
+}
+
+/// A `PostToolUse` hook's `updatedToolOutput` as a neutral tool-result
+/// transform (the `updated_input` of `tool_execution_end`, see
+/// [`TransformScope::ToolResult`](crate::TransformScope::ToolResult)).
+///
+/// The envelope sends `{"content": <text>}` as `tool_response`, or the result's
+/// structured content when it has one, so: a string, or an object whose only
+/// field is a string `content`, replaces the text; anything else replaces the
+/// structured content.
+///
+/// ```
+/// use serde_json::json;
+/// use tower_hooks::dialect::claude::tool_output_transform;
+///
+/// assert_eq!(tool_output_transform(&json!({"content": "[redacted]"}))["content"], "[redacted]");
+/// assert_eq!(tool_output_transform(&json!("[redacted]"))["content"], "[redacted]");
+/// assert_eq!(tool_output_transform(&json!({"rows": 3}))["structured_content"], json!({"rows": 3}));
+/// ```
+pub fn tool_output_transform(updated: &Value) -> Map<String, Value> {
+    let mut out = Map::new();
+    match updated {
+        Value::String(text) => {
+            out.insert("content".into(), Value::String(text.clone()));
+        }
+        Value::Object(obj)
+            if obj.len() == 1 && obj.get("content").is_some_and(Value::is_string) =>
+        {
+            out.insert("content".into(), obj["content"].clone());
+        }
+        other => {
+            out.insert(crate::request::STRUCTURED_CONTENT.into(), other.clone());
+        }
+    }
+    out
+}

@@ -1,0 +1,290 @@
+//! What one hook did: [`HookRecord`], with its process's [`RunDetail`].
+
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+
+use super::{last_nonempty_line, BlockCause, Notes, RecordOutcome, Termination, Verdict};
+use crate::spec::HookSpec;
+
+/// How much of a command hook's stderr a [`RunDetail`] keeps, and of its last
+/// stdout line: 4 KiB.
+pub const RUN_DETAIL_LIMIT: usize = 4096;
+
+/// What a command hook's process did: how it ended, the head of its stderr and
+/// its last stdout line. It tells a person why a hook answered what it did: an
+/// exit 1 is not a block, a last stdout line that is not a JSON object answers
+/// nothing, a script that is not found exits 127 with bash's message on stderr.
+///
+/// Kept only for command hooks run by a chain: see [`HookRecord::run`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDetail {
+    /// `None`: the process could not be started.
+    termination: Option<Termination>,
+    stderr: Box<str>,
+    last_stdout_line: Option<Box<str>>,
+}
+
+impl RunDetail {
+    /// The detail of a process that ran (to its end, or to its deadline) and
+    /// left this stdout and stderr.
+    pub(crate) fn ended(termination: Termination, stdout: &[u8], stderr: &[u8]) -> Self {
+        RunDetail {
+            termination: Some(termination),
+            stderr: head(stderr).into(),
+            last_stdout_line: last_nonempty_line(stdout)
+                .map(|line| head(line).trim_end_matches('\r').into()),
+        }
+    }
+
+    /// The detail of a process that could not be started.
+    pub(crate) fn not_started() -> Self {
+        RunDetail {
+            termination: None,
+            stderr: Box::default(),
+            last_stdout_line: None,
+        }
+    }
+
+    /// Whether the process was started; when it was not, the record's
+    /// [reason](HookRecord::reason) says why.
+    pub fn started(&self) -> bool {
+        self.termination.is_some()
+    }
+
+    /// How the process ended; `None` when it could not be started.
+    pub fn termination(&self) -> Option<Termination> {
+        self.termination
+    }
+
+    /// Its exit status, when it exited by itself.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.termination {
+            Some(Termination::Exited(code)) => Some(code),
+            _ => None,
+        }
+    }
+
+    /// The signal that ended it, when one did (other than at its deadline).
+    pub fn signal(&self) -> Option<i32> {
+        match self.termination {
+            Some(Termination::Signaled(signal)) => Some(signal),
+            _ => None,
+        }
+    }
+
+    /// Whether it ran past its deadline and was killed.
+    pub fn timed_out(&self) -> bool {
+        matches!(self.termination, Some(Termination::TimedOut))
+    }
+
+    /// The first [`RUN_DETAIL_LIMIT`] bytes of its stderr, lossily decoded
+    /// (empty when it wrote nothing); `None` when it could not be started.
+    pub fn stderr(&self) -> Option<&str> {
+        self.started().then_some(&*self.stderr)
+    }
+
+    /// Its last non-empty stdout line (where an answer is read from), at most
+    /// [`RUN_DETAIL_LIMIT`] bytes of it, lossily decoded; `None` when it printed none.
+    pub fn last_stdout_line(&self) -> Option<&str> {
+        self.last_stdout_line.as_deref()
+    }
+}
+
+/// The first [`RUN_DETAIL_LIMIT`] bytes of `bytes`, lossily decoded, cut on a
+/// character boundary.
+fn head(bytes: &[u8]) -> String {
+    // A character cut at the limit decodes as U+FFFD past the limit: cut again.
+    let slice = &bytes[..bytes.len().min(RUN_DETAIL_LIMIT + 3)];
+    let mut text = String::from_utf8_lossy(slice).into_owned();
+    if text.len() > RUN_DETAIL_LIMIT {
+        let mut end = RUN_DETAIL_LIMIT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
+/// Where the command leaf leaves its [`RunDetail`] for the chain's record: made
+/// by the chain for each command hook it calls, carried by the request.
+#[derive(Clone, Default)]
+pub(crate) struct RunSlot(Arc<Mutex<SlotContent>>);
+
+#[derive(Default)]
+struct SlotContent {
+    detail: Option<Box<RunDetail>>,
+    notes: Option<Notes>,
+}
+
+impl RunSlot {
+    pub(crate) fn put(&self, detail: RunDetail) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).detail = Some(Box::new(detail));
+    }
+
+    pub(crate) fn take(&self) -> Option<Box<RunDetail>> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .detail
+            .take()
+    }
+
+    /// Leaves a hook's notes for the chain (a dialect hook's context, …).
+    pub(crate) fn put_notes(&self, notes: Notes) {
+        if !notes.is_empty() {
+            self.0.lock().unwrap_or_else(PoisonError::into_inner).notes = Some(notes);
+        }
+    }
+
+    pub(crate) fn take_notes(&self) -> Option<Notes> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .notes
+            .take()
+    }
+}
+
+impl fmt::Debug for RunSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RunSlot")
+    }
+}
+
+/// One hook's part in a call: which hook, what it did, how long it took.
+#[derive(Debug, Clone)]
+pub struct HookRecord {
+    spec: Arc<HookSpec>,
+    // Boxed and in nanoseconds: records live inline in every outcome, which is
+    // moved on every call.
+    reason: Option<Box<str>>,
+    nanos: u64,
+    outcome: RecordOutcome,
+    cause: Option<BlockCause>,
+    // Command hooks only; boxed so that other records stay small.
+    run: Option<Box<RunDetail>>,
+}
+
+impl HookRecord {
+    pub(crate) fn new(spec: Arc<HookSpec>, verdict: &Verdict, duration: Duration) -> Self {
+        let (reason, cause) = match verdict {
+            Verdict::Block { reason, cause } => (Some(reason.as_str().into()), Some(*cause)),
+            Verdict::FailedOpen { error } => (Some(error.as_str().into()), None),
+            _ => (None, None),
+        };
+        HookRecord {
+            spec,
+            reason,
+            nanos: u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX),
+            outcome: verdict.record_outcome(),
+            cause,
+            run: None,
+        }
+    }
+
+    /// Attaches what the hook's process did.
+    pub(crate) fn with_run(mut self, run: Option<Box<RunDetail>>) -> Self {
+        self.run = run;
+        self
+    }
+
+    /// A hook that did not run for this call: its matcher did not match, its
+    /// type is not runnable, or it is turned off (whose reason is recorded).
+    pub(crate) fn skipped(spec: Arc<HookSpec>) -> Self {
+        let reason = spec.disabled().map(Into::into);
+        HookRecord {
+            reason,
+            ..HookRecord::new(spec, &Verdict::Skipped, Duration::ZERO)
+        }
+    }
+
+    /// A hook handed to the background: started, or not (an error record
+    /// with the reason).
+    pub(crate) fn offloaded(spec: Arc<HookSpec>, started: Result<(), &'static str>) -> Self {
+        let (verdict, reason) = match started {
+            Ok(()) => (Verdict::Allow, "started in the background"),
+            Err(reason) => (Verdict::failed_open(reason), reason),
+        };
+        HookRecord {
+            reason: Some(reason.into()),
+            ..HookRecord::new(spec, &verdict, Duration::ZERO)
+        }
+    }
+
+    pub(crate) fn not_run(spec: Arc<HookSpec>) -> Self {
+        HookRecord {
+            spec,
+            reason: None,
+            nanos: 0,
+            outcome: RecordOutcome::NotRun,
+            cause: None,
+            run: None,
+        }
+    }
+
+    /// The hook.
+    pub fn spec(&self) -> &Arc<HookSpec> {
+        &self.spec
+    }
+
+    /// What it did.
+    pub fn outcome(&self) -> RecordOutcome {
+        self.outcome
+    }
+
+    /// What its process did (how it ended, its stderr, its last stdout line),
+    /// for a command hook that a chain called; `None` for an in-process hook, a
+    /// hook that was skipped or not run, and a command answered without running
+    /// (by a cache, say).
+    pub fn run(&self) -> Option<&RunDetail> {
+        self.run.as_deref()
+    }
+
+    /// The block reason, or the error of a hook that failed open.
+    pub fn reason(&self) -> Option<&str> {
+        self.reason.as_deref()
+    }
+
+    /// What made a block: the hook, a timeout, or a fail-closed failure.
+    pub fn block_cause(&self) -> Option<BlockCause> {
+        self.cause
+    }
+
+    /// How long it ran (zero when skipped or not run).
+    pub fn duration(&self) -> Duration {
+        Duration::from_nanos(self.nanos)
+    }
+}
+
+impl Serialize for HookRecord {
+    /// One `hooks[]` entry of the JSON report: `outcome` has the contract's six
+    /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let run = self.run();
+        let mut s = serializer.serialize_struct("HookRecord", 13)?;
+        s.serialize_field("dialect", self.spec.dialect().as_str())?;
+        s.serialize_field("source", self.spec.source())?;
+        s.serialize_field("index", &self.spec.index())?;
+        s.serialize_field("name", &self.spec.name())?;
+        s.serialize_field("matcher", &self.spec.matcher())?;
+        s.serialize_field("outcome", self.outcome.folded().as_str())?;
+        s.serialize_field("outcome_detail", self.outcome.as_str())?;
+        s.serialize_field("reason", &self.reason)?;
+        s.serialize_field("duration_ms", &millis(self.duration()))?;
+        s.serialize_field("exit", &run.and_then(RunDetail::exit_code))?;
+        s.serialize_field("signal", &run.and_then(RunDetail::signal))?;
+        s.serialize_field("stderr", &run.and_then(RunDetail::stderr))?;
+        s.serialize_field("persistent", &self.spec.is_persistent())?;
+        s.end()
+    }
+}
+
+/// A duration in whole milliseconds, saturating.
+pub(crate) fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
