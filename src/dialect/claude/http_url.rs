@@ -6,7 +6,7 @@ use std::cell::RefCell;
 
 use url::{ParseError, Position, SyntaxViolation, Url};
 
-use super::rule::glob;
+use super::glob::glob;
 
 /// `text` as the `url` crate reads it, with what it had to overlook.
 fn read(text: &str) -> (Result<Url, ParseError>, Vec<SyntaxViolation>) {

@@ -13,6 +13,7 @@
 //! [`config::load_all`] read files.
 
 pub mod config;
+mod glob;
 pub mod hook;
 pub(crate) mod http_url;
 pub mod matcher;

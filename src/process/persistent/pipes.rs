@@ -12,9 +12,9 @@ use tokio::net::unix::pipe;
 use tokio::sync::oneshot;
 
 use super::{lock, Answer, Lost, Waiters, ANSWER_GRACE, ENDED};
-use crate::process::KILL_GRACE;
 use crate::process::oneshot::Group;
 use crate::process::Job;
+use crate::process::KILL_GRACE;
 
 /// `{"id": N, "input": <the one-shot stdin>, "env": {<per-event variables>}}`
 /// and a newline. The input is written as the bytes a one-shot run would read

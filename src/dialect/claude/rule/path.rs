@@ -1,6 +1,6 @@
 //! File `if` patterns: paths matched component by component.
 
-use super::glob;
+use super::super::glob::glob;
 
 // ---- paths and hosts -------------------------------------------------------
 
