@@ -540,10 +540,8 @@ impl Inner {
             waiters: &waiters,
             id,
         };
-        let mut rx = rx;
-        let reply = match (spin_for_answer(&mut rx).await, deadline) {
-            (Some(reply), _) => Ok(reply),
-            (None, Some(at)) => match tokio::time::timeout_at(at, &mut rx).await {
+        let reply = match deadline {
+            Some(at) => match tokio::time::timeout_at(at, rx).await {
                 Ok(reply) => reply,
                 Err(_) => {
                     lock(&waiters).remove(&id);
@@ -559,7 +557,7 @@ impl Inner {
                     return Ok(Tried::Done(timed_out()));
                 }
             },
-            (None, None) => rx.await,
+            None => rx.await,
         };
         Ok(tried(reply))
     }
@@ -627,41 +625,6 @@ impl Inner {
             }),
             other => other,
         })
-    }
-}
-
-/// EXPERIMENT: spin time in µs from TOWER_HOOKS_SPIN_US.
-fn answer_spin() -> Duration {
-    static SPIN: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
-    *SPIN.get_or_init(|| {
-        Duration::from_micros(
-            std::env::var("TOWER_HOOKS_SPIN_US")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0),
-        )
-    })
-}
-
-/// Polls for the answer for up to the spin time before the task parks: each
-/// turn yields to the runtime, which then polls its I/O without sleeping (the
-/// reader gets the answer line as soon as it is in the pipe). `None`: no
-/// answer yet.
-async fn spin_for_answer(rx: &mut oneshot::Receiver<Reply>) -> Option<Reply> {
-    let spin = answer_spin();
-    if spin.is_zero() {
-        return None;
-    }
-    let until = Instant::now() + spin;
-    loop {
-        match rx.try_recv() {
-            Ok(reply) => return Some(reply),
-            Err(oneshot::error::TryRecvError::Empty) if Instant::now() < until => {
-                std::hint::spin_loop();
-                tokio::task::yield_now().await;
-            }
-            Err(_) => return None,
-        }
     }
 }
 
