@@ -10,6 +10,12 @@
 //!   daemon would be; the stack's client keeps its connection open between
 //!   calls, as it does in an agent. Measured as `persistent/round_trip` is in
 //!   `benches/overhead.rs`.
+//! * `http/floor`: what an HTTP hook cannot avoid: the same body (the one
+//!   the hook posted, as the server saw it) posted to the same server by a
+//!   bare hyper HTTP/1 connection (`hyper::client::conn::http1`, no pool, no
+//!   library code) kept open between calls, on the same runtime.
+//!   `round_trip` and `floor` are each timed with the other run between its
+//!   iterations.
 //! * `http/command_hook`: the same as `spawn/command_hook` in
 //!   `benches/overhead.rs`, in the same run for comparison: a one-shot command
 //!   hook (`bash -c true`, 200-byte stdin line), checked once to run and
@@ -19,16 +25,19 @@
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items.
 
+use std::cell::Cell;
 use std::convert::Infallible;
 use std::hint::black_box;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Empty, Full};
 use hyper::body::{Bytes, Incoming};
+use hyper::client::conn::http1::SendRequest;
+use hyper::header::{CONTENT_TYPE, HOST};
 use hyper::server::conn::http1;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
@@ -46,11 +55,13 @@ use support::{
 
 // ─── The policy server ──────────────────────────────────────────────────────
 
-/// What the server saw: connections accepted, requests answered.
+/// What the server saw: connections accepted, requests answered, the last
+/// body posted.
 #[derive(Default)]
 struct Seen {
     connections: AtomicUsize,
     requests: AtomicUsize,
+    body: Mutex<Bytes>,
 }
 
 /// Starts the policy server on a free port of 127.0.0.1, on a thread of its
@@ -93,11 +104,14 @@ async fn allow(
     req: Request<Incoming>,
 ) -> Result<Response<Empty<Bytes>>, Infallible> {
     let body = req.into_body().collect().await.map(|body| body.to_bytes());
-    let status = match body {
+    let status = match &body {
         Ok(body) if !body.is_empty() => StatusCode::OK,
         _ => StatusCode::BAD_REQUEST,
     };
     seen.requests.fetch_add(1, Ordering::Relaxed);
+    if let Ok(body) = body {
+        *seen.body.lock().unwrap() = body;
+    }
     let mut response = Response::new(Empty::new());
     *response.status_mut() = status;
     Ok(response)
@@ -143,6 +157,36 @@ async fn http_call(stack: &HookStack, req: &HookRequest) {
     black_box(outcome);
 }
 
+// ─── The floor: a bare hyper connection ─────────────────────────────────────
+
+/// A bare HTTP/1 connection to `addr`, its driver spawned on the current
+/// runtime, with `TCP_NODELAY` as the hook's client sets it.
+async fn connect(addr: SocketAddr) -> SendRequest<Full<Bytes>> {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.set_nodelay(true).unwrap();
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    sender
+}
+
+/// One `POST` of `body` to the policy server; answers the status, the
+/// response's body read to its end.
+async fn post(sender: &mut SendRequest<Full<Bytes>>, addr: SocketAddr, body: &Bytes) -> StatusCode {
+    sender.ready().await.unwrap();
+    let req = Request::post("/policy")
+        .header(HOST, addr.to_string())
+        .header(CONTENT_TYPE, "application/json")
+        .body(Full::new(body.clone()))
+        .unwrap();
+    let response = sender.send_request(req).await.unwrap();
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert!(body.is_empty());
+    status
+}
+
 // ─── The command hook, as `spawn/command_hook` in benches/overhead.rs ───────
 
 fn http(c: &mut Criterion) {
@@ -155,9 +199,25 @@ fn http(c: &mut Criterion) {
     group
         .sample_size(50)
         .measurement_time(Duration::from_secs(5));
-    group.bench_function("round_trip", |b| {
-        b.to_async(&rt).iter(|| http_call(&http, &call))
-    });
+    // The hook's call once (it must allow: `http_call` checks), then the
+    // floor's once with the body the hook posted (the server must answer 200).
+    rt.block_on(http_call(&http, &call));
+    let body = seen.body.lock().unwrap().clone();
+    assert!(!body.is_empty());
+    let sender = Cell::new(Some(rt.block_on(connect(addr))));
+    let before = seen.requests.load(Ordering::Relaxed);
+    let mut checked = sender.take().unwrap();
+    assert_eq!(rt.block_on(post(&mut checked, addr, &body)), StatusCode::OK);
+    assert_eq!(seen.requests.load(Ordering::Relaxed), before + 1);
+    sender.set(Some(checked));
+    let floor = || async {
+        let mut bare = sender.take().unwrap();
+        black_box(post(&mut bare, addr, &body).await);
+        sender.set(Some(bare));
+    };
+    let hook = || http_call(&http, &call);
+    bench_interleaved(&mut group, "floor", &rt, floor, hook);
+    bench_interleaved(&mut group, "round_trip", &rt, hook, floor);
 
     let req = request();
     let line = stdin_line(&req, "/work/project");

@@ -15,6 +15,11 @@
 //!   once) against eight floors in flight; the command hook again while the
 //!   process holds 2 GiB. Each of a pair is timed with the other run between
 //!   its iterations, so both see the same machine.
+//! * `persistent/*`: the same call through one persistent hook (a Perl loop
+//!   started once): `round_trip` against `floor`, the same Perl hook driven by
+//!   a bare blocking pipe loop (std's `Command`, a request line written, the
+//!   answer line read: no runtime, no library code), each timed with the
+//!   other run between its iterations; `concurrent_64`, a batch of 64.
 //!
 //! Every stack is called once before it is timed, and its hooks must have
 //! run and allowed (`support::check_allows`): a hook that cannot run answers
@@ -22,8 +27,11 @@
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items.
 
+use std::cell::RefCell;
 use std::convert::Infallible;
 use std::hint::black_box;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
@@ -291,6 +299,75 @@ async fn persistent_batch(stack: &HookStack, req: &HookRequest) {
     }
 }
 
+/// The floor of a persistent round trip: the hook of [`PERSISTENT_ALLOW`]
+/// started once with std's `Command` (by `bash -c`, as the engine starts it)
+/// and driven by a blocking loop: a request line as the engine writes it
+/// (`{"id":N,"input":<the 200-byte stdin line>,"env":{}}`) written, the answer
+/// line read. No runtime and no tower-hooks code: what a persistent hook
+/// cannot avoid.
+struct PipeFloor {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    input: Vec<u8>,
+    next_id: u64,
+    request: Vec<u8>,
+    answer: String,
+}
+
+impl PipeFloor {
+    fn start(input: &[u8]) -> Self {
+        let mut child = Command::new("bash")
+            .args(["-c", PERSISTENT_ALLOW])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let input = input.trim_ascii().to_vec();
+        PipeFloor {
+            child,
+            stdin,
+            stdout,
+            input,
+            next_id: 1,
+            request: Vec::new(),
+            answer: String::new(),
+        }
+    }
+
+    /// One request and its answer; answers the id sent and the answer line.
+    fn round_trip(&mut self) -> (u64, &str) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.request.clear();
+        write!(self.request, "{{\"id\":{id},\"input\":").unwrap();
+        self.request.extend_from_slice(&self.input);
+        self.request.extend_from_slice(b",\"env\":{}}\n");
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(&self.request).unwrap();
+        self.answer.clear();
+        self.stdout.read_line(&mut self.answer).unwrap();
+        (id, &self.answer)
+    }
+
+    /// Runs one round trip and checks its answer: the hook's own line for
+    /// the id sent (a hook that died answers nothing, and would fail here).
+    fn check(&mut self) {
+        let (id, answer) = self.round_trip();
+        assert_eq!(answer, format!("{{\"id\":{id}}}\n"));
+    }
+}
+
+impl Drop for PipeFloor {
+    fn drop(&mut self) {
+        // Its stdin closed, the loop ends.
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
 fn persistent(c: &mut Criterion) {
     let rt = current_thread();
     let multi = multi_thread();
@@ -303,10 +380,17 @@ fn persistent(c: &mut Criterion) {
     // the runtime that started it.
     let stack = persistent_stack();
     rt.block_on(check_allows(stack.clone(), req.clone(), 1));
-    group.bench_function("round_trip", |b| {
-        b.to_async(&rt)
-            .iter(|| command_hook(stack.clone(), req.clone()))
-    });
+    let pipe_floor = RefCell::new(PipeFloor::start(&stdin_line(&req, "/work/project")));
+    pipe_floor.borrow_mut().check();
+    // Blocking, done in the call (timed) rather than in the future it returns.
+    let floor = || {
+        black_box(pipe_floor.borrow_mut().round_trip());
+        std::future::ready(())
+    };
+    let hook = || command_hook(stack.clone(), req.clone());
+    bench_interleaved(&mut group, "floor", &rt, floor, hook);
+    bench_interleaved(&mut group, "round_trip", &rt, hook, floor);
+    drop(pipe_floor);
     rt.block_on(stack.shutdown(Duration::from_secs(1)));
     let stack = persistent_stack();
     multi.block_on(check_allows(stack.clone(), req.clone(), 1));
