@@ -5,7 +5,7 @@
 //! variables), hands it to a [`Runner`], and has the same dialect read what
 //! comes back as a [`Verdict`]. The leaf itself never names a dialect. The runner is a
 //! seam: [`ProcessRunner`] spawns real processes, and a test or a bench can put
-//! anything that answers a [`Finished`] in its place.
+//! anything that answers a [`Finished`](crate::process::Finished) in its place.
 //!
 //! [`ProcessRunner`] is the only code in the
 //! crate that touches a child process; see [`process`](crate::process).

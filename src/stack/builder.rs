@@ -54,7 +54,7 @@ struct BackgroundSetup {
     wait: bool,
 }
 
-/// Builds a [`HookStack`]. See the [module docs](self).
+/// Builds a [`HookStack`]. See the [module docs](super).
 pub struct Builder<C = Identity, H = Identity> {
     settings: Settings,
     around_call: C,

@@ -23,9 +23,9 @@ pub(super) type HookFn = Arc<dyn Fn(&HookRequest) -> Verdict + Send + Sync>;
 
 /// The service at the bottom of each hook: a command, or an in-process hook.
 ///
-/// Public only because it is part of [`HookBase`], the service your
-/// [`around_hook`](Builder::around_hook) layers wrap, and so of the type
-/// [`Builder::build`] returns. It has no constructor and nothing to use but its
+/// Public only because it is part of [`HookBase`](super::HookBase), the service your
+/// [`around_hook`](super::Builder::around_hook) layers wrap, and so of the type
+/// [`Builder::build`](super::Builder::build) returns. It has no constructor and nothing to use but its
 /// `Service` impl; what it holds is private and may change.
 #[derive(Clone)]
 pub struct Leaf {

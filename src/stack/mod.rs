@@ -5,11 +5,11 @@
 //!     FailOpen ─ (your layers around each hook) ─ HookTimeout ─ Leaf
 //! ```
 //!
-//! The leaf of a hook is a [`Command`] for `type = "command"` entries, or any
+//! The leaf of a hook is a [`Command`](crate::layer::command::Command) for `type = "command"` entries, or any
 //! in-process `Service<HookRequest, Response = Verdict>` you add with
 //! [`Builder::service_hook`]. Layers you add with [`Builder::around_call`] see every
 //! call and its [`HookOutcome`]; layers you add with [`Builder::around_hook`]
-//! see each hook run and its [`Verdict`] (the request's
+//! see each hook run and its [`Verdict`](crate::Verdict) (the request's
 //! [`hook()`](HookRequest::hook) says which hook), and errors they raise follow
 //! the hook's failure rule: tower's `Elapsed` is the hook's timeout block, any
 //! other error fails open like a hook that could not be spawned (or blocks, for
@@ -91,7 +91,7 @@ pub type StackService<C, H> =
 ///
 /// `E` is the stack's error type: [`Infallible`] unless a layer you added with
 /// [`around_call`](Builder::around_call) can fail (tower's own layers fail
-/// with a [`BoxError`]).
+/// with a [`BoxError`](crate::BoxError)).
 ///
 /// ```
 /// use tower_hooks::{BoxHookStack, Event, HookSpec, HookStack, Verdict};
