@@ -31,15 +31,21 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
-use super::read::read_config;
-use super::{
-    default_paths, env_home, home_dir, load_file, Config, ConfigError, ConfigWarning,
-    MAX_CONFIG_SIZE,
-};
-use crate::dialect::{agents, claude, cursor};
+use super::loader::{Load, LoadCtx, Loader};
+use super::{env_home, home_dir, Config, ConfigError};
+use crate::dialect::{agents, claude, cursor, nanopi};
 use crate::host::Host;
+
+/// Every dialect's loader, in the order a file's format is detected
+/// ([`Format::detect`]): by its name first, by its content next, and Claude
+/// Code's, which takes any file, last. A new dialect is its folder and a line
+/// here.
+pub(super) static LOADERS: &[&dyn Loader] = &[
+    &nanopi::loader::NanopiLoader,
+    &agents::loader::AgentsLoader,
+    &cursor::loader::CursorLoader,
+    &claude::loader::ClaudeLoader,
+];
 
 /// The format of a configuration file: which dialect's loader reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,33 +98,18 @@ impl Format {
     /// Only the Cursor rule reads the file; a file that cannot be read or parsed
     /// is taken for Claude Code's, whose loader then reports the problem.
     pub fn detect(path: &Path) -> Format {
-        if path.extension().is_some_and(|ext| ext == "toml") {
-            return Format::Nanopi;
-        }
-        let parent_is = |name: &str| {
-            path.parent()
-                .and_then(Path::file_name)
-                .is_some_and(|dir| dir == name)
-        };
-        if path.file_name().is_some_and(|f| f == "hooks.json") && parent_is(".agents") {
-            return Format::Agents;
-        }
-        if path
-            .ancestors()
-            .skip(1)
-            .any(|dir| dir.file_name().is_some_and(|name| name == ".openhuman"))
-        {
-            return Format::OpenHuman;
-        }
-        let has_version = read_config(path, MAX_CONFIG_SIZE)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .is_some_and(|json| json.get("version").is_some());
-        if has_version {
-            Format::Cursor
-        } else {
-            Format::Claude
-        }
+        LOADERS
+            .iter()
+            .find_map(|loader| loader.detect(path))
+            .unwrap_or(Format::Claude)
+    }
+
+    /// The position in [`LOADERS`] of the loader that reads this format.
+    fn loader(self) -> usize {
+        LOADERS
+            .iter()
+            .position(|loader| loader.formats().contains(&self))
+            .expect("every format has a loader")
     }
 }
 
@@ -327,9 +318,34 @@ impl Discovery {
         &self.project
     }
 
+    /// The home folder, when there is one.
+    pub(crate) fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// The host, whose [`config_dir`](Host::config_dir) holds nanopi's files.
+    pub(crate) fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// The Claude Code plugins' roots, in the order they were added.
+    pub(crate) fn claude_plugins(&self) -> &[PathBuf] {
+        &self.claude_plugins
+    }
+
+    /// OpenHuman's workspace folder, when there is one.
+    pub(crate) fn openhuman_workspace(&self) -> Option<&Path> {
+        self.openhuman_workspace.as_deref()
+    }
+
+    /// The app [`Format::OpenHuman`] files are read as.
+    pub(crate) fn openhuman_app(&self) -> cursor::App {
+        self.openhuman_app
+    }
+
     /// Every file this discovery reads, found or not, in load order:
     ///
-    /// * nanopi: [`default_paths`] (`~/.nanopi/config.toml`, `<project>/.nanopi/config.toml`,
+    /// * nanopi: [`default_paths`](super::default_paths) (`~/.nanopi/config.toml`, `<project>/.nanopi/config.toml`,
     ///   then the two `settings.toml`);
     /// * Claude Code: [`claude::config::standard_files`] (user, project, local,
     ///   managed), then each plugin's `hooks/hooks.json`;
@@ -339,30 +355,14 @@ impl Discovery {
     ///   `<project>/.openhuman/hooks.json`;
     /// * react-agent-mini: `<project>/.agents/hooks.json`.
     pub fn files(&self) -> Vec<ConfigFile> {
-        let home = self.home.as_deref();
         let mut files = Vec::new();
         for &format in &self.formats {
-            let paths = match format {
-                Format::Nanopi => default_paths(&self.host, home, &self.project),
-                Format::Claude => claude::config::with_plugins(
-                    claude::config::standard_files(home, &self.project),
-                    &self.claude_plugins,
-                ),
-                Format::Cursor => app_files("cursor", home, &self.project),
-                Format::OpenHuman => {
-                    let mut files = app_files(self.openhuman_app.folder(), home, &self.project);
-                    if let Some(workspace) = &self.openhuman_workspace {
-                        // Before the project's file, the last one.
-                        files.insert(files.len() - 1, workspace.join("hooks.json"));
-                    }
-                    files
-                }
-                Format::Agents => vec![self.project.join(agents::FILE)],
-            };
+            let loader = LOADERS[format.loader()];
             files.extend(
-                paths
+                loader
+                    .files(format, self)
                     .into_iter()
-                    .filter(|path| self.system_files || !is_system_file(path))
+                    .filter(|path| self.system_files || !loader.is_system_file(path))
                     .map(|path| ConfigFile::new(path, format)),
             );
         }
@@ -381,20 +381,6 @@ impl Discovery {
             self.openhuman_app,
         )
     }
-}
-
-/// Whether `path` is one of the machine-wide files.
-fn is_system_file(path: &Path) -> bool {
-    path == claude::config::managed_settings_path() || path.starts_with("/etc")
-}
-
-/// `/etc/<app>/hooks.json`, `~/.<app>/hooks.json`, `<project>/.<app>/hooks.json`.
-fn app_files(app: &str, home: Option<&Path>, project: &Path) -> Vec<PathBuf> {
-    let dot = format!(".{app}");
-    let mut files = vec![Path::new("/etc").join(app).join("hooks.json")];
-    files.extend(home.map(|home| home.join(&dot).join("hooks.json")));
-    files.push(project.join(&dot).join("hooks.json"));
-    files
 }
 
 impl Config {
@@ -426,55 +412,37 @@ fn load(
         Some(home) => home.to_str().map(str::to_owned),
         None => env_home(),
     };
-    let mut config = Config::default();
-    let mut loaded: Vec<PathBuf> = Vec::new();
-    let mut loading = Loading {
+    let mut ctx = LoadCtx {
+        project,
+        home,
+        home_text: home_text.as_deref(),
         openhuman,
-        claude_handlers: Vec::new(),
-        claude_switches: Vec::new(),
-        http_gates: Default::default(),
-        cursor_sessions: Default::default(),
+        hooks: Vec::new(),
+        warnings: Vec::new(),
     };
+    let mut loads: Vec<Box<dyn Load>> = LOADERS.iter().map(|loader| loader.start()).collect();
+    let mut loaded: Vec<PathBuf> = Vec::new();
     for file in files {
-        let path = file.path();
-        if let Ok(canonical) = std::fs::canonicalize(path) {
+        if let Ok(canonical) = std::fs::canonicalize(file.path()) {
             if loaded.contains(&canonical) {
                 continue;
             }
             loaded.push(canonical);
         }
-        let result = load_one(
-            file,
-            project,
-            home_text.as_deref(),
-            &mut config,
-            &mut loading,
-        );
-        match result {
+        match loads[file.format().loader()].load(file, &mut ctx) {
             Ok(()) => {}
             Err(err) if err.is_not_found() && !must_exist => {}
             Err(err) => return Err(err),
         }
     }
-    switch_claude_hooks_off(&mut config, &loading, home);
-    // Only hooks that may run take part in the dedup: a copy must never be
-    // dropped for an original that is itself turned off.
-    let handlers: Vec<&(usize, claude::config::Handler)> = loading
-        .claude_handlers
-        .iter()
-        .filter(|(at, _)| config.hooks[*at].disabled.is_none())
-        .collect();
-    let originals = claude::config::duplicates(handlers.iter().map(|(_, handler)| handler));
-    for ((at, _), original) in handlers.iter().zip(originals) {
-        if let Some(original) = original {
-            config.hooks[*at].disabled =
-                Some(format!("duplicate of {}", original.location()).into());
-        }
+    for load in loads {
+        load.finish(&mut ctx);
     }
-    gate_http_hooks(&mut config, &loading);
-    generic_cursor_hooks_first(&mut config.hooks);
-    label_sources(&mut config.hooks, project, home);
-    Ok(config)
+    label_sources(&mut ctx.hooks, project, home);
+    Ok(Config {
+        hooks: ctx.hooks,
+        warnings: ctx.warnings,
+    })
 }
 
 /// Gives each hook without a source label one that never shows the home
@@ -492,215 +460,6 @@ fn label_sources(hooks: &mut [crate::HookSpec], project: &Path, home: Option<&Pa
         };
         spec.source_label = Some(label);
     }
-}
-
-/// Applies the settings-level gates of the whole load to each Claude Code
-/// `http` handler: one whose URL `allowedHttpHookUrls` does not allow is
-/// listed and never runs (with a warning), and its headers read only the
-/// variables `httpHookAllowedEnvVars` allows too.
-fn gate_http_hooks(config: &mut Config, loading: &Loading) {
-    let gates = &loading.http_gates;
-    for (at, handler) in &loading.claude_handlers {
-        let spec = &mut config.hooks[*at];
-        let Some(target) = spec.http_target() else {
-            continue;
-        };
-        if !gates.allows_url(target.url()) {
-            let patterns = gates.url_patterns().map_or(0, <[String]>::len);
-            let (at, url) = (handler.describe(), target.url().to_owned());
-            let kind = if patterns > 0 && claude::http_url::as_requested(&url).is_none() {
-                super::ConfigWarningKind::ClaudeHttpUrlNeverAllowed { at, url }
-            } else {
-                super::ConfigWarningKind::ClaudeHttpUrlNotAllowed { at, url, patterns }
-            };
-            config
-                .warnings
-                .push(ConfigWarning::in_file(&handler.source, kind));
-            let reason: std::sync::Arc<str> = "its URL is not in allowedHttpHookUrls".into();
-            if spec.disabled.is_none() {
-                // A fail-closed hook that may not run blocks: never a silent allow.
-                if spec.fail_closed() {
-                    spec.refused = Some(reason);
-                } else {
-                    spec.disabled = Some(reason);
-                }
-            }
-            continue;
-        }
-        let kept = target
-            .clone()
-            .retain_env_vars(|name| gates.allows_env_var(name));
-        if kept != *target {
-            *spec = spec.clone().with_http(kept);
-        }
-    }
-}
-
-/// A Claude Code file's switches for the hooks of the whole load.
-struct ClaudeSwitches {
-    path: PathBuf,
-    disable_all_hooks: Option<bool>,
-    allow_managed_hooks_only: bool,
-}
-
-/// Applies Claude Code's `disableAllHooks` and `allowManagedHooksOnly` to
-/// the Claude Code hooks of the load. The `disableAllHooks` that counts is
-/// the one of the file of highest precedence that says it
-/// ([`claude::config::Scope`]); its `true` turns off every hook but the
-/// managed ones, which only a managed file's own `true` turns off.
-/// `allowManagedHooksOnly: true` in a managed file turns off every other
-/// hook. Each hook turned off says which file did it.
-fn switch_claude_hooks_off(config: &mut Config, loading: &Loading, home: Option<&Path>) {
-    use claude::config::Scope;
-    let scope = |path: &Path| Scope::of(path, home);
-    let deciding = [Scope::Managed, Scope::Local, Scope::Project, Scope::User]
-        .into_iter()
-        .find_map(|wanted| {
-            loading
-                .claude_switches
-                .iter()
-                .rev()
-                .filter(|file| scope(&file.path) == wanted)
-                .find_map(|file| Some((file.disable_all_hooks?, &file.path)))
-        });
-    let managed_off = loading
-        .claude_switches
-        .iter()
-        .find(|file| scope(&file.path) == Scope::Managed && file.disable_all_hooks == Some(true));
-    let managed_only = loading
-        .claude_switches
-        .iter()
-        .find(|file| scope(&file.path) == Scope::Managed && file.allow_managed_hooks_only);
-    for (at, handler) in &loading.claude_handlers {
-        let managed = scope(&handler.source) == Scope::Managed;
-        let reason = match (deciding, managed) {
-            (Some((true, _)), true) => managed_off
-                .map(|file| format!("disableAllHooks is true in {}", file.path.display())),
-            (Some((true, path)), false) => {
-                Some(format!("disableAllHooks is true in {}", path.display()))
-            }
-            _ => None,
-        }
-        .or_else(|| {
-            managed_only
-                .filter(|_| !managed)
-                .map(|file| format!("allowManagedHooksOnly is true in {}", file.path.display()))
-        });
-        if let Some(reason) = reason {
-            // What the switches say comes before a duplicate's reason.
-            config.hooks[*at].disabled = Some(reason.into());
-        }
-    }
-}
-
-/// What a load keeps besides the configuration.
-struct Loading {
-    /// The Claude Code handlers loaded so far, with the position of their
-    /// hook in the configuration, for the dedup across files.
-    claude_handlers: Vec<(usize, claude::config::Handler)>,
-    /// The hook switches of each Claude Code file, in load order.
-    claude_switches: Vec<ClaudeSwitches>,
-    /// The `http` handlers' settings-level gates, over every Claude Code file.
-    http_gates: claude::config::HttpGates,
-    /// The app [`Format::OpenHuman`] files are read as.
-    openhuman: cursor::App,
-    /// What the Cursor hooks of this configuration share.
-    cursor_sessions: std::sync::Arc<cursor::hook::Sessions>,
-}
-
-/// Within each run of consecutive Cursor hooks of one point (a group), the
-/// hooks of the generic event (`preToolUse`, `postToolUse`) go before those of
-/// the events derived by tool kind (`beforeShellExecution`, …), whatever
-/// their files' order; each keeps its order among its own.
-fn generic_cursor_hooks_first(hooks: &mut [crate::HookSpec]) {
-    use crate::spec::Dialect;
-    for point in crate::Event::ALL {
-        // The positions of the point's hooks, each with whether it is Cursor's.
-        let at: Vec<(usize, bool)> = (0..hooks.len())
-            .filter(|&i| hooks[i].event() == point)
-            .map(|i| (i, hooks[i].dialect() == Dialect::Cursor))
-            .collect();
-        for run in at.chunk_by(|a, b| a.1 && b.1) {
-            if run.len() < 2 || !run[0].1 {
-                continue;
-            }
-            let run: Vec<usize> = run.iter().map(|(i, _)| *i).collect();
-            let mut specs: Vec<crate::HookSpec> = run.iter().map(|&i| hooks[i].clone()).collect();
-            specs.sort_by_key(cursor::hook::is_derived);
-            for (&i, spec) in run.iter().zip(specs) {
-                hooks[i] = spec;
-            }
-        }
-    }
-}
-
-fn load_one(
-    file: &ConfigFile,
-    project: &Path,
-    home: Option<&str>,
-    config: &mut Config,
-    loading: &mut Loading,
-) -> Result<(), ConfigError> {
-    let path = file.path();
-    match file.format() {
-        Format::Nanopi => config.merge(load_file(path, home)?),
-        Format::Claude => {
-            let ctx = claude::config::Context::for_file(project, path);
-            let loaded = claude::config::load(path, &ctx)?;
-            loading.http_gates.add(&loaded);
-            loading.claude_switches.push(ClaudeSwitches {
-                path: path.to_path_buf(),
-                disable_all_hooks: loaded.disable_all_hooks,
-                allow_managed_hooks_only: loaded.allow_managed_hooks_only,
-            });
-            let project_dir = project.display().to_string();
-            config.warnings.extend(
-                loaded
-                    .warnings
-                    .into_iter()
-                    .map(|w| ConfigWarning::in_file(w.path(), w.kind().clone())),
-            );
-            for handler in loaded.handlers {
-                if let Some(spec) = claude::hook::spec(&handler, &project_dir) {
-                    loading.claude_handlers.push((config.hooks.len(), handler));
-                    config.hooks.push(spec);
-                }
-            }
-        }
-        Format::Agents => {
-            let loaded = agents::load(path)?;
-            config.hooks.extend(agents::specs(&loaded, path));
-            config.warnings.extend(
-                loaded
-                    .warnings
-                    .into_iter()
-                    .map(|kind| ConfigWarning::in_file(path, kind)),
-            );
-        }
-        Format::Cursor | Format::OpenHuman => {
-            let app = match file.format() {
-                Format::OpenHuman => loading.openhuman,
-                _ => cursor::App::Cursor,
-            };
-            let loaded = cursor::config::load(path)?;
-            let first_id = config.hooks.len();
-            config.hooks.extend(cursor::hook::specs(
-                &loaded,
-                path,
-                app,
-                project,
-                &loading.cursor_sessions,
-                first_id,
-            ));
-            config.warnings.extend(
-                loaded
-                    .warnings
-                    .into_iter()
-                    .map(|kind| ConfigWarning::in_file(path, kind)),
-            );
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -113,6 +113,7 @@ mod discovery;
 mod duplicate_keys;
 mod error;
 mod expand;
+pub(crate) mod loader;
 mod programs;
 
 pub(crate) use self::duplicate_keys::duplicate_keys;
@@ -342,7 +343,8 @@ where
     Ok(config)
 }
 
-fn load_file(path: &Path, home: Option<&str>) -> Result<Config, ConfigError> {
+/// Reads the nanopi file at `path`, with `~` in its commands as `home`.
+pub(crate) fn load_file(path: &Path, home: Option<&str>) -> Result<Config, ConfigError> {
     let text = read_config(path, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(path, kind))?;
     parse(&text, path, home)
 }

@@ -42,6 +42,19 @@ fn formats_are_detected_from_the_name_and_the_version_key() {
 }
 
 #[test]
+fn every_format_has_one_loader() {
+    for format in Format::ALL {
+        let loaders = LOADERS
+            .iter()
+            .filter(|loader| loader.formats().contains(&format))
+            .count();
+        assert_eq!(loaders, 1, "{format}");
+    }
+    let formats: usize = LOADERS.iter().map(|loader| loader.formats().len()).sum();
+    assert_eq!(formats, Format::ALL.len());
+}
+
+#[test]
 fn a_prefix_forces_the_format_and_other_colons_are_part_of_the_path() {
     let file = ConfigFile::parse("claude:/x/a.toml").unwrap();
     assert_eq!(

@@ -81,6 +81,8 @@ use crate::event::Event;
 use crate::outcome::{last_nonempty_line, DEFAULT_BLOCK_REASON};
 use crate::request::HookRequest;
 
+pub(crate) mod loader;
+
 /// Where a workspace keeps its react-agent-mini hooks, relative to its root.
 pub const FILE: &str = ".agents/hooks.json";
 

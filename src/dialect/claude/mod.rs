@@ -16,6 +16,7 @@ pub mod config;
 mod glob;
 pub mod hook;
 pub(crate) mod http_url;
+pub(crate) mod loader;
 pub mod matcher;
 mod request;
 pub mod rule;

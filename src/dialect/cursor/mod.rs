@@ -17,6 +17,7 @@
 pub mod config;
 mod event;
 pub(crate) mod hook;
+pub(crate) mod loader;
 pub mod matcher;
 mod request;
 mod wire;

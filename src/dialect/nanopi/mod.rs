@@ -2,6 +2,7 @@
 //! `NANOPI_*` variables, exit 2 or a JSON last line to answer.
 
 mod hook;
+pub(crate) mod loader;
 mod wire;
 
 pub(crate) use self::hook::NanopiHook;

@@ -1,0 +1,73 @@
+//! What a dialect implements to have its configuration files discovered,
+//! recognised and loaded: a [`Loader`] in its folder, named once in
+//! [`LOADERS`](super::discovery::LOADERS).
+//!
+//! A load of several files starts one [`Load`] per loader, hands each file to
+//! the loader of its format, in file order, and finishes each `Load` after the
+//! last file: what a dialect applies over the whole load (Claude Code's
+//! switches, dedup and HTTP gates, Cursor's group order) happens there.
+
+use std::path::{Path, PathBuf};
+
+use super::discovery::{ConfigFile, Discovery, Format};
+use super::{Config, ConfigError, ConfigWarning};
+use crate::dialect::cursor;
+use crate::spec::HookSpec;
+
+/// A dialect's configuration files: where they are, how a file of its is
+/// recognised, and how one is loaded.
+pub(crate) trait Loader: Sync {
+    /// The formats it reads (Cursor's loader reads OpenHuman's files too).
+    fn formats(&self) -> &'static [Format];
+
+    /// `format`'s standard files for `discovery`, found or not, in load order.
+    fn files(&self, format: Format, discovery: &Discovery) -> Vec<PathBuf>;
+
+    /// Whether `path`, one of its [`files`](Self::files), is a machine-wide
+    /// file, which [`Discovery::with_system_files`] can leave out.
+    fn is_system_file(&self, path: &Path) -> bool {
+        path.starts_with("/etc")
+    }
+
+    /// The format of the file at `path` when it is one of this loader's, as
+    /// its name (or its content) says. Loaders are asked in the list's order.
+    fn detect(&self, path: &Path) -> Option<Format>;
+
+    /// A load of its files: what it keeps from one file to the next.
+    fn start(&self) -> Box<dyn Load>;
+}
+
+/// One load of a loader's files, within a load of many files.
+pub(crate) trait Load {
+    /// Reads `file` (of one of the loader's formats) and adds its hooks and
+    /// warnings to `ctx`.
+    fn load(&mut self, file: &ConfigFile, ctx: &mut LoadCtx<'_>) -> Result<(), ConfigError>;
+
+    /// After the last file: applies what holds over the whole load.
+    fn finish(self: Box<Self>, _ctx: &mut LoadCtx<'_>) {}
+}
+
+/// What a load is building, and what every loader may read.
+#[derive(Debug)]
+pub(crate) struct LoadCtx<'a> {
+    /// The project root.
+    pub(crate) project: &'a Path,
+    /// The home folder, when there is one.
+    pub(crate) home: Option<&'a Path>,
+    /// `~` in nanopi commands: the home folder, else `$HOME`.
+    pub(crate) home_text: Option<&'a str>,
+    /// The app [`Format::OpenHuman`] files are read as.
+    pub(crate) openhuman: cursor::App,
+    /// The hooks loaded so far, in load order.
+    pub(crate) hooks: Vec<HookSpec>,
+    /// The warnings so far.
+    pub(crate) warnings: Vec<ConfigWarning>,
+}
+
+impl LoadCtx<'_> {
+    /// Appends `config`'s hooks and warnings.
+    pub(crate) fn merge(&mut self, config: Config) {
+        self.hooks.extend(config.hooks);
+        self.warnings.extend(config.warnings);
+    }
+}

@@ -1,0 +1,206 @@
+//! Claude Code's files: the settings files of each scope and the plugins'
+//! `hooks/hooks.json`, and what applies over all the files of a load — the
+//! switches (`disableAllHooks`, `allowManagedHooksOnly`), the dedup of
+//! identical handlers, and the HTTP gates.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::config::{self, Handler, HttpGates, Scope};
+use crate::config::loader::{Load, LoadCtx, Loader};
+use crate::config::{ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format};
+
+/// Claude Code's [`Loader`].
+#[derive(Debug)]
+pub(crate) struct ClaudeLoader;
+
+impl Loader for ClaudeLoader {
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Claude]
+    }
+
+    fn files(&self, _: Format, discovery: &Discovery) -> Vec<PathBuf> {
+        config::with_plugins(
+            config::standard_files(discovery.home(), discovery.project()),
+            discovery.claude_plugins(),
+        )
+    }
+
+    fn is_system_file(&self, path: &Path) -> bool {
+        path == config::managed_settings_path() || path.starts_with("/etc")
+    }
+
+    /// Any file: a settings file or a plugin's `hooks/hooks.json` (the last
+    /// loader asked; one that cannot be read is reported by the load).
+    fn detect(&self, _: &Path) -> Option<Format> {
+        Some(Format::Claude)
+    }
+
+    fn start(&self) -> Box<dyn Load> {
+        Box::new(ClaudeLoad::default())
+    }
+}
+
+/// A load of Claude Code files.
+#[derive(Debug, Default)]
+struct ClaudeLoad {
+    /// The handlers loaded so far, with the position of their hook in the
+    /// load, for the dedup across files.
+    handlers: Vec<(usize, Handler)>,
+    /// The hook switches of each file, in load order.
+    switches: Vec<Switches>,
+    /// The `http` handlers' settings-level gates, over every file.
+    http_gates: HttpGates,
+}
+
+/// A Claude Code file's switches for the hooks of the whole load.
+#[derive(Debug)]
+struct Switches {
+    path: PathBuf,
+    disable_all_hooks: Option<bool>,
+    allow_managed_hooks_only: bool,
+}
+
+impl Load for ClaudeLoad {
+    fn load(&mut self, file: &ConfigFile, ctx: &mut LoadCtx<'_>) -> Result<(), ConfigError> {
+        let path = file.path();
+        let context = config::Context::for_file(ctx.project, path);
+        let loaded = config::load(path, &context)?;
+        self.http_gates.add(&loaded);
+        self.switches.push(Switches {
+            path: path.to_path_buf(),
+            disable_all_hooks: loaded.disable_all_hooks,
+            allow_managed_hooks_only: loaded.allow_managed_hooks_only,
+        });
+        let project_dir = ctx.project.display().to_string();
+        ctx.warnings.extend(
+            loaded
+                .warnings
+                .into_iter()
+                .map(|w| ConfigWarning::in_file(w.path(), w.kind().clone())),
+        );
+        for handler in loaded.handlers {
+            if let Some(spec) = super::hook::spec(&handler, &project_dir) {
+                self.handlers.push((ctx.hooks.len(), handler));
+                ctx.hooks.push(spec);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, ctx: &mut LoadCtx<'_>) {
+        self.switch_hooks_off(ctx);
+        self.turn_duplicates_off(ctx);
+        self.gate_http_hooks(ctx);
+    }
+}
+
+impl ClaudeLoad {
+    /// Applies `disableAllHooks` and `allowManagedHooksOnly` to the Claude
+    /// Code hooks of the load. The `disableAllHooks` that counts is the one
+    /// of the file of highest precedence that says it ([`Scope`]); its `true`
+    /// turns off every hook but the managed ones, which only a managed file's
+    /// own `true` turns off. `allowManagedHooksOnly: true` in a managed file
+    /// turns off every other hook. Each hook turned off says which file did it.
+    fn switch_hooks_off(&self, ctx: &mut LoadCtx<'_>) {
+        let home = ctx.home;
+        let scope = |path: &Path| Scope::of(path, home);
+        let deciding = [Scope::Managed, Scope::Local, Scope::Project, Scope::User]
+            .into_iter()
+            .find_map(|wanted| {
+                self.switches
+                    .iter()
+                    .rev()
+                    .filter(|file| scope(&file.path) == wanted)
+                    .find_map(|file| Some((file.disable_all_hooks?, &file.path)))
+            });
+        let managed_off = self.switches.iter().find(|file| {
+            scope(&file.path) == Scope::Managed && file.disable_all_hooks == Some(true)
+        });
+        let managed_only = self
+            .switches
+            .iter()
+            .find(|file| scope(&file.path) == Scope::Managed && file.allow_managed_hooks_only);
+        for (at, handler) in &self.handlers {
+            let managed = scope(&handler.source) == Scope::Managed;
+            let reason = match (deciding, managed) {
+                (Some((true, _)), true) => managed_off
+                    .map(|file| format!("disableAllHooks is true in {}", file.path.display())),
+                (Some((true, path)), false) => {
+                    Some(format!("disableAllHooks is true in {}", path.display()))
+                }
+                _ => None,
+            }
+            .or_else(|| {
+                managed_only
+                    .filter(|_| !managed)
+                    .map(|file| format!("allowManagedHooksOnly is true in {}", file.path.display()))
+            });
+            if let Some(reason) = reason {
+                // What the switches say comes before a duplicate's reason.
+                ctx.hooks[*at].disabled = Some(reason.into());
+            }
+        }
+    }
+
+    /// Of identical handlers from settings files, the first in load order
+    /// runs; each copy is turned off with the reason `duplicate of
+    /// <source>:<index>` ([`config::duplicates`]).
+    fn turn_duplicates_off(&self, ctx: &mut LoadCtx<'_>) {
+        // Only hooks that may run take part in the dedup: a copy must never be
+        // dropped for an original that is itself turned off.
+        let handlers: Vec<&(usize, Handler)> = self
+            .handlers
+            .iter()
+            .filter(|(at, _)| ctx.hooks[*at].disabled.is_none())
+            .collect();
+        let originals = config::duplicates(handlers.iter().map(|(_, handler)| handler));
+        for ((at, _), original) in handlers.iter().zip(originals) {
+            if let Some(original) = original {
+                ctx.hooks[*at].disabled =
+                    Some(format!("duplicate of {}", original.location()).into());
+            }
+        }
+    }
+
+    /// Applies the settings-level gates of the whole load to each `http`
+    /// handler: one whose URL `allowedHttpHookUrls` does not allow is listed
+    /// and never runs (with a warning), and its headers read only the
+    /// variables `httpHookAllowedEnvVars` allows too.
+    fn gate_http_hooks(&self, ctx: &mut LoadCtx<'_>) {
+        let gates = &self.http_gates;
+        for (at, handler) in &self.handlers {
+            let spec = &mut ctx.hooks[*at];
+            let Some(target) = spec.http_target() else {
+                continue;
+            };
+            if !gates.allows_url(target.url()) {
+                let patterns = gates.url_patterns().map_or(0, <[String]>::len);
+                let (at, url) = (handler.describe(), target.url().to_owned());
+                let kind = if patterns > 0 && super::http_url::as_requested(&url).is_none() {
+                    ConfigWarningKind::ClaudeHttpUrlNeverAllowed { at, url }
+                } else {
+                    ConfigWarningKind::ClaudeHttpUrlNotAllowed { at, url, patterns }
+                };
+                ctx.warnings
+                    .push(ConfigWarning::in_file(&handler.source, kind));
+                let reason: Arc<str> = "its URL is not in allowedHttpHookUrls".into();
+                if spec.disabled.is_none() {
+                    // A fail-closed hook that may not run blocks: never a silent allow.
+                    if spec.fail_closed() {
+                        spec.refused = Some(reason);
+                    } else {
+                        spec.disabled = Some(reason);
+                    }
+                }
+                continue;
+            }
+            let kept = target
+                .clone()
+                .retain_env_vars(|name| gates.allows_env_var(name));
+            if kept != *target {
+                *spec = spec.clone().with_http(kept);
+            }
+        }
+    }
+}
