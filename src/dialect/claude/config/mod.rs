@@ -144,6 +144,7 @@ use std::time::Duration;
 
 use super::rule::PermissionRule;
 use super::wire;
+use super::ClaudeEvent;
 use crate::config::read::read_config;
 use crate::config::{ConfigError, ConfigWarningKind, MAX_CONFIG_SIZE};
 use crate::event::Event;
@@ -272,9 +273,10 @@ pub struct Handler {
     pub source: PathBuf,
     /// The plugin root, for a plugin's handler (never deduplicated).
     pub plugin_root: Option<PathBuf>,
-    /// The event, as written (`PreToolUse`).
+    /// The event, as written (`PreToolUse`): a name this host does not know
+    /// stays as it is ([`claude_event`](Self::claude_event) is `None`).
     pub event: String,
-    /// The neutral point it fires at; `None` for an event this host does not fire.
+    /// The neutral event it fires at; `None` for an event this host does not fire.
     pub point: Option<Event>,
     /// Its matcher group's position in the event's list, from 0.
     pub group: usize,
@@ -328,6 +330,12 @@ pub struct Handler {
 }
 
 impl Handler {
+    /// Its event, when it is one this host knows ([`event`](Self::event) is
+    /// the name as written).
+    pub fn claude_event(&self) -> Option<ClaudeEvent> {
+        ClaudeEvent::from_name(&self.event)
+    }
+
     /// Whether this host can run it: a `command` handler of an event it
     /// fires, or an `http` one when the crate is built with the `http` feature.
     pub fn is_runnable(&self) -> bool {

@@ -18,6 +18,7 @@ use crate::config::{ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::http_url;
 use crate::dialect::claude::matcher;
 use crate::dialect::claude::rule::{self, PermissionRule};
+use crate::dialect::claude::ClaudeEvent;
 use crate::event::Event;
 use crate::pattern::Pattern;
 use crate::process::substitute::Form;
@@ -599,27 +600,12 @@ impl Reader<'_> {
 /// assert!(type_runs_at("command", "SessionStart"));
 /// ```
 pub fn type_runs_at(kind: &str, event: &str) -> bool {
-    const MODEL_EVENTS: [&str; 13] = [
-        "PermissionDenied",
-        "PermissionRequest",
-        "PostToolBatch",
-        "PostToolUse",
-        "PostToolUseFailure",
-        "PreToolUse",
-        "Stop",
-        "SubagentStop",
-        "TaskCompleted",
-        "TaskCreated",
-        "TeammateIdle",
-        "UserPromptExpansion",
-        "UserPromptSubmit",
-    ];
-    if !matcher::is_claude_event(event) {
+    let Some(event) = ClaudeEvent::from_name(event) else {
         return true;
-    }
+    };
     match kind {
-        "prompt" | "agent" => MODEL_EVENTS.contains(&event),
-        "http" => !matches!(event, "SessionStart" | "Setup"),
+        "prompt" | "agent" => event.takes_model_hooks(),
+        "http" => !matches!(event, ClaudeEvent::SessionStart | ClaudeEvent::Setup),
         _ => true,
     }
 }
@@ -639,11 +625,11 @@ struct Slot<'a> {
 /// The default timeout of a handler of type `kind` on `event`, as Claude Code
 /// has them.
 fn default_timeout(event: &str, kind: &str) -> Duration {
-    match (kind, event) {
+    match (kind, ClaudeEvent::from_name(event)) {
         ("prompt", _) => Duration::from_secs(30),
         ("agent", _) => Duration::from_secs(60),
-        (_, "UserPromptSubmit") => PROMPT_SUBMIT_TIMEOUT,
-        (_, "MessageDisplay") => Duration::from_secs(10),
+        (_, Some(ClaudeEvent::UserPromptSubmit)) => PROMPT_SUBMIT_TIMEOUT,
+        (_, Some(ClaudeEvent::MessageDisplay)) => Duration::from_secs(10),
         _ => DEFAULT_TIMEOUT,
     }
 }
