@@ -16,7 +16,7 @@ use super::ClaudeEvent;
 use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::request::HookRequest;
-use crate::spec::{Dialect, HookSpec, HttpTarget, Program};
+use crate::spec::{Dialect, HookKind, HookSpec, HttpTarget, Program};
 use crate::BoxError;
 
 /// What a Claude Code hook keeps on its spec.
@@ -54,6 +54,7 @@ pub fn specs<'a>(
 pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
     let event = handler.point?;
     let claude_event = handler.claude_event()?;
+    let kind = handler.hook_kind();
     let program = match (&handler.args, handler.shell.as_deref()) {
         (Some(args), _) => Program::Exec(args.clone().into()),
         (None, Some("bash")) => Program::Bash,
@@ -68,7 +69,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
             .map(|root| root.display().to_string().into()),
         if_rule: handler.if_rule.clone(),
         is_async: handler.is_async,
-        continue_on_block: handler.continue_on_block || handler.kind == "agent",
+        continue_on_block: handler.continue_on_block || kind == HookKind::Agent,
     };
     let mut spec = HookSpec::command(event, handler.command.clone().unwrap_or_default())
         .with_source(handler.source.display().to_string(), handler.index)
@@ -76,19 +77,19 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         .with_program(program)
         .with_background(handler.is_async)
         // Only a command has a process to keep.
-        .with_persistent(handler.persistent && handler.kind == "command")
+        .with_persistent(handler.persistent && kind == HookKind::Command)
         .with_fail_closed(handler.fail_closed)
         .with_dialect(Arc::new(extra));
     if handler.command.is_none() {
         spec.command = None;
     }
-    if handler.kind != "command" {
-        spec = spec.with_kind(handler.kind.as_str());
+    if kind != HookKind::Command {
+        spec = spec.with_kind(kind.clone());
     }
-    if let (Some(prompt), "prompt" | "agent") = (&handler.prompt, handler.kind.as_str()) {
+    if let (Some(prompt), HookKind::Prompt | HookKind::Agent) = (&handler.prompt, &kind) {
         spec = spec.with_prompt(prompt.as_str());
     }
-    if let (Some(url), "http") = (&handler.url, handler.kind.as_str()) {
+    if let (Some(url), HookKind::Http) = (&handler.url, &kind) {
         let mut target = HttpTarget::new(url.as_str());
         for (name, value) in &handler.headers {
             target = target.with_header(name.as_str(), value.as_str());

@@ -150,6 +150,7 @@ use crate::config::{ConfigError, ConfigWarningKind, MAX_CONFIG_SIZE};
 use crate::event::Event;
 use crate::pattern::Pattern;
 use crate::process::substitute::{placeholders, substitute, Form};
+use crate::spec::HookKind;
 
 mod dedup;
 mod files;
@@ -339,8 +340,17 @@ impl Handler {
     /// Whether this host can run it: a `command` handler of an event it
     /// fires, or an `http` one when the crate is built with the `http` feature.
     pub fn is_runnable(&self) -> bool {
-        let runs = self.kind == "command" || (self.kind == "http" && cfg!(feature = "http"));
+        let runs = match self.hook_kind() {
+            HookKind::Command => true,
+            HookKind::Http => cfg!(feature = "http"),
+            _ => false,
+        };
         runs && self.point.is_some()
+    }
+
+    /// Its `type` ([`kind`](Self::kind) as a [`HookKind`]).
+    pub fn hook_kind(&self) -> HookKind {
+        HookKind::from_name(&self.kind)
     }
 
     /// Whether it comes from a plugin's hooks file.

@@ -22,6 +22,7 @@ use crate::dialect::claude::ClaudeEvent;
 use crate::event::Event;
 use crate::pattern::Pattern;
 use crate::process::substitute::Form;
+use crate::spec::HookKind;
 
 /// A `true` / `false` top-level key; `null` is as good as absent.
 pub(super) fn flag(value: Option<Value>, at: &str) -> Result<Option<bool>, ConfigErrorKind> {
@@ -475,13 +476,13 @@ impl Reader<'_> {
             },
         };
 
-        match kind.as_str() {
-            "command" => {
+        match HookKind::from_name(&kind) {
+            HookKind::Command => {
                 if command.as_deref().is_none_or(|c| c.trim().is_empty()) {
                     return Err(ConfigErrorKind::ClaudeMissingCommand { at });
                 }
             }
-            "http" => {
+            HookKind::Http => {
                 let Some(url) = url.as_deref().filter(|u| !u.trim().is_empty()) else {
                     return Err(ConfigErrorKind::ClaudeMissingUrl { at });
                 };
@@ -499,13 +500,13 @@ impl Reader<'_> {
                     });
                 }
             }
-            "prompt" | "agent" => {
+            HookKind::Prompt | HookKind::Agent => {
                 self.warn(ConfigWarningKind::ModelHook {
                     at: at.clone(),
                     kind: kind.clone(),
                 });
             }
-            other if UNSUPPORTED_TYPES.contains(&other) => {
+            other if UNSUPPORTED_TYPES.contains(&other.as_str()) => {
                 self.warn(ConfigWarningKind::ClaudeUnsupportedType {
                     at: at.clone(),
                     kind: kind.clone(),
