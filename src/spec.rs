@@ -13,7 +13,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
 /// The hook ecosystem whose rules a hook follows: its config file, the event
 /// names and stdin envelope it sees, how its answer is read, and how several of
-/// its hooks at one point combine (see [`dialect`](crate::dialect)).
+/// its hooks at one event combine (see [`dialect`](crate::dialect)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Dialect {
@@ -99,7 +99,7 @@ impl FailClosedPolicy {
 
 impl Dialect {
     /// Whether the hooks of this dialect that stand next to each other at a
-    /// point run all at once, to completion, and are then merged (Claude
+    /// event run all at once, to completion, and are then merged (Claude
     /// Code's rule), rather than one after another.
     pub const fn runs_hooks_at_once(self) -> bool {
         matches!(self, Dialect::Claude)

@@ -253,7 +253,7 @@ impl DialectHook for CursorHook {
     }
 }
 
-/// Whether the hook's event is the one `req` fires: its point, and for a
+/// Whether the hook's event is the one `req` fires: its neutral event, and for a
 /// derived event the tool kind; `postToolUse` after a success and
 /// `postToolUseFailure` after a failure. A hook of another event is not part
 /// of the call at all (no record).

@@ -340,11 +340,8 @@ impl Handler {
     /// Whether this host can run it: a `command` handler of an event it
     /// fires, or an `http` one when the crate is built with the `http` feature.
     pub fn is_runnable(&self) -> bool {
-        let runs = match self.hook_kind() {
-            HookKind::Command => true,
-            HookKind::Http => cfg!(feature = "http"),
-            _ => false,
-        };
+        let kind = self.hook_kind();
+        let runs = kind == HookKind::Command || (kind == HookKind::Http && cfg!(feature = "http"));
         runs && self.point.is_some()
     }
 

@@ -243,8 +243,8 @@ impl Reader<'_> {
                 ))
             }
         };
-        let point = matcher::point(event);
-        if point.is_none() {
+        let neutral = matcher::point(event);
+        if neutral.is_none() {
             self.warn(if matcher::is_claude_event(event) {
                 ConfigWarningKind::ClaudeUnfiredEvent {
                     event: event.to_owned(),
@@ -313,7 +313,7 @@ impl Reader<'_> {
             for (position, handler) in handlers.into_iter().enumerate() {
                 let slot = Slot {
                     event,
-                    point,
+                    neutral,
                     group,
                     position,
                     index,
@@ -331,7 +331,7 @@ impl Reader<'_> {
     fn handler(&mut self, slot: Slot<'_>, value: Value) -> Result<Handler, ConfigErrorKind> {
         let Slot {
             event,
-            point,
+            neutral,
             group,
             position,
             index,
@@ -559,7 +559,7 @@ impl Reader<'_> {
             source: self.path.to_path_buf(),
             plugin_root: self.ctx.plugin_root.clone(),
             event: event.to_owned(),
-            point,
+            point: neutral,
             group,
             position,
             index,
@@ -615,7 +615,7 @@ pub fn type_runs_at(kind: &str, event: &str) -> bool {
 #[derive(Clone, Copy)]
 struct Slot<'a> {
     event: &'a str,
-    point: Option<Event>,
+    neutral: Option<Event>,
     group: usize,
     position: usize,
     index: usize,

@@ -63,9 +63,9 @@ pub const DEFAULT_FOLLOW_UP_CAP: u32 = 8;
 
 // --- the event name ---------------------------------------------------------
 
-/// The Claude Code event a request fires: its point's Claude Code name, and
+/// The Claude Code event a request fires: its neutral event's Claude Code name, and
 /// `PostToolUseFailure` instead of `PostToolUse` for a tool result marked
-/// `is_error`. `None` for a point Claude Code has no event for.
+/// `is_error`. `None` for a neutral event Claude Code has no name for.
 ///
 /// ```
 /// use std::time::Duration;
