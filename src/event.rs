@@ -1,19 +1,20 @@
-//! The neutral lifecycle points and everything that differs between them.
+//! The neutral lifecycle events and everything that differs between them.
 //!
-//! An [`Event`] is a neutral point of an agent's lifecycle: nanopi's eleven
-//! events, and the points that other hook ecosystems add (a permission prompt,
-//! the agent about to stop, a notification, …). Every per-point rule lives in one
-//! table, [`TABLE`], keyed by [`Event`]: the neutral and nanopi names, the name
-//! each dialect gives the point, whether a block is enforced, what a transform may
-//! replace, what a nanopi matcher is tested against, and the wording an agent
-//! shows when a block takes effect. No other module matches on nanopi's event
-//! names; each dialect reads its own column.
+//! An [`Event`] is a neutral event of an agent's lifecycle: nanopi's eleven
+//! events, and the events that other hook ecosystems add (a permission prompt,
+//! the agent about to stop, a notification, …). Every per-event rule lives in one
+//! table, [`TABLE`], keyed by [`Event`]: the neutral and nanopi names, whether a
+//! block is enforced, what a transform may replace, what a nanopi matcher is
+//! tested against, and the wording an agent shows when a block takes effect. No
+//! other module matches on nanopi's event names. The names each dialect gives an
+//! event come from that dialect's own event enum
+//! ([`Event::claude_names`], [`Event::cursor_names`]).
 
 use std::fmt;
 use std::str::FromStr;
 
-/// A neutral lifecycle point an agent fires: one of nanopi's eleven events
-/// (the first eleven variants, [`Event::NANOPI`]) or a point that only other
+/// A neutral lifecycle event an agent fires: one of nanopi's eleven events
+/// (the first eleven variants, [`Event::NANOPI`]) or an event that only other
 /// dialects have hooks for.
 ///
 /// ```
@@ -149,12 +150,6 @@ pub struct EventInfo {
     pub camel_name: &'static str,
     /// Whether nanopi has this event (its hooks can be configured for it).
     pub nanopi: bool,
-    /// Claude Code's names for the point (`PostToolUse` for a tool that
-    /// succeeded, then `PostToolUseFailure`); empty when it has none.
-    pub claude: &'static [&'static str],
-    /// Cursor's (and OpenHuman's) names: the generic event first, then the ones
-    /// by tool kind; empty when it has none.
-    pub cursor: &'static [&'static str],
     /// Whether a block takes effect.
     pub block_policy: BlockPolicy,
     /// What a transform may replace.
@@ -179,8 +174,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "session_start",
         camel_name: "SessionStart",
         nanopi: true,
-        claude: &["SessionStart"],
-        cursor: &["sessionStart"],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::SessionId,
@@ -192,8 +185,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "session_shutdown",
         camel_name: "SessionShutdown",
         nanopi: true,
-        claude: &["SessionEnd"],
-        cursor: &["sessionEnd"],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::SessionId,
@@ -205,8 +196,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "before_agent_start",
         camel_name: "BeforeAgentStart",
         nanopi: true,
-        claude: &[],
-        cursor: &[],
         block_policy: Enforced,
         transform_scope: T::Prompt,
         matcher_subject: M::TurnCount,
@@ -218,8 +207,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "input",
         camel_name: "Input",
         nanopi: true,
-        claude: &["UserPromptSubmit"],
-        cursor: &["beforeSubmitPrompt"],
         block_policy: Enforced,
         transform_scope: T::Prompt,
         matcher_subject: M::Empty,
@@ -234,8 +221,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "turn_start",
         camel_name: "TurnStart",
         nanopi: true,
-        claude: &[],
-        cursor: &[],
         block_policy: Ignored,
         transform_scope: T::None,
         matcher_subject: M::TurnCount,
@@ -247,13 +232,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "tool_execution_start",
         camel_name: "ToolExecutionStart",
         nanopi: true,
-        claude: &["PreToolUse"],
-        cursor: &[
-            "preToolUse",
-            "beforeShellExecution",
-            "beforeReadFile",
-            "beforeMCPExecution",
-        ],
         block_policy: Enforced,
         transform_scope: T::Arguments,
         matcher_subject: M::ToolName,
@@ -265,14 +243,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "tool_execution_end",
         camel_name: "ToolExecutionEnd",
         nanopi: true,
-        claude: &["PostToolUse", "PostToolUseFailure"],
-        cursor: &[
-            "postToolUse",
-            "postToolUseFailure",
-            "afterShellExecution",
-            "afterFileEdit",
-            "afterMCPExecution",
-        ],
         block_policy: Ignored,
         transform_scope: T::ToolResult,
         matcher_subject: M::ToolName,
@@ -284,8 +254,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "turn_end",
         camel_name: "TurnEnd",
         nanopi: true,
-        claude: &[],
-        cursor: &[],
         block_policy: Ignored,
         transform_scope: T::None,
         matcher_subject: M::TurnCount,
@@ -297,8 +265,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "message_end",
         camel_name: "MessageEnd",
         nanopi: true,
-        claude: &[],
-        cursor: &["afterAgentResponse"],
         block_policy: Ignored,
         transform_scope: T::None,
         matcher_subject: M::TurnCount,
@@ -310,8 +276,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "session_before_compact",
         camel_name: "SessionBeforeCompact",
         nanopi: true,
-        claude: &["PreCompact"],
-        cursor: &["preCompact"],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::CompactionReason,
@@ -323,8 +287,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "session_compact",
         camel_name: "SessionCompact",
         nanopi: true,
-        claude: &["PostCompact"],
-        cursor: &[],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::CompactionReason,
@@ -336,8 +298,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "permission_request",
         camel_name: "PermissionRequest",
         nanopi: false,
-        claude: &["PermissionRequest"],
-        cursor: &[],
         block_policy: Enforced,
         transform_scope: T::Arguments,
         matcher_subject: M::ToolName,
@@ -349,8 +309,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "post_tool_batch",
         camel_name: "PostToolBatch",
         nanopi: false,
-        claude: &["PostToolBatch"],
-        cursor: &[],
         block_policy: Enforced,
         transform_scope: T::None,
         matcher_subject: M::Empty,
@@ -362,8 +320,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "stop",
         camel_name: "Stop",
         nanopi: false,
-        claude: &["Stop"],
-        cursor: &["stop"],
         block_policy: FollowUp,
         transform_scope: T::None,
         matcher_subject: M::Empty,
@@ -375,8 +331,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "stop_failure",
         camel_name: "StopFailure",
         nanopi: false,
-        claude: &["StopFailure"],
-        cursor: &[],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::Empty,
@@ -388,8 +342,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "notification",
         camel_name: "Notification",
         nanopi: false,
-        claude: &["Notification"],
-        cursor: &[],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::Empty,
@@ -401,8 +353,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "subagent_start",
         camel_name: "SubagentStart",
         nanopi: false,
-        claude: &["SubagentStart"],
-        cursor: &["subagentStart"],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::Empty,
@@ -414,8 +364,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "subagent_stop",
         camel_name: "SubagentStop",
         nanopi: false,
-        claude: &["SubagentStop"],
-        cursor: &["subagentStop"],
         block_policy: FollowUp,
         transform_scope: T::None,
         matcher_subject: M::Empty,
@@ -427,8 +375,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "instructions_loaded",
         camel_name: "InstructionsLoaded",
         nanopi: false,
-        claude: &["InstructionsLoaded"],
-        cursor: &[],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::Empty,
@@ -440,8 +386,6 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         name: "agent_thought",
         camel_name: "AgentThought",
         nanopi: false,
-        claude: &[],
-        cursor: &["afterAgentThought"],
         block_policy: Advisory,
         transform_scope: T::None,
         matcher_subject: M::Empty,
@@ -459,7 +403,7 @@ pub const RETIRED_NAMES: [(&str, Event); 4] = [
 ];
 
 impl Event {
-    /// How many neutral points there are.
+    /// How many neutral events there are.
     pub const COUNT: usize = 20;
 
     /// nanopi's eleven events, in the order of its specification's table.
@@ -477,7 +421,7 @@ impl Event {
         Event::SessionCompact,
     ];
 
-    /// Every neutral point: nanopi's eleven events, then the others.
+    /// Every neutral event: nanopi's eleven events, then the others.
     pub const ALL: [Event; Event::COUNT] = [
         Event::SessionStart,
         Event::SessionShutdown,
@@ -566,7 +510,7 @@ impl Event {
             .map(|row| row.event)
     }
 
-    /// Looks up any point's neutral name (`stop`, `permission_request`, …).
+    /// Looks up any event's neutral name (`stop`, `permission_request`, …).
     pub fn from_neutral_name(name: &str) -> Option<Event> {
         TABLE
             .iter()
@@ -578,15 +522,37 @@ impl Event {
     pub fn is_nanopi(self) -> bool {
         self.info().nanopi
     }
+}
 
-    /// Claude Code's names for this point (see [`EventInfo::claude`]).
-    pub fn claude_names(self) -> &'static [&'static str] {
-        self.info().claude
+/// A dialect's names for each neutral event, at most `W` per event, built at
+/// compile time from the dialect's event enum (see [`Event::claude_names`]).
+#[derive(Debug)]
+pub(crate) struct NameColumns<const W: usize> {
+    names: [[&'static str; W]; Event::COUNT],
+    lens: [usize; Event::COUNT],
+}
+
+impl<const W: usize> NameColumns<W> {
+    /// No names.
+    pub(crate) const fn new() -> Self {
+        NameColumns {
+            names: [[""; W]; Event::COUNT],
+            lens: [0; Event::COUNT],
+        }
     }
 
-    /// Cursor's names for this point (see [`EventInfo::cursor`]).
-    pub fn cursor_names(self) -> &'static [&'static str] {
-        self.info().cursor
+    /// Adds `name` after the names `event` has (a compile error past `W`).
+    pub(crate) const fn with(mut self, event: Event, name: &'static str) -> Self {
+        let i = event.index();
+        self.names[i][self.lens[i]] = name;
+        self.lens[i] += 1;
+        self
+    }
+
+    /// The names of `event`, in the order they were added.
+    pub(crate) fn get(&'static self, event: Event) -> &'static [&'static str] {
+        let i = event.index();
+        &self.names[i][..self.lens[i]]
     }
 }
 

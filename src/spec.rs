@@ -13,7 +13,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
 /// The hook ecosystem whose rules a hook follows: its config file, the event
 /// names and stdin envelope it sees, how its answer is read, and how several of
-/// its hooks at one point combine (see [`dialect`](crate::dialect)).
+/// its hooks at one event combine (see [`dialect`](crate::dialect)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Dialect {
@@ -99,7 +99,7 @@ impl FailClosedPolicy {
 
 impl Dialect {
     /// Whether the hooks of this dialect that stand next to each other at a
-    /// point run all at once, to completion, and are then merged (Claude
+    /// event run all at once, to completion, and are then merged (Claude
     /// Code's rule), rather than one after another.
     pub const fn runs_hooks_at_once(self) -> bool {
         matches!(self, Dialect::Claude)
@@ -117,6 +117,84 @@ impl Dialect {
 }
 
 impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A hook's `type`: what answers for it.
+///
+/// Only `command` hooks, and hooks a service answers for, run everywhere; an
+/// `http` hook runs on a stack built with the `http` feature, a `prompt` or
+/// `agent` hook on a stack with a model evaluator. A type this host does not
+/// know is kept as written ([`Other`](HookKind::Other)): the hook loads, is
+/// listed, and never runs.
+///
+/// ```
+/// use tower_hooks::{Event, HookKind, HookSpec};
+///
+/// assert_eq!(HookKind::from_name("http"), HookKind::Http);
+/// assert_eq!(HookKind::from_name("shell").as_str(), "shell");
+/// let spec = HookSpec::command(Event::Input, "./check.sh");
+/// assert_eq!(spec.hook_kind(), &HookKind::Command);
+/// assert_eq!(spec.kind(), "command");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HookKind {
+    /// `command`: a process (the default).
+    #[default]
+    Command,
+    /// `service`: an in-process service, attached by the builder.
+    Service,
+    /// `http`: the event is posted to a URL (Claude Code).
+    Http,
+    /// `prompt`: a model is asked (Claude Code, Cursor).
+    Prompt,
+    /// `agent`: a model with tools is asked (Claude Code).
+    Agent,
+    /// `mcp_tool`: an MCP tool is called (Claude Code); this host cannot run it.
+    McpTool,
+    /// A type this host does not know, as written.
+    Other(Box<str>),
+}
+
+impl HookKind {
+    /// The type a config entry names (`command`, `http`, …); any other name
+    /// is kept as [`Other`](HookKind::Other).
+    pub fn from_name(name: &str) -> HookKind {
+        match name {
+            "command" => HookKind::Command,
+            "service" => HookKind::Service,
+            "http" => HookKind::Http,
+            "prompt" => HookKind::Prompt,
+            "agent" => HookKind::Agent,
+            "mcp_tool" => HookKind::McpTool,
+            other => HookKind::Other(other.into()),
+        }
+    }
+
+    /// The type as a config entry writes it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            HookKind::Command => "command",
+            HookKind::Service => "service",
+            HookKind::Http => "http",
+            HookKind::Prompt => "prompt",
+            HookKind::Agent => "agent",
+            HookKind::McpTool => "mcp_tool",
+            HookKind::Other(name) => name,
+        }
+    }
+}
+
+impl From<&str> for HookKind {
+    fn from(name: &str) -> Self {
+        HookKind::from_name(name)
+    }
+}
+
+impl fmt::Display for HookKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -164,7 +242,7 @@ pub struct HookSpec {
     pub(crate) name: Option<String>,
     pub(crate) matcher: Option<String>,
     pub(crate) pattern: Pattern,
-    pub(crate) kind: String,
+    pub(crate) kind: HookKind,
     pub(crate) command: Option<String>,
     pub(crate) timeout: Duration,
     pub(crate) fail_closed: bool,
@@ -271,7 +349,7 @@ impl HookSpec {
             name: None,
             matcher: None,
             pattern: Pattern::Any,
-            kind: String::from("command"),
+            kind: HookKind::Command,
             command: Some(command.into()),
             timeout: DEFAULT_TIMEOUT,
             fail_closed: false,
@@ -292,7 +370,7 @@ impl HookSpec {
         HookSpec {
             source: name.into(),
             command: None,
-            kind: String::from("service"),
+            kind: HookKind::Service,
             attached: true,
             ..HookSpec::command(event, String::new())
         }
@@ -346,7 +424,7 @@ impl HookSpec {
         self
     }
 
-    pub(crate) fn with_kind(mut self, kind: impl Into<String>) -> Self {
+    pub(crate) fn with_kind(mut self, kind: impl Into<HookKind>) -> Self {
         self.kind = kind.into();
         self
     }
@@ -442,9 +520,15 @@ impl HookSpec {
         &self.pattern
     }
 
-    /// The entry's `type`: `command` for command hooks, `service` for in-process
-    /// ones; any other value is configured but skipped at run time.
+    /// The entry's `type`, as written: `command` for command hooks, `service`
+    /// for in-process ones; any other value is configured but skipped at run
+    /// time unless something answers for it (see [`HookKind`]).
     pub fn kind(&self) -> &str {
+        self.kind.as_str()
+    }
+
+    /// The entry's `type` ([`kind`](Self::kind) as a [`HookKind`]).
+    pub fn hook_kind(&self) -> &HookKind {
         &self.kind
     }
 
@@ -455,7 +539,7 @@ impl HookSpec {
     /// A hook that is never run because it is disabled, or a copy of another
     /// hook, is not runnable either ([`disabled`](Self::disabled)).
     pub fn is_runnable(&self) -> bool {
-        (self.kind == "command" || self.attached) && self.disabled.is_none()
+        (self.kind == HookKind::Command || self.attached) && self.disabled.is_none()
     }
 
     /// Turns the hook off: it stays configured and listed, and each call
@@ -509,7 +593,7 @@ impl HookSpec {
     /// reads a command's stdout. It runs on a stack built with the `http`
     /// feature; elsewhere it is listed and skipped. See `layer::http`.
     pub fn with_http(mut self, target: HttpTarget) -> Self {
-        self.kind = String::from("http");
+        self.kind = HookKind::Http;
         self.command = None;
         self.http = Some(Arc::new(target));
         self
@@ -567,7 +651,7 @@ impl fmt::Debug for HookSpec {
             .field("index", &self.index)
             .field("name", &self.name)
             .field("matcher", &self.matcher)
-            .field("kind", &self.kind)
+            .field("kind", &self.kind.as_str())
             .field("command", &self.command)
             .field("timeout", &self.timeout)
             .field("fail_closed", &self.fail_closed)

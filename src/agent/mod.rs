@@ -24,7 +24,7 @@
 //! * the other seven nanopi events cannot stop anything: their methods answer
 //!   the [`HookOutcome`] as it is, for the record.
 //!
-//! The points that other hook ecosystems add (Claude Code's, Cursor's) have
+//! The events that other hook ecosystems add (Claude Code's, Cursor's) have
 //! methods too:
 //!
 //! * [`stop`](AgentHooks::stop), when the agent is about to stop, answers
@@ -267,7 +267,7 @@ impl PermissionDecision {
 }
 
 /// The call sites of an agent, over a hook stack: nanopi's eleven and the
-/// points other dialects add. See the [module docs](self).
+/// events other dialects add. See the [module docs](self).
 #[derive(Clone)]
 pub struct AgentHooks<S = HookStack> {
     hooks: S,

@@ -284,7 +284,7 @@ impl Config {
         self.hooks
             .iter()
             .filter(|spec| {
-                spec.kind() == "command"
+                *spec.hook_kind() == crate::HookKind::Command
                     && spec.disabled().is_none()
                     && !spec.runs_in_background()
                     && spec.event().block_policy() == crate::BlockPolicy::Enforced
@@ -481,7 +481,7 @@ fn build(
         spec.command = None;
     }
     if kind != "command" {
-        spec = spec.with_kind(kind);
+        spec = spec.with_kind(crate::HookKind::from_name(kind));
     }
     if let Some(matcher) = entry.matcher {
         spec = spec.with_matcher(matcher.as_str()).map_err(|error| {

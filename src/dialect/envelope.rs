@@ -1,6 +1,6 @@
 //! What the JSON dialects' stdin envelopes share: an object written field by
 //! field in a fixed order, the host's wire fields laid over it, and the
-//! arguments of points a dialect has no fields of its own for.
+//! arguments of events a dialect has no fields of its own for.
 
 use std::borrow::Cow;
 

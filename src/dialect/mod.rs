@@ -1,7 +1,7 @@
 //! Dialects: the config files, event names, stdin envelope, answer format and
 //! combination rule of each hook ecosystem.
 //!
-//! Each dialect is data plus pure functions: its names for the neutral points
+//! Each dialect is data plus pure functions: its names for the neutral events
 //! ([`Event`](crate::event::Event)), its loader (file → [`HookSpec`]s),
 //! its encoder (request → stdin bytes and environment) and its decoder (exit
 //! code, stdout and stderr → [`Verdict`]). The layers stay
@@ -295,7 +295,7 @@ pub fn event_as_written(spec: &HookSpec) -> &str {
 
 /// What a hook that is not a command is given in place of stdin: its
 /// dialect's envelope (a model hook's `$ARGUMENTS`, an HTTP hook's body), or
-/// the point's arguments for a nanopi hook.
+/// the event's arguments for a nanopi hook.
 pub(crate) fn input(spec: &HookSpec, req: &HookRequest) -> Vec<u8> {
     let cwd = req.cwd().map(str::to_owned).unwrap_or_else(|| {
         std::env::current_dir()

@@ -15,7 +15,7 @@
 //! reports it. Transforms taken before the dropped block stay.
 //!
 //! A hook of a dialect that decides per event what its block does follows its
-//! own rule instead, whatever the point's policy, and without the report line:
+//! own rule instead, whatever the event's policy, and without the report line:
 //! a Claude Code `PreCompact` block prevents the compaction, and a Claude Code
 //! `PostToolUse` block is not honored (its reason reaches the model as context).
 //! The hook says so in its notes ([`Notes::block_honored`](crate::Notes::block_honored));
@@ -155,7 +155,7 @@ where
             return Poll::Ready(Ok(outcome));
         }
         // A hook whose dialect decides per event what its block does (the
-        // first that blocked speaks for its group) overrides the point's policy.
+        // first that blocked speaks for its group) overrides the event's policy.
         match outcome.block_honored() {
             Some(true) => {}
             Some(false) => outcome.drop_decision(),

@@ -447,10 +447,10 @@ pub struct Notes {
     /// [`HookOutcome::is_approved`]).
     pub approved: bool,
     /// Whether the block a hook made takes effect, by its dialect's own rule
-    /// for this event rather than by the point's
+    /// for this event rather than by the event's
     /// [`BlockPolicy`](crate::BlockPolicy): a Claude Code `PreCompact` block
     /// prevents the compaction (`Some(true)`), a `PostToolUse` block only
-    /// reaches the model (`Some(false)`). `None`: the point's policy decides.
+    /// reaches the model (`Some(false)`). `None`: the event's policy decides.
     /// Of several, the first in config order counts.
     pub block_honored: Option<bool>,
 }

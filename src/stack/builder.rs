@@ -23,7 +23,7 @@ use crate::process::persistent::{Persistent, PersistentLimits};
 use crate::process::{BoxFuture, ProcessRunner, Runner};
 use crate::report::{Notice, Report, SharedReport, StderrReport};
 use crate::request::HookRequest;
-use crate::spec::{FailClosedPolicy, HookSpec};
+use crate::spec::{FailClosedPolicy, HookKind, HookSpec};
 use crate::BoxError;
 
 use super::leaf::{HookFn, InProcess, Leaf, LeafKind};
@@ -31,10 +31,9 @@ use super::{HookBase, HookStack, PerHook, StackService};
 
 /// An in-process hook always runs: a spec of an unknown `type` becomes `service`.
 fn runnable_in_process(spec: HookSpec) -> HookSpec {
-    let mut spec = if spec.kind() == "command" || spec.kind() == "service" {
-        spec
-    } else {
-        spec.with_kind("service")
+    let mut spec = match spec.hook_kind() {
+        HookKind::Command | HookKind::Service => spec,
+        _ => spec.with_kind(HookKind::Service),
     };
     spec.attached = true;
     spec
@@ -427,7 +426,7 @@ impl<C, H> Builder<C, H> {
             if let Some(why) = &spec.refused {
                 return Some(Err(why.clone()));
             }
-            if spec.kind() == "command" {
+            if *spec.hook_kind() == HookKind::Command {
                 return None;
             }
             if spec.prompt().is_some() {
@@ -459,7 +458,7 @@ impl<C, H> Builder<C, H> {
                 Source::Command => answerer(&spec),
                 _ => None,
             };
-            if matches!(source, Source::Command) && spec.kind() != "command" {
+            if matches!(source, Source::Command) && *spec.hook_kind() != HookKind::Command {
                 // Attached when something answers for it, or when it fails
                 // closed and blocks with why nothing can; else listed and skipped.
                 spec.attached = match &answered {

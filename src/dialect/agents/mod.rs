@@ -110,7 +110,7 @@ impl AgentsEvent {
         }
     }
 
-    /// The neutral point it fires at.
+    /// The neutral event it fires at.
     pub const fn point(self) -> Event {
         match self {
             AgentsEvent::PreToolUse => Event::ToolExecutionStart,
@@ -118,7 +118,7 @@ impl AgentsEvent {
         }
     }
 
-    /// The event fired at a neutral point, if react-agent-mini has one there.
+    /// The event fired for a neutral event, if react-agent-mini has one there.
     pub fn at(point: Event) -> Option<AgentsEvent> {
         AgentsEvent::ALL.into_iter().find(|e| e.point() == point)
     }
@@ -339,7 +339,7 @@ struct Line<'a> {
 }
 
 /// The line written to a react-agent-mini hook's stdin: one JSON object and a
-/// newline. `None` at a point react-agent-mini has no event for.
+/// newline. `None` at an event react-agent-mini has no event for.
 ///
 /// Before a tool runs: `{"hook_event_name": "PreToolUse", "tool_name",
 /// "tool_input"}`. After: `"PostToolUse"`, the tool input, then `tool_result`
@@ -547,7 +547,7 @@ impl crate::dialect::DialectHook for AgentsExtra {
         self.event_name()
     }
 
-    /// Its event is the request's point and its matcher names the tool (or
+    /// Its event is the request's neutral event and its matcher names the tool (or
     /// is `*`).
     fn runs_for(&self, _spec: &crate::HookSpec, req: &HookRequest) -> bool {
         AgentsEvent::at(req.event()) == Some(self.hook.event)

@@ -12,17 +12,18 @@ use super::wire::{
     decode, env_vars, event_name, stdin_bytes, tool_output_transform, ClaudeAnswer, ClaudeDecision,
     Envelope,
 };
+use super::ClaudeEvent;
 use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::request::HookRequest;
-use crate::spec::{Dialect, HookSpec, HttpTarget, Program};
+use crate::spec::{Dialect, HookKind, HookSpec, HttpTarget, Program};
 use crate::BoxError;
 
 /// What a Claude Code hook keeps on its spec.
 #[derive(Debug)]
 pub(crate) struct ClaudeHook {
-    /// The event, as written (`PostToolUse`, not the neutral point).
-    pub(crate) event: Box<str>,
+    /// The Claude Code event (`PostToolUse`, not the neutral event).
+    pub(crate) event: ClaudeEvent,
     /// `CLAUDE_PROJECT_DIR`.
     pub(crate) project_dir: Box<str>,
     /// `CLAUDE_PLUGIN_ROOT`, for a plugin's hook.
@@ -51,14 +52,16 @@ pub fn specs<'a>(
 }
 
 pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
-    let point = handler.point?;
+    let event = handler.point?;
+    let claude_event = handler.claude_event()?;
+    let kind = handler.hook_kind();
     let program = match (&handler.args, handler.shell.as_deref()) {
         (Some(args), _) => Program::Exec(args.clone().into()),
         (None, Some("bash")) => Program::Bash,
         (None, _) => Program::Sh,
     };
     let extra = ClaudeHook {
-        event: handler.event.as_str().into(),
+        event: claude_event,
         project_dir: project_dir.into(),
         plugin_root: handler
             .plugin_root
@@ -66,27 +69,27 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
             .map(|root| root.display().to_string().into()),
         if_rule: handler.if_rule.clone(),
         is_async: handler.is_async,
-        continue_on_block: handler.continue_on_block || handler.kind == "agent",
+        continue_on_block: handler.continue_on_block || kind == HookKind::Agent,
     };
-    let mut spec = HookSpec::command(point, handler.command.clone().unwrap_or_default())
+    let mut spec = HookSpec::command(event, handler.command.clone().unwrap_or_default())
         .with_source(handler.source.display().to_string(), handler.index)
         .with_timeout(handler.timeout)
         .with_program(program)
         .with_background(handler.is_async)
         // Only a command has a process to keep.
-        .with_persistent(handler.persistent && handler.kind == "command")
+        .with_persistent(handler.persistent && kind == HookKind::Command)
         .with_fail_closed(handler.fail_closed)
         .with_dialect(Arc::new(extra));
     if handler.command.is_none() {
         spec.command = None;
     }
-    if handler.kind != "command" {
-        spec = spec.with_kind(handler.kind.as_str());
+    if kind != HookKind::Command {
+        spec = spec.with_kind(kind.clone());
     }
-    if let (Some(prompt), "prompt" | "agent") = (&handler.prompt, handler.kind.as_str()) {
+    if let (Some(prompt), HookKind::Prompt | HookKind::Agent) = (&handler.prompt, &kind) {
         spec = spec.with_prompt(prompt.as_str());
     }
-    if let (Some(url), "http") = (&handler.url, handler.kind.as_str()) {
+    if let (Some(url), HookKind::Http) = (&handler.url, &kind) {
         let mut target = HttpTarget::new(url.as_str());
         for (name, value) in &handler.headers {
             target = target.with_header(name.as_str(), value.as_str());
@@ -116,7 +119,7 @@ impl DialectHook for ClaudeHook {
     }
 
     fn event_name<'a>(&'a self, _spec: &'a HookSpec) -> &'a str {
-        &self.event
+        self.event.name()
     }
 
     fn applies(&self, req: &HookRequest) -> bool {
@@ -187,7 +190,7 @@ impl DialectHook for ClaudeHook {
 /// one the request is under Claude Code's names (`PostToolUseFailure` for a
 /// tool that failed, `PostToolUse` otherwise).
 fn applies(hook: &ClaudeHook, req: &HookRequest) -> bool {
-    event_name(req) == Some(&*hook.event)
+    event_name(req) == Some(hook.event.name())
 }
 
 /// Whether a Claude Code hook runs for `req`: it [applies](applies), its
@@ -196,13 +199,13 @@ fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) -> bool {
     applies(hook, req)
         && spec
             .pattern()
-            .matches(&super::matcher::subject(&hook.event, req))
-        && if_allows(hook.if_rule.as_ref(), &hook.event, req)
+            .matches(&super::matcher::subject_of(hook.event, req))
+        && if_allows(hook.if_rule.as_ref(), hook.event.name(), req)
 }
 
 /// The stdin bytes and the variables of a Claude Code hook's run.
 fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> Encoded {
-    let envelope = Envelope::new(cwd).with_event_name(&hook.event);
+    let envelope = Envelope::new(cwd).with_event_name(hook.event.name());
     let stdin = stdin_bytes(req, &envelope);
     let env = env_vars(&hook.project_dir, hook.plugin_root.as_deref())
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
@@ -223,8 +226,8 @@ fn answer(
     timeout: std::time::Duration,
 ) -> ClaudeAnswer {
     match termination {
-        Termination::Exited(code) => decode(Some(code), stdout, stderr, &hook.event),
-        Termination::Signaled(_) => decode(None, stdout, stderr, &hook.event),
+        Termination::Exited(code) => decode(Some(code), stdout, stderr, hook.event.name()),
+        Termination::Signaled(_) => decode(None, stdout, stderr, hook.event.name()),
         Termination::TimedOut => ClaudeAnswer::timed_out(timeout),
     }
 }
@@ -292,29 +295,30 @@ fn model_answer(hook: &ClaudeHook, answer: Result<ModelAnswer, String>) -> Claud
     };
     let (ok, impossible) = (answer.ok, answer.impossible);
     let reason = answer.reason.as_deref().unwrap_or("");
-    let json = match (ok, &*hook.event) {
-        (true, _) | (false, "PermissionRequest") => serde_json::json!({}),
-        (false, "Stop" | "SubagentStop") if impossible => serde_json::json!({}),
-        (false, "PostToolUseFailure") if reason.trim().is_empty() => serde_json::json!({}),
-        (false, "PostToolUseFailure") => serde_json::json!({
+    use ClaudeEvent as C;
+    let json = match (ok, hook.event) {
+        (true, _) | (false, C::PermissionRequest) => serde_json::json!({}),
+        (false, C::Stop | C::SubagentStop) if impossible => serde_json::json!({}),
+        (false, C::PostToolUseFailure) if reason.trim().is_empty() => serde_json::json!({}),
+        (false, C::PostToolUseFailure) => serde_json::json!({
             "hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": reason}
         }),
-        (false, "PreToolUse" | "PostToolUse") if hook.continue_on_block => {
+        (false, C::PreToolUse | C::PostToolUse) if hook.continue_on_block => {
             serde_json::json!({"decision": "block", "reason": reason})
         }
         (
             false,
-            "PreToolUse"
-            | "PostToolUse"
-            | "PostToolBatch"
-            | "UserPromptSubmit"
-            | "UserPromptExpansion",
+            C::PreToolUse
+            | C::PostToolUse
+            | C::PostToolBatch
+            | C::UserPromptSubmit
+            | C::UserPromptExpansion,
         ) => {
             serde_json::json!({"decision": "block", "reason": reason, "continue": false, "stopReason": reason})
         }
         (false, _) => serde_json::json!({"decision": "block", "reason": reason}),
     };
-    decode(Some(0), json.to_string().as_bytes(), b"", &hook.event)
+    decode(Some(0), json.to_string().as_bytes(), b"", hook.event.name())
 }
 
 /// A policy server's response to a Claude Code `http` hook, as the hook's
@@ -339,10 +343,12 @@ fn http_answer(hook: &ClaudeHook, response: Result<(u16, &[u8]), String>) -> Cla
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
     if text.is_empty() {
-        return decode(Some(0), b"", b"", &hook.event);
+        return decode(Some(0), b"", b"", hook.event.name());
     }
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Object(_)) => decode(Some(0), text.as_bytes(), b"", &hook.event),
+        Ok(serde_json::Value::Object(_)) => {
+            decode(Some(0), text.as_bytes(), b"", hook.event.name())
+        }
         _ => error(format!(
             "the policy server answered HTTP {status} with a body that is not a JSON object{}",
             shown_body(body)

@@ -46,6 +46,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::ClaudeEvent;
 use crate::event::Event;
 use crate::pattern::{Pattern, PatternError};
 use crate::request::HookRequest;
@@ -63,11 +64,12 @@ pub fn compile(event: &str, matcher: Option<&str>) -> Result<Pattern, PatternErr
     if matcher.is_empty() || matcher == "*" {
         return Ok(Pattern::Any);
     }
-    if event == "FileChanged" {
+    let event = ClaudeEvent::from_name(event);
+    if event == Some(ClaudeEvent::FileChanged) {
         return Ok(names(matcher, &['|']));
     }
     let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '|');
-    let exact = if event == "StopFailure" {
+    let exact = if event == Some(ClaudeEvent::StopFailure) {
         matcher.chars().all(plain)
     } else {
         matcher
@@ -105,21 +107,7 @@ fn names(matcher: &str, separators: &[char]) -> Pattern {
 /// by name with raw fields) are both listed, so that a raw `ConfigChange` is
 /// matched on its `source` as in Claude Code.
 pub fn subject_field(event: &str) -> Option<&'static str> {
-    Some(match event {
-        "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest"
-        | "PermissionDenied" => "tool_name",
-        "SessionStart" | "ConfigChange" | "DirectoryAdded" => "source",
-        "SessionEnd" => "reason",
-        "PreCompact" | "PostCompact" | "Setup" => "trigger",
-        "Notification" => "notification_type",
-        "SubagentStart" | "SubagentStop" => "agent_type",
-        "StopFailure" => "error",
-        "InstructionsLoaded" => "load_reason",
-        "UserPromptExpansion" => "command_name",
-        "Elicitation" | "ElicitationResult" => "mcp_server_name",
-        "FileChanged" => "file_path",
-        _ => return None,
-    })
+    ClaudeEvent::from_name(event).and_then(ClaudeEvent::subject_field)
 }
 
 /// Whether a matcher on the Claude Code event `event` means anything. Claude
@@ -160,34 +148,39 @@ pub fn has_subject(event: &str) -> bool {
 /// assert_eq!(subject("Stop", &HookRequest::stop(false, "done")), "");
 /// ```
 pub fn subject<'a>(event_name: &str, req: &'a HookRequest) -> Cow<'a, str> {
+    match ClaudeEvent::from_name(event_name) {
+        Some(event) => subject_of(event, req),
+        None => Cow::Borrowed(""),
+    }
+}
+
+/// [`subject`] of a known event.
+pub(crate) fn subject_of(event: ClaudeEvent, req: &HookRequest) -> Cow<'_, str> {
     let arguments = req.arguments();
-    let field = |name: &str| -> Cow<'a, str> {
-        match arguments.get(name) {
-            Some(Value::String(s)) => Cow::Borrowed(s.as_str()),
-            _ => Cow::Borrowed(""),
-        }
-    };
-    match event_name {
-        "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest"
-        | "PermissionDenied" => match req.tool_name() {
+    match event {
+        ClaudeEvent::PreToolUse
+        | ClaudeEvent::PostToolUse
+        | ClaudeEvent::PostToolUseFailure
+        | ClaudeEvent::PermissionRequest
+        | ClaudeEvent::PermissionDenied => match req.tool_name() {
             Some(name) => Cow::Borrowed(name),
-            None => field("tool_name"),
+            None => Cow::Borrowed(str_of(arguments, "tool_name")),
         },
-        "SessionStart" => match arguments.get("source") {
+        ClaudeEvent::SessionStart => match arguments.get("source") {
             Some(Value::String(source)) => Cow::Borrowed(source.as_str()),
             _ => Cow::Borrowed(session_start_source(str_of(arguments, "reason"))),
         },
-        "SessionEnd" => Cow::Borrowed(session_end_reason(str_of(arguments, "reason"))),
-        "PreCompact" | "PostCompact" => match arguments.get("trigger") {
+        ClaudeEvent::SessionEnd => Cow::Borrowed(session_end_reason(str_of(arguments, "reason"))),
+        ClaudeEvent::PreCompact | ClaudeEvent::PostCompact => match arguments.get("trigger") {
             Some(Value::String(trigger)) => Cow::Borrowed(trigger.as_str()),
             _ => Cow::Borrowed(compaction_trigger(str_of(arguments, "reason"))),
         },
-        "FileChanged" => {
+        ClaudeEvent::FileChanged => {
             let path = str_of(arguments, "file_path");
             Cow::Borrowed(path.rsplit('/').next().unwrap_or(path))
         }
-        other => match subject_field(other) {
-            Some(name) => field(name),
+        other => match other.subject_field() {
+            Some(name) => Cow::Borrowed(str_of(arguments, name)),
             None => Cow::Borrowed(""),
         },
     }
@@ -235,49 +228,26 @@ pub fn compaction_trigger(reason: &str) -> &str {
     }
 }
 
-/// The neutral point of a Claude Code event name, read from the one event
-/// table ([`Event::claude_names`]); `None` for an event this host does not
-/// fire, and for a name that is no Claude Code event.
+/// The neutral event of a Claude Code event name ([`ClaudeEvent::event`]);
+/// `None` for an event this host does not fire, and for a name that is no
+/// Claude Code event.
 pub fn point(event: &str) -> Option<Event> {
-    Event::ALL
-        .into_iter()
-        .find(|point| point.claude_names().contains(&event))
+    ClaudeEvent::from_name(event).and_then(ClaudeEvent::event)
 }
 
 /// Claude Code events that this host does not fire (they have no neutral
-/// point). A file may configure them: they load with a warning. The events
-/// this host fires are the ones in the event table, not here.
-pub const UNFIRED_EVENTS: &[&str] = &[
-    "Setup",
-    "UserPromptExpansion",
-    "MessageDisplay",
-    "PermissionDenied",
-    "TaskCreated",
-    "TaskCompleted",
-    "TeammateIdle",
-    "ConfigChange",
-    "CwdChanged",
-    "DirectoryAdded",
-    "FileChanged",
-    "WorktreeCreate",
-    "WorktreeRemove",
-    "Elicitation",
-    "ElicitationResult",
-    "PreModelSwitch",
-    "PostModelSwitch",
-];
+/// event). A file may configure them: they load with a warning. The events
+/// this host fires are the ones [`Event::claude_names`] lists, not here.
+pub const UNFIRED_EVENTS: &[&str] = &super::event::UNFIRED_NAMES;
 
 /// Whether `event` is a Claude Code event name, fired by this host or not.
 pub fn is_claude_event(event: &str) -> bool {
-    point(event).is_some() || UNFIRED_EVENTS.contains(&event)
+    ClaudeEvent::from_name(event).is_some()
 }
 
 /// Every Claude Code event name: the fired ones first, in table order.
 pub(crate) fn all_events() -> impl Iterator<Item = &'static str> {
-    Event::ALL
-        .into_iter()
-        .flat_map(|point| point.claude_names().iter().copied())
-        .chain(UNFIRED_EVENTS.iter().copied())
+    ClaudeEvent::ALL.into_iter().map(ClaudeEvent::name)
 }
 
 #[cfg(test)]

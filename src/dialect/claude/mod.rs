@@ -9,10 +9,14 @@
 //!   against at each event;
 //! * [`rule`]: the `if` permission rules (`Bash(git commit:*)`, `Edit(*.rs)`).
 //!
+//! The events, the neutral event each fires at and their rules are
+//! [`ClaudeEvent`]'s.
+//!
 //! These are pure: no process runs, and only [`config::load`] and
 //! [`config::load_all`] read files.
 
 pub mod config;
+mod event;
 mod glob;
 pub mod hook;
 pub(crate) mod http_url;
@@ -23,6 +27,7 @@ pub mod rule;
 
 mod wire;
 
+pub use self::event::ClaudeEvent;
 pub use self::request::{request, FireError};
 
 pub use self::wire::{

@@ -12,7 +12,7 @@ use std::fmt;
 
 use serde_json::{json, Map, Value};
 
-use super::matcher::point;
+use super::ClaudeEvent;
 use crate::event::Event;
 use crate::request::{HookRequest, STRUCTURED_CONTENT};
 
@@ -89,7 +89,9 @@ impl std::error::Error for FireError {}
 /// # Ok::<(), tower_hooks::dialect::claude::FireError>(())
 /// ```
 pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookRequest, FireError> {
-    let point = point(event).ok_or_else(|| FireError::UnknownEvent(event.to_owned()))?;
+    let neutral = ClaudeEvent::from_name(event)
+        .and_then(ClaudeEvent::event)
+        .ok_or_else(|| FireError::UnknownEvent(event.to_owned()))?;
     let session_id = match fields.remove("session_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => Some(id),
@@ -102,18 +104,18 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
             wire.insert(key.to_owned(), value);
         }
     }
-    let mut req = match point {
+    let mut req = match neutral {
         Event::ToolExecutionStart | Event::PermissionRequest => {
             let (tool, input, id) = tool_facts(&mut fields)?;
-            let mut req = HookRequest::new(point, input).with_tool_name(tool);
-            if let Some(id) = id.filter(|_| point == Event::ToolExecutionStart) {
+            let mut req = HookRequest::new(neutral, input).with_tool_name(tool);
+            if let Some(id) = id.filter(|_| neutral == Event::ToolExecutionStart) {
                 req = req.with_tool_call_id(id);
             }
             req
         }
         Event::ToolExecutionEnd => {
             let (tool, input, id) = tool_facts(&mut fields)?;
-            let failed = event == "PostToolUseFailure";
+            let failed = event == ClaudeEvent::PostToolUseFailure.name();
             let mut response = Map::new();
             match (
                 failed,
@@ -151,7 +153,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
                 response.insert("duration_ms".into(), ms);
             }
             let args = json!({ "tool_input": input, "tool_response": response });
-            let mut req = HookRequest::new(point, args).with_tool_name(tool);
+            let mut req = HookRequest::new(neutral, args).with_tool_name(tool);
             if let Some(id) = id {
                 req = req.with_tool_call_id(id);
             }
@@ -169,7 +171,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
         | Event::SessionShutdown
         | Event::SessionBeforeCompact
         | Event::SessionCompact => {
-            let key = match point {
+            let key = match neutral {
                 Event::SessionStart => "source",
                 Event::SessionShutdown => "reason",
                 _ => "trigger",
@@ -178,14 +180,14 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
             if let Some(reason) = fields.remove(key) {
                 args.insert("reason".into(), reason);
             }
-            if point == Event::SessionBeforeCompact {
+            if neutral == Event::SessionBeforeCompact {
                 if let Some(text) = fields.remove("custom_instructions") {
                     args.insert("custom_instructions".into(), text);
                 }
             }
-            HookRequest::new(point, Value::Object(args))
+            HookRequest::new(neutral, Value::Object(args))
         }
-        _ => HookRequest::new(point, Value::Object(std::mem::take(&mut fields))),
+        _ => HookRequest::new(neutral, Value::Object(std::mem::take(&mut fields))),
     };
     wire.extend(fields);
     if let Some(id) = session_id {

@@ -1,8 +1,8 @@
 //! Cursor's events: their names (exact, and as a `hooks.json` may spell them),
-//! the neutral point each fires at, the tool kind of the derived ones, and
+//! the neutral event each fires at, the tool kind of the derived ones, and
 //! which only observe.
 
-use crate::event::Event;
+use crate::event::{Event, NameColumns};
 use crate::request::ToolKind;
 
 /// One of the events of Cursor's `hooks.json` (and OpenHuman's, which copies it).
@@ -132,7 +132,7 @@ impl CursorEvent {
         Some(alias)
     }
 
-    /// The neutral point it fires at.
+    /// The neutral event it fires at.
     pub const fn point(self) -> Event {
         match self {
             CursorEvent::SessionStart => Event::SessionStart,
@@ -197,6 +197,34 @@ impl CursorEvent {
     }
 }
 
+/// Cursor's names of each neutral event, from [`CursorEvent::ALL`].
+static NAMES: NameColumns<5> = {
+    let mut columns = NameColumns::new();
+    let mut i = 0;
+    while i < CursorEvent::ALL.len() {
+        let cursor = CursorEvent::ALL[i];
+        columns = columns.with(cursor.point(), cursor.name());
+        i += 1;
+    }
+    columns
+};
+
+impl Event {
+    /// Cursor's (and OpenHuman's) names for this event: the generic event
+    /// first, then the ones by tool kind; empty when it has none. Derived
+    /// from [`CursorEvent`](crate::dialect::cursor::CursorEvent).
+    ///
+    /// ```
+    /// use tower_hooks::Event;
+    ///
+    /// assert_eq!(Event::Stop.cursor_names(), ["stop"]);
+    /// assert!(Event::PermissionRequest.cursor_names().is_empty());
+    /// ```
+    pub fn cursor_names(self) -> &'static [&'static str] {
+        NAMES.get(self)
+    }
+}
+
 /// A name with case, `_` and `-` ignored.
 fn loose(name: &str) -> String {
     name.chars()
@@ -220,6 +248,53 @@ mod tests {
                 event.name(),
                 event.point()
             );
+        }
+    }
+
+    /// The column the event table held before it was derived.
+    #[test]
+    fn derived_names_are_the_old_table_column() {
+        let old: [(Event, &[&str]); Event::COUNT] = [
+            (Event::SessionStart, &["sessionStart"]),
+            (Event::SessionShutdown, &["sessionEnd"]),
+            (Event::BeforeAgentStart, &[]),
+            (Event::Input, &["beforeSubmitPrompt"]),
+            (Event::TurnStart, &[]),
+            (
+                Event::ToolExecutionStart,
+                &[
+                    "preToolUse",
+                    "beforeShellExecution",
+                    "beforeReadFile",
+                    "beforeMCPExecution",
+                ],
+            ),
+            (
+                Event::ToolExecutionEnd,
+                &[
+                    "postToolUse",
+                    "postToolUseFailure",
+                    "afterShellExecution",
+                    "afterFileEdit",
+                    "afterMCPExecution",
+                ],
+            ),
+            (Event::TurnEnd, &[]),
+            (Event::MessageEnd, &["afterAgentResponse"]),
+            (Event::SessionBeforeCompact, &["preCompact"]),
+            (Event::SessionCompact, &[]),
+            (Event::PermissionRequest, &[]),
+            (Event::PostToolBatch, &[]),
+            (Event::Stop, &["stop"]),
+            (Event::StopFailure, &[]),
+            (Event::Notification, &[]),
+            (Event::SubagentStart, &["subagentStart"]),
+            (Event::SubagentStop, &["subagentStop"]),
+            (Event::InstructionsLoaded, &[]),
+            (Event::AgentThought, &["afterAgentThought"]),
+        ];
+        for (event, names) in old {
+            assert_eq!(event.cursor_names(), names, "{event}");
         }
     }
 

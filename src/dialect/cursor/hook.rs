@@ -20,7 +20,7 @@ use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};
 use crate::request::HookRequest;
-use crate::spec::{Dialect, HookSpec, Program};
+use crate::spec::{Dialect, HookKind, HookSpec, Program};
 use crate::BoxError;
 
 /// What the Cursor hooks of one loaded configuration share: each hook's
@@ -176,10 +176,11 @@ fn spec(
         .with_background(entry.event.is_observing())
         .with_persistent(entry.persistent)
         .with_dialect(Arc::new(hook));
-    if entry.kind != "command" {
-        spec = spec.with_kind(entry.kind.as_str());
+    let kind = HookKind::from_name(&entry.kind);
+    if kind != HookKind::Command {
+        spec = spec.with_kind(kind.clone());
     }
-    if let (Some(prompt), "prompt") = (&entry.prompt, entry.kind.as_str()) {
+    if let (Some(prompt), HookKind::Prompt) = (&entry.prompt, &kind) {
         spec = spec.with_prompt(prompt.as_str());
     }
     if !entry.enabled {
@@ -252,7 +253,7 @@ impl DialectHook for CursorHook {
     }
 }
 
-/// Whether the hook's event is the one `req` fires: its point, and for a
+/// Whether the hook's event is the one `req` fires: its neutral event, and for a
 /// derived event the tool kind; `postToolUse` after a success and
 /// `postToolUseFailure` after a failure. A hook of another event is not part
 /// of the call at all (no record).

@@ -1,7 +1,7 @@
 //! Cursor and OpenHuman (`hooks.json`, `"version": 1`).
 //!
 //! * [`config`]: the file, its entries and their fields;
-//! * [`CursorEvent`]: the events, the neutral point each fires at, the tool
+//! * [`CursorEvent`]: the events, the neutral event each fires at, the tool
 //!   kind of the derived ones (`beforeShellExecution` fires for a shell tool,
 //!   after `preToolUse`), and the observing ones, which run in the background;
 //! * [`CursorMatcher`]: names, `MCP:<tool>`, or a regex, and what each event's

@@ -11,7 +11,7 @@ use crate::request::HookRequest;
 use crate::spec::{Dialect, HookSpec};
 use crate::BoxError;
 
-/// nanopi's rules: the matcher against the point's subject, `bash -c`, one
+/// nanopi's rules: the matcher against the event's subject, `bash -c`, one
 /// JSON line on stdin, the host's `*_EVENT`… variables, exit 2 or a JSON last
 /// line; a run that gives no answer is an error for the fail-open layer to
 /// report (nanopi's report line) or, for a fail-closed hook, to block on.
@@ -35,7 +35,7 @@ impl DialectHook for NanopiHook {
         }
     }
 
-    /// A model or HTTP hook of nanopi's is given the point's arguments.
+    /// A model or HTTP hook of nanopi's is given the event's arguments.
     fn input(&self, req: &HookRequest, _cwd: &str) -> Vec<u8> {
         req.arguments().to_string().into_bytes()
     }

@@ -195,7 +195,7 @@ impl<S> Slot<S> {
     }
 
     /// Whether this hook is part of a call of `req` at all (a hook of another
-    /// event of its dialect at the same point is not, and leaves no record).
+    /// event of its dialect at the same neutral event is not, and leaves no record).
     fn applies(&self, req: &HookRequest) -> bool {
         crate::dialect::applies(&self.spec, req)
     }

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use super::Handler;
+use crate::spec::HookKind;
 
 /// For each handler of `handlers` (in load order), the handler it duplicates,
 /// if any: the first earlier handler from a settings file that is identical
@@ -82,8 +83,11 @@ impl<'a> Key<'a> {
     fn of(handler: &'a Handler) -> Option<Self> {
         // An `mcp_tool` handler's own fields are not read, so two of them
         // cannot be told apart: they never dedup.
-        if handler.is_plugin() || !matches!(&*handler.kind, "command" | "http" | "prompt" | "agent")
-        {
+        let runs_itself = matches!(
+            handler.hook_kind(),
+            HookKind::Command | HookKind::Http | HookKind::Prompt | HookKind::Agent
+        );
+        if handler.is_plugin() || !runs_itself {
             return None;
         }
         Some(Key {

@@ -144,11 +144,13 @@ use std::time::Duration;
 
 use super::rule::PermissionRule;
 use super::wire;
+use super::ClaudeEvent;
 use crate::config::read::read_config;
 use crate::config::{ConfigError, ConfigWarningKind, MAX_CONFIG_SIZE};
 use crate::event::Event;
 use crate::pattern::Pattern;
 use crate::process::substitute::{placeholders, substitute, Form};
+use crate::spec::HookKind;
 
 mod dedup;
 mod files;
@@ -272,9 +274,10 @@ pub struct Handler {
     pub source: PathBuf,
     /// The plugin root, for a plugin's handler (never deduplicated).
     pub plugin_root: Option<PathBuf>,
-    /// The event, as written (`PreToolUse`).
+    /// The event, as written (`PreToolUse`): a name this host does not know
+    /// stays as it is ([`claude_event`](Self::claude_event) is `None`).
     pub event: String,
-    /// The neutral point it fires at; `None` for an event this host does not fire.
+    /// The neutral event it fires at; `None` for an event this host does not fire.
     pub point: Option<Event>,
     /// Its matcher group's position in the event's list, from 0.
     pub group: usize,
@@ -328,11 +331,23 @@ pub struct Handler {
 }
 
 impl Handler {
+    /// Its event, when it is one this host knows ([`event`](Self::event) is
+    /// the name as written).
+    pub fn claude_event(&self) -> Option<ClaudeEvent> {
+        ClaudeEvent::from_name(&self.event)
+    }
+
     /// Whether this host can run it: a `command` handler of an event it
     /// fires, or an `http` one when the crate is built with the `http` feature.
     pub fn is_runnable(&self) -> bool {
-        let runs = self.kind == "command" || (self.kind == "http" && cfg!(feature = "http"));
+        let kind = self.hook_kind();
+        let runs = kind == HookKind::Command || (kind == HookKind::Http && cfg!(feature = "http"));
         runs && self.point.is_some()
+    }
+
+    /// Its `type` ([`kind`](Self::kind) as a [`HookKind`]).
+    pub fn hook_kind(&self) -> HookKind {
+        HookKind::from_name(&self.kind)
     }
 
     /// Whether it comes from a plugin's hooks file.

@@ -18,9 +18,11 @@ use crate::config::{ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::http_url;
 use crate::dialect::claude::matcher;
 use crate::dialect::claude::rule::{self, PermissionRule};
+use crate::dialect::claude::ClaudeEvent;
 use crate::event::Event;
 use crate::pattern::Pattern;
 use crate::process::substitute::Form;
+use crate::spec::HookKind;
 
 /// A `true` / `false` top-level key; `null` is as good as absent.
 pub(super) fn flag(value: Option<Value>, at: &str) -> Result<Option<bool>, ConfigErrorKind> {
@@ -241,8 +243,8 @@ impl Reader<'_> {
                 ))
             }
         };
-        let point = matcher::point(event);
-        if point.is_none() {
+        let neutral = matcher::point(event);
+        if neutral.is_none() {
             self.warn(if matcher::is_claude_event(event) {
                 ConfigWarningKind::ClaudeUnfiredEvent {
                     event: event.to_owned(),
@@ -311,7 +313,7 @@ impl Reader<'_> {
             for (position, handler) in handlers.into_iter().enumerate() {
                 let slot = Slot {
                     event,
-                    point,
+                    neutral,
                     group,
                     position,
                     index,
@@ -329,7 +331,7 @@ impl Reader<'_> {
     fn handler(&mut self, slot: Slot<'_>, value: Value) -> Result<Handler, ConfigErrorKind> {
         let Slot {
             event,
-            point,
+            neutral,
             group,
             position,
             index,
@@ -474,13 +476,13 @@ impl Reader<'_> {
             },
         };
 
-        match kind.as_str() {
-            "command" => {
+        match HookKind::from_name(&kind) {
+            HookKind::Command => {
                 if command.as_deref().is_none_or(|c| c.trim().is_empty()) {
                     return Err(ConfigErrorKind::ClaudeMissingCommand { at });
                 }
             }
-            "http" => {
+            HookKind::Http => {
                 let Some(url) = url.as_deref().filter(|u| !u.trim().is_empty()) else {
                     return Err(ConfigErrorKind::ClaudeMissingUrl { at });
                 };
@@ -498,13 +500,13 @@ impl Reader<'_> {
                     });
                 }
             }
-            "prompt" | "agent" => {
+            HookKind::Prompt | HookKind::Agent => {
                 self.warn(ConfigWarningKind::ModelHook {
                     at: at.clone(),
                     kind: kind.clone(),
                 });
             }
-            other if UNSUPPORTED_TYPES.contains(&other) => {
+            other if UNSUPPORTED_TYPES.contains(&other.as_str()) => {
                 self.warn(ConfigWarningKind::ClaudeUnsupportedType {
                     at: at.clone(),
                     kind: kind.clone(),
@@ -557,7 +559,7 @@ impl Reader<'_> {
             source: self.path.to_path_buf(),
             plugin_root: self.ctx.plugin_root.clone(),
             event: event.to_owned(),
-            point,
+            point: neutral,
             group,
             position,
             index,
@@ -599,27 +601,12 @@ impl Reader<'_> {
 /// assert!(type_runs_at("command", "SessionStart"));
 /// ```
 pub fn type_runs_at(kind: &str, event: &str) -> bool {
-    const MODEL_EVENTS: [&str; 13] = [
-        "PermissionDenied",
-        "PermissionRequest",
-        "PostToolBatch",
-        "PostToolUse",
-        "PostToolUseFailure",
-        "PreToolUse",
-        "Stop",
-        "SubagentStop",
-        "TaskCompleted",
-        "TaskCreated",
-        "TeammateIdle",
-        "UserPromptExpansion",
-        "UserPromptSubmit",
-    ];
-    if !matcher::is_claude_event(event) {
+    let Some(event) = ClaudeEvent::from_name(event) else {
         return true;
-    }
+    };
     match kind {
-        "prompt" | "agent" => MODEL_EVENTS.contains(&event),
-        "http" => !matches!(event, "SessionStart" | "Setup"),
+        "prompt" | "agent" => event.takes_model_hooks(),
+        "http" => !matches!(event, ClaudeEvent::SessionStart | ClaudeEvent::Setup),
         _ => true,
     }
 }
@@ -628,7 +615,7 @@ pub fn type_runs_at(kind: &str, event: &str) -> bool {
 #[derive(Clone, Copy)]
 struct Slot<'a> {
     event: &'a str,
-    point: Option<Event>,
+    neutral: Option<Event>,
     group: usize,
     position: usize,
     index: usize,
@@ -639,11 +626,11 @@ struct Slot<'a> {
 /// The default timeout of a handler of type `kind` on `event`, as Claude Code
 /// has them.
 fn default_timeout(event: &str, kind: &str) -> Duration {
-    match (kind, event) {
+    match (kind, ClaudeEvent::from_name(event)) {
         ("prompt", _) => Duration::from_secs(30),
         ("agent", _) => Duration::from_secs(60),
-        (_, "UserPromptSubmit") => PROMPT_SUBMIT_TIMEOUT,
-        (_, "MessageDisplay") => Duration::from_secs(10),
+        (_, Some(ClaudeEvent::UserPromptSubmit)) => PROMPT_SUBMIT_TIMEOUT,
+        (_, Some(ClaudeEvent::MessageDisplay)) => Duration::from_secs(10),
         _ => DEFAULT_TIMEOUT,
     }
 }

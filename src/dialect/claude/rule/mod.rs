@@ -67,6 +67,7 @@ use serde_json::Value;
 
 use super::glob::glob;
 use super::http_url;
+use super::ClaudeEvent;
 use crate::request::HookRequest;
 
 mod path;
@@ -274,7 +275,7 @@ pub const TOOL_EVENTS: [&str; 5] = [
 /// Whether `event` (a Claude Code event name) is a tool event, where `if` is
 /// tested.
 pub fn is_tool_event(event: &str) -> bool {
-    TOOL_EVENTS.contains(&event)
+    ClaudeEvent::from_name(event).is_some_and(ClaudeEvent::is_tool_event)
 }
 
 /// Whether a handler with the `if` rule `rule` runs for `req` at the Claude
@@ -301,16 +302,18 @@ pub fn if_allows(rule: Option<&PermissionRule>, event: &str, req: &HookRequest) 
     let Some(rule) = rule else {
         return true;
     };
-    if !is_tool_event(event) {
+    let Some(event) = ClaudeEvent::from_name(event).filter(|e| e.is_tool_event()) else {
         return false;
-    }
+    };
     let arguments = req.arguments();
     let tool_name = req
         .tool_name()
         .or_else(|| arguments.get("tool_name").and_then(Value::as_str))
         .unwrap_or("");
     let tool_input = match event {
-        "PreToolUse" | "PermissionRequest" if req.tool_name().is_some() => arguments,
+        ClaudeEvent::PreToolUse | ClaudeEvent::PermissionRequest if req.tool_name().is_some() => {
+            arguments
+        }
         _ => arguments.get("tool_input").unwrap_or(&Value::Null),
     };
     rule.matches_in(tool_name, tool_input, req.cwd())

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::{block_meaning, BlockMeaning, ClaudeAnswer, ClaudeDecision, Failure};
+use crate::dialect::claude::ClaudeEvent as C;
 use crate::outcome::DEFAULT_BLOCK_REASON;
 
 /// The reason of an exit-2 block: stderr, lossily decoded, without trailing
@@ -99,8 +100,8 @@ fn decode_stdout(stdout: &[u8], event: &str) -> ClaudeAnswer {
     }
     let mut answer = ClaudeAnswer::default();
     if matches!(
-        event,
-        "UserPromptSubmit" | "UserPromptExpansion" | "SessionStart"
+        C::from_name(event),
+        Some(C::UserPromptSubmit | C::UserPromptExpansion | C::SessionStart)
     ) {
         let text = String::from_utf8_lossy(trimmed);
         if !text.is_empty() {
@@ -110,46 +111,64 @@ fn decode_stdout(stdout: &[u8], event: &str) -> ClaudeAnswer {
     answer
 }
 
-/// Events whose JSON answer Claude Code discards.
-const DISCARDS_JSON: &[&str] = &["InstructionsLoaded", "SessionEnd", "StopFailure"];
+/// Whether Claude Code discards a JSON answer at `event`.
+const fn discards_json(event: C) -> bool {
+    matches!(
+        event,
+        C::InstructionsLoaded | C::SessionEnd | C::StopFailure
+    )
+}
 
-/// Events that discard `continue` and `systemMessage`.
-const DISCARDS_MESSAGES: &[&str] = &[
-    "Notification",
-    "PreCompact",
-    "PostCompact",
-    "ConfigChange",
-    "MessageDisplay",
-    "Elicitation",
-    "ElicitationResult",
-    "WorktreeCreate",
-    "WorktreeRemove",
-];
+/// Whether `event` discards `continue` and `systemMessage`.
+const fn discards_messages(event: C) -> bool {
+    matches!(
+        event,
+        C::Notification
+            | C::PreCompact
+            | C::PostCompact
+            | C::ConfigChange
+            | C::MessageDisplay
+            | C::Elicitation
+            | C::ElicitationResult
+            | C::WorktreeCreate
+            | C::WorktreeRemove
+    )
+}
 
-/// Events that discard `continue` only.
-const DISCARDS_CONTINUE: &[&str] = &["CwdChanged", "FileChanged", "DirectoryAdded", "TaskCreated"];
+/// Whether `event` discards `continue` only.
+const fn discards_continue(event: C) -> bool {
+    matches!(
+        event,
+        C::CwdChanged | C::FileChanged | C::DirectoryAdded | C::TaskCreated
+    )
+}
 
-/// Events where `hookSpecificOutput.additionalContext` is model context.
-const TAKES_CONTEXT: &[&str] = &[
-    "PreToolUse",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "SessionStart",
-    "Setup",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "SubagentStart",
-];
+/// Whether `hookSpecificOutput.additionalContext` is model context at `event`.
+const fn takes_context(event: C) -> bool {
+    matches!(
+        event,
+        C::PreToolUse
+            | C::UserPromptSubmit
+            | C::UserPromptExpansion
+            | C::SessionStart
+            | C::Setup
+            | C::PostToolUse
+            | C::PostToolUseFailure
+            | C::PostToolBatch
+            | C::SubagentStart
+    )
+}
 
 /// Reads a JSON answer; `Err` names the first field that breaks the schema.
 fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, String> {
     let mut answer = ClaudeAnswer::default();
-    if DISCARDS_JSON.contains(&event) {
+    // An event this host does not know keeps everything.
+    let known = C::from_name(event);
+    if known.is_some_and(discards_json) {
         return Ok(answer);
     }
-    let keeps_messages = !DISCARDS_MESSAGES.contains(&event);
-    let keeps_continue = keeps_messages && !DISCARDS_CONTINUE.contains(&event);
+    let keeps_messages = !known.is_some_and(discards_messages);
+    let keeps_continue = keeps_messages && !known.is_some_and(discards_continue);
 
     let go_on = boolean(json, "continue", "continue")?;
     let stop_reason = string(json, "stopReason", "stopReason")?;
@@ -200,8 +219,8 @@ fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, Str
             .to_owned()
     };
 
-    match event {
-        "PreToolUse" => {
+    match known {
+        Some(C::PreToolUse) => {
             let specific = specific.map_or(Ok(PreToolUse::default()), PreToolUse::read)?;
             let decision = match (specific.decision, legacy) {
                 (Some(a), Some(b)) => a.stronger(b),
@@ -238,7 +257,7 @@ fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, Str
                 answer.updated_input = specific.updated_input.cloned();
             }
         }
-        "PermissionRequest" => {
+        Some(C::PermissionRequest) => {
             let behavior = match specific.map(|s| s.get("decision")) {
                 None | Some(None) | Some(Some(Value::Null)) => None,
                 Some(Some(Value::Object(decision))) => Some(PermissionDecision::read(decision)?),
@@ -291,7 +310,7 @@ fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, Str
     }
 
     if let Some(specific) = specific {
-        if TAKES_CONTEXT.contains(&event) {
+        if known.is_some_and(takes_context) {
             let context = string(
                 specific,
                 "additionalContext",
@@ -301,7 +320,7 @@ fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, Str
                 answer.context.push(context.to_owned());
             }
         }
-        if event == "PostToolUse" {
+        if known == Some(C::PostToolUse) {
             let output = ["updatedToolOutput", "updatedMCPToolOutput"]
                 .iter()
                 .find_map(|key| specific.get(*key).filter(|v| !v.is_null()));

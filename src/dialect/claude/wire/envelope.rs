@@ -96,7 +96,7 @@ impl<'a> Envelope<'a> {
 ///
 /// | neutral | Claude Code |
 /// | --- | --- |
-/// | the point | `hook_event_name`: the point's Claude name; a tool result marked `is_error` fires `PostToolUseFailure` ([`event_name`]) |
+/// | the event | `hook_event_name`: the event's Claude name; a tool result marked `is_error` fires `PostToolUseFailure` ([`event_name`]) |
 /// | session id, cwd | `session_id` (`""` when unknown), `cwd` |
 /// | tool name, tool call id | `tool_name`, `tool_use_id` (none on `PermissionRequest`, as in Claude Code) |
 /// | `tool_execution_start` arguments | `tool_input` |
@@ -105,7 +105,7 @@ impl<'a> Envelope<'a> {
 /// | session start reason `startup` / `new` / `resume` / `fork` / `import` | `source` `startup` / `clear` / `resume` / `fork` / `resume` |
 /// | shutdown reason `quit` / `new` / `resume` / `fork` / `import` | `reason` `prompt_input_exit` / `clear` / `resume` / `other` / `resume` |
 /// | compaction reason `threshold` / `manual` | `trigger` `auto` / `manual`; `custom_instructions` (`""` unless the arguments carry it) on `PreCompact` |
-/// | the other points (stop, notification, subagents, …) | their arguments, which already use Claude Code's field names |
+/// | the other events (stop, notification, subagents, …) | their arguments, which already use Claude Code's field names |
 ///
 /// A reason this table does not know is passed through as written. The
 /// [`Envelope`] adds what the request does not carry: the transcript path, the

@@ -39,6 +39,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use super::ClaudeEvent;
 use crate::event::Event;
 use crate::request::HookRequest;
 
@@ -62,9 +63,9 @@ pub const DEFAULT_FOLLOW_UP_CAP: u32 = 8;
 
 // --- the event name ---------------------------------------------------------
 
-/// The Claude Code event a request fires: its point's Claude Code name, and
+/// The Claude Code event a request fires: its neutral event's Claude Code name, and
 /// `PostToolUseFailure` instead of `PostToolUse` for a tool result marked
-/// `is_error`. `None` for a point Claude Code has no event for.
+/// `is_error`. `None` for a neutral event Claude Code has no name for.
 ///
 /// ```
 /// use std::time::Duration;
@@ -185,14 +186,26 @@ impl BlockMeaning {
 /// assert_eq!(block_meaning("PermissionRequest"), BlockMeaning::NotHonored);
 /// ```
 pub fn block_meaning(event: &str) -> BlockMeaning {
-    match event {
-        "PreToolUse" | "TaskCreated" | "TaskCompleted" => BlockMeaning::Deny,
-        "UserPromptSubmit" | "UserPromptExpansion" => BlockMeaning::DropPrompt,
-        "Stop" | "SubagentStop" | "TeammateIdle" => BlockMeaning::FollowUp,
-        "PostToolUse" | "PostToolUseFailure" => BlockMeaning::Feedback,
-        "PreCompact" | "PostToolBatch" | "ConfigChange" | "Elicitation" | "ElicitationResult"
-        | "WorktreeCreate" => BlockMeaning::Prevent,
-        _ => BlockMeaning::NotHonored,
+    ClaudeEvent::from_name(event).map_or(BlockMeaning::NotHonored, ClaudeEvent::block_meaning)
+}
+
+impl ClaudeEvent {
+    /// What a block by exit 2 or `decision: "block"` means at this event.
+    pub(crate) const fn block_meaning(self) -> BlockMeaning {
+        use ClaudeEvent as C;
+        match self {
+            C::PreToolUse | C::TaskCreated | C::TaskCompleted => BlockMeaning::Deny,
+            C::UserPromptSubmit | C::UserPromptExpansion => BlockMeaning::DropPrompt,
+            C::Stop | C::SubagentStop | C::TeammateIdle => BlockMeaning::FollowUp,
+            C::PostToolUse | C::PostToolUseFailure => BlockMeaning::Feedback,
+            C::PreCompact
+            | C::PostToolBatch
+            | C::ConfigChange
+            | C::Elicitation
+            | C::ElicitationResult
+            | C::WorktreeCreate => BlockMeaning::Prevent,
+            _ => BlockMeaning::NotHonored,
+        }
     }
 }
 
