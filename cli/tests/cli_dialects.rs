@@ -2,76 +2,13 @@
 //! (docs/cli.md, "Dialects"): detection and prefixes, discovery, each dialect's
 //! event names and payloads, the report's new fields, and `list` / `check`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod support;
 
 use serde_json::{json, Value};
-use tempfile::TempDir;
-
-/// A temporary HOME and project directory.
-struct Sandbox {
-    dir: TempDir,
-    home: PathBuf,
-    proj: PathBuf,
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}\nstderr: {}", self.stdout, self.stderr))
-    }
-}
-
-impl Sandbox {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let proj = dir.path().join("proj");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&proj).unwrap();
-        Sandbox { dir, home, proj }
-    }
-
-    /// Writes `text` at `rel` under the sandbox; scripts are made executable.
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let path = self.dir.path().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        if rel.ends_with(".sh") {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        path
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        let out = Command::new(env!("CARGO_BIN_EXE_hooks"))
-            .args(args)
-            .current_dir(&self.proj)
-            .env("HOME", &self.home)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-}
+use support::{needs_tool, path, Sandbox};
 
 fn claude(hooks: Value) -> String {
     serde_json::to_string_pretty(&json!({ "hooks": hooks })).unwrap()
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// A guard written for Claude Code, unchanged: it reads its stdin with jq and
@@ -91,34 +28,6 @@ EOF
   ;;
 esac
 "#;
-
-/// The variable that lets a run skip the tests whose tool is missing (the
-/// tools' names, separated by commas); CI never sets it.
-const SKIP_MISSING: &str = "TOWER_HOOKS_SKIP_MISSING";
-
-/// Whether `tool` runs here. When it does not, the test fails naming the tool
-/// and [`SKIP_MISSING`], unless that variable names the tool: then the test is
-/// skipped, saying so (the same rule as the library's tests/support).
-fn needs_tool(tool: &str, test: &str) -> bool {
-    let runs = Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if runs {
-        return true;
-    }
-    let allowed = std::env::var(SKIP_MISSING).unwrap_or_default();
-    if allowed.split(',').any(|t| t.trim() == tool) {
-        eprintln!(
-            "skipped {test}: it needs {tool}, which is not on PATH ({SKIP_MISSING}={allowed})"
-        );
-        return false;
-    }
-    panic!(
-        "{test} needs {tool}, which is not on PATH: install {tool}, or set \
-         {SKIP_MISSING}={tool} to skip the tests that need it"
-    );
-}
 
 #[test]
 fn a_claude_guard_blocks_with_its_pretty_printed_answer() {

@@ -9,6 +9,11 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 use tempfile::TempDir;
 
+#[path = "../../../tests/support/tools.rs"]
+mod tools;
+#[allow(unused_imports)] // each test file uses its own part
+pub(crate) use self::tools::needs_tool;
+
 /// A temporary HOME (`home/`) and project directory (`proj/`).
 pub(crate) struct Sandbox {
     pub(crate) dir: TempDir,

@@ -212,7 +212,7 @@ static NAMES: NameColumns<5> = {
 impl Event {
     /// Cursor's (and OpenHuman's) names for this event: the generic event
     /// first, then the ones by tool kind; empty when it has none. Derived
-    /// from [`CursorEvent`](crate::dialect::cursor::CursorEvent).
+    /// from [`CursorEvent`].
     ///
     /// ```
     /// use tower_hooks::Event;
