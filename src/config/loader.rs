@@ -1,6 +1,6 @@
 //! What a dialect implements to have its configuration files discovered,
 //! recognised and loaded: a [`Loader`] in its folder, named once in
-//! [`LOADERS`](super::discovery::LOADERS).
+//! [`LOADERS`](super::loaders::LOADERS).
 //!
 //! A load of several files starts one [`Load`] per loader, hands each file to
 //! the loader of its format, in file order, and finishes each `Load` after the

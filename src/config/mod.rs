@@ -114,6 +114,7 @@ mod duplicate_keys;
 mod error;
 mod expand;
 pub(crate) mod loader;
+mod loaders;
 mod programs;
 
 pub(crate) use self::duplicate_keys::duplicate_keys;

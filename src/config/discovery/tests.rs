@@ -1,4 +1,6 @@
 use super::*;
+use crate::config::loaders::{load, LOADERS};
+use crate::config::Config;
 use crate::Event;
 
 fn tmp(name: &str) -> PathBuf {
