@@ -211,9 +211,11 @@ async fn run_and_answer(
     };
     let slot = req.run_slot();
     let span = tracing::Span::current();
-    let finished = run.await;
-    let ended = match &finished {
-        Ok(finished) => {
+    // Filled only when the run finished: the dialect reads it by reference.
+    let finished;
+    let ended = match run.await {
+        Ok(run) => {
+            finished = run;
             if let Some(slot) = slot {
                 slot.put(RunDetail::ended(
                     finished.termination,
@@ -228,16 +230,13 @@ async fn run_and_answer(
                     span.record("exit_status", format_args!("signal {signal}"))
                 }
             };
-            Ok(finished)
+            Ok(&finished)
         }
-        Err(_) => {
+        Err(err) => {
             if let Some(slot) = slot {
                 slot.put(RunDetail::not_started());
             }
-            Err(finished.as_ref().err().map_or_else(
-                || io::Error::other("the run ended without a result"),
-                |err| io::Error::new(err.kind(), err.to_string()),
-            ))
+            Err(err)
         }
     };
     let (verdict, notes) = dialect.finish(req.hook().map(|spec| &**spec), &req, ended)?;

@@ -488,48 +488,10 @@ impl Inner {
             // Taken under the process's lock, which each write holds: ids are
             // in the order the process reads them, so the oldest in flight has
             // the least.
-            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            let line = request_line(id, job);
-            {
-                // Under the waiters' lock, which the watcher takes to end the
-                // process: a request is either in before it ends, and told
-                // then, or sees that it has ended.
-                let mut waiters = lock(&current.waiters);
-                if current.ended.load(Ordering::Acquire) {
-                    return Ok(Tried::Lost(Lost {
-                        why: ENDED.to_owned(),
-                        again: true,
-                    }));
-                }
-                waiters.insert(id, tx);
-            }
-            self.longest_request
-                .fetch_max(line.len(), Ordering::Relaxed);
-            let waiters = current.waiters.clone();
-            let write = async {
-                match current.stdin.as_mut() {
-                    Some(stdin) => stdin.write_all(&line).await,
-                    None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
-                }
-            };
-            let written = match deadline {
-                Some(at) => tokio::time::timeout_at(at, write).await.ok(),
-                None => Some(write.await),
-            };
-            match written {
-                Some(Ok(())) => (id, waiters),
-                Some(Err(err)) => {
-                    // The process is gone (or going) before it read this
-                    // request: not this request's doing.
-                    lock(&waiters).remove(&id);
-                    return Ok(Tried::Lost(Lost {
-                        why: format!("could not send the event to the persistent hook: {err}"),
-                        again: true,
-                    }));
-                }
-                None => {
-                    // Not even read in time: it is stuck; kill it.
-                    lock(&waiters).remove(&id);
+            match self.send(current, job, tx, deadline, true).await {
+                Sent::Yes(id) => (id, current.waiters.clone()),
+                Sent::No(tried) => return Ok(tried),
+                Sent::Stuck => {
                     *live = None;
                     return Ok(Tried::Done(timed_out()));
                 }
@@ -575,41 +537,12 @@ impl Inner {
         deadline: Option<tokio::time::Instant>,
     ) -> io::Result<Tried> {
         let mut live = self.spawn(job)?;
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let line = request_line(id, job);
         let (tx, rx) = oneshot::channel();
-        {
-            let mut waiters = lock(&live.waiters);
-            if live.ended.load(Ordering::Acquire) {
-                return Ok(Tried::Lost(Lost {
-                    why: ENDED.to_owned(),
-                    again: false,
-                }));
-            }
-            waiters.insert(id, tx);
-        }
-        self.longest_request
-            .fetch_max(line.len(), Ordering::Relaxed);
-        let write = async {
-            match live.stdin.as_mut() {
-                Some(stdin) => stdin.write_all(&line).await,
-                None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
-            }
-        };
-        let written = match deadline {
-            Some(at) => tokio::time::timeout_at(at, write).await.ok(),
-            None => Some(write.await),
-        };
-        match written {
-            Some(Ok(())) => {}
-            Some(Err(err)) => {
-                return Ok(Tried::Lost(Lost {
-                    why: format!("could not send the event to the persistent hook: {err}"),
-                    again: false,
-                }))
-            }
+        match self.send(&mut live, job, tx, deadline, false).await {
+            Sent::Yes(_) => {}
+            Sent::No(tried) => return Ok(tried),
             // Dropping `live` kills it.
-            None => return Ok(Tried::Done(timed_out())),
+            Sent::Stuck => return Ok(Tried::Done(timed_out())),
         }
         let reply = match deadline {
             Some(at) => match tokio::time::timeout_at(at, rx).await {
@@ -627,6 +560,76 @@ impl Inner {
             }),
             other => other,
         })
+    }
+}
+
+/// How sending a request to a process went.
+enum Sent {
+    /// Its line is written; the answer comes to its waiter, under this id.
+    Yes(u64),
+    /// The process had ended, or could not be written to: the try is over
+    /// (lost, and tried again on a fresh process when the caller said so).
+    No(Tried),
+    /// Not read in time: the process is stuck, and the caller kills it.
+    Stuck,
+}
+
+impl Inner {
+    /// Registers a request of `job` on `live` (its answer goes to `tx`) and
+    /// writes its line, within `deadline`. A request that is not sent takes
+    /// its waiter out again. `again`: whether a lost request may go again on
+    /// a fresh process.
+    async fn send(
+        &self,
+        live: &mut Live,
+        job: &Job,
+        tx: oneshot::Sender<Reply>,
+        deadline: Option<tokio::time::Instant>,
+        again: bool,
+    ) -> Sent {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = request_line(id, job);
+        {
+            // Under the waiters' lock, which the watcher takes to end the
+            // process: a request is either in before it ends, and told
+            // then, or sees that it has ended.
+            let mut waiters = lock(&live.waiters);
+            if live.ended.load(Ordering::Acquire) {
+                return Sent::No(Tried::Lost(Lost {
+                    why: ENDED.to_owned(),
+                    again,
+                }));
+            }
+            waiters.insert(id, tx);
+        }
+        self.longest_request
+            .fetch_max(line.len(), Ordering::Relaxed);
+        let write = async {
+            match live.stdin.as_mut() {
+                Some(stdin) => stdin.write_all(&line).await,
+                None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
+            }
+        };
+        let written = match deadline {
+            Some(at) => tokio::time::timeout_at(at, write).await.ok(),
+            None => Some(write.await),
+        };
+        match written {
+            Some(Ok(())) => Sent::Yes(id),
+            Some(Err(err)) => {
+                // The process is gone (or going) before it read this
+                // request: not this request's doing.
+                lock(&live.waiters).remove(&id);
+                Sent::No(Tried::Lost(Lost {
+                    why: format!("could not send the event to the persistent hook: {err}"),
+                    again,
+                }))
+            }
+            None => {
+                lock(&live.waiters).remove(&id);
+                Sent::Stuck
+            }
+        }
     }
 }
 
