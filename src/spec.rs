@@ -55,43 +55,45 @@ pub enum Dialect {
 /// assert!(!FailClosedPolicy::configured().applies_to(&guard));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FailClosedPolicy {
-    /// The dialects whose blocking hooks fail closed; `None`: every dialect.
-    dialects: Option<Vec<Dialect>>,
-    /// Whether the policy adds anything at all.
-    on: bool,
+pub struct FailClosedPolicy(Reach);
+
+/// Whose blocking hooks a [`FailClosedPolicy`] makes fail closed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+enum Reach {
+    /// None beyond their configuration.
+    #[default]
+    Configured,
+    /// Every dialect's.
+    Every,
+    /// These dialects'.
+    Only(Vec<Dialect>),
 }
 
 impl FailClosedPolicy {
     /// Every hook as its configuration says (the default).
     pub fn configured() -> Self {
-        FailClosedPolicy::default()
+        FailClosedPolicy(Reach::Configured)
     }
 
     /// Every hook of every dialect at an event that can block fails closed.
     pub fn at_blocking_events() -> Self {
-        FailClosedPolicy {
-            dialects: None,
-            on: true,
-        }
+        FailClosedPolicy(Reach::Every)
     }
 
     /// The hooks of `dialects` at events that can block fail closed; the
     /// others keep their own setting.
     pub fn at_blocking_events_of(dialects: impl IntoIterator<Item = Dialect>) -> Self {
-        FailClosedPolicy {
-            dialects: Some(dialects.into_iter().collect()),
-            on: true,
-        }
+        FailClosedPolicy(Reach::Only(dialects.into_iter().collect()))
     }
 
     /// Whether the policy makes `spec` fail closed.
     pub fn applies_to(&self, spec: &HookSpec) -> bool {
-        self.on
-            && self
-                .dialects
-                .as_ref()
-                .is_none_or(|dialects| dialects.contains(&spec.dialect()))
+        let reached = match &self.0 {
+            Reach::Configured => false,
+            Reach::Every => true,
+            Reach::Only(dialects) => dialects.contains(&spec.dialect()),
+        };
+        reached
             && spec.event().block_policy() == crate::BlockPolicy::Enforced
             && !spec.runs_in_background()
     }
