@@ -103,7 +103,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{ready, Context, Poll};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use pin_project::pin_project;
 use serde::Serialize;
@@ -113,6 +113,8 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use tower_hooks::{HookRequest, RecordOutcome, Verdict};
+
+use crate::time::rfc3339;
 
 /// How many lines may wait for the writer before new ones are dropped, by default.
 pub const DEFAULT_CAPACITY: usize = 1024;
@@ -667,30 +669,10 @@ struct Line<'a> {
     duration_ms: u64,
 }
 
-/// `time` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC); times before 1970 read as 1970.
-fn rfc3339(time: SystemTime) -> String {
-    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = since.as_secs();
-    let (hour, minute, second) = (secs / 3600 % 24, secs / 60 % 60, secs % 60);
-    // Days to a civil date (Howard Hinnant's `civil_from_days`), for days >= 0.
-    let z = secs / 86_400 + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{:03}Z",
-        since.subsec_millis()
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::UNIX_EPOCH;
     use serde_json::{json, Value};
     use std::sync::mpsc as std_mpsc;
     use tower::{service_fn, ServiceExt};

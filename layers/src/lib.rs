@@ -1,4 +1,4 @@
-//! Optional [tower] layers for [`tower_hooks`]: metrics, caching and audit.
+//! Optional [tower] layers for [`tower_hooks`]: metrics, caching, audit and session records.
 //!
 //! Each is a `Layer` you add in one line, around the whole call or around each
 //! hook, with [`Builder::around_call`] / [`Builder::around_hook`] or in your own
@@ -14,8 +14,9 @@
 //! | [`metrics`] | `metrics` | counts and times hook runs, per event and per hook, through the [`metrics`](https://docs.rs/metrics) facade and an in-process snapshot | around the call (or each hook) |
 //! | [`cache`] | `cache` | memoises the verdicts of the hooks you opt in, for a time-to-live | around each hook |
 //! | [`audit`] | `audit` | appends one JSON line per hook run to a file, off the hot path | around each hook |
+//! | [`record`] | `record` | writes every request the stack sees as one JSON line, for `hooks replay` | around the call |
 //!
-//! Every layer is behind its own cargo feature; `full` turns on all three.
+//! Every layer is behind its own cargo feature; `full` turns on all four.
 //!
 //! # Example
 //!
@@ -69,9 +70,17 @@
 #![cfg_attr(not(feature = "full"), allow(rustdoc::broken_intra_doc_links))]
 
 // First: its macro is in scope in the modules below.
-#[cfg(any(feature = "audit", feature = "cache", feature = "metrics"))]
+#[cfg(any(
+    feature = "audit",
+    feature = "cache",
+    feature = "metrics",
+    feature = "record"
+))]
 #[macro_use]
 mod macros;
+
+#[cfg(any(feature = "audit", feature = "record"))]
+mod time;
 
 mod builder;
 
@@ -86,6 +95,10 @@ pub mod cache;
 #[cfg(feature = "metrics")]
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub mod metrics;
+
+#[cfg(feature = "record")]
+#[cfg_attr(docsrs, doc(cfg(feature = "record")))]
+pub mod record;
 
 pub use crate::builder::ServiceBuilderExt;
 
