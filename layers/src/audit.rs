@@ -672,9 +672,9 @@ struct Line<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::UNIX_EPOCH;
     use serde_json::{json, Value};
     use std::sync::mpsc as std_mpsc;
+    use std::time::UNIX_EPOCH;
     use tower::{service_fn, ServiceExt};
     use tower_hooks::Event;
     use tower_hooks::{BoxError, HookSpec};

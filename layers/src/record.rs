@@ -249,7 +249,10 @@ impl fmt::Display for LineError {
             LineError::NotJson(e) => write!(f, "not JSON ({e}); a line cut short reads so"),
             LineError::NotAnObject => f.write_str("not a JSON object"),
             LineError::UnknownType(kind) if kind.is_empty() => {
-                write!(f, "no \"type\" (a record line has \"type\":\"{RECORD_TYPE}\")")
+                write!(
+                    f,
+                    "no \"type\" (a record line has \"type\":\"{RECORD_TYPE}\")"
+                )
             }
             LineError::UnknownType(kind) => write!(
                 f,

@@ -54,7 +54,9 @@ fn stack(record: RecordLayer, seen: Seen) -> impl Clone + tower::Service<HookReq
         .fn_hook(
             HookSpec::in_process(Event::ToolExecutionEnd, "observer"),
             move |req: &HookRequest| {
-                seen.lock().unwrap().push(req.arguments()["tool_response"].clone());
+                seen.lock()
+                    .unwrap()
+                    .push(req.arguments()["tool_response"].clone());
                 Verdict::Allow
             },
         )
@@ -93,7 +95,11 @@ async fn every_call_is_written_and_reads_back_as_the_same_request() {
     assert_eq!(first.event, "tool_execution_start");
     assert_eq!(first.tool_call_id.as_deref(), Some("toolu_1"));
     assert_eq!(first.wire["transcript_path"], "/t/s-1.jsonl");
-    assert!(first.time.ends_with('Z') && first.time.len() == 24, "{}", first.time);
+    assert!(
+        first.time.ends_with('Z') && first.time.len() == 24,
+        "{}",
+        first.time
+    );
     let again = first.to_request().unwrap();
     assert_eq!(again.event(), claude.event());
     assert_eq!(again.tool_name(), Some("Bash"));
@@ -134,7 +140,10 @@ async fn redaction_changes_the_record_and_not_what_hooks_see() {
     let records = buffer.records();
     // Only the tool's output goes through the hook; a command is written as it is.
     assert_eq!(records[0].arguments["command"], "TOKEN=x env");
-    assert_eq!(records[1].arguments["tool_response"]["content"], "[redacted]");
+    assert_eq!(
+        records[1].arguments["tool_response"]["content"],
+        "[redacted]"
+    );
     assert_eq!(*tools.lock().unwrap(), ["bash"]);
     assert_eq!(seen.lock().unwrap()[0]["content"], "TOKEN=s3cret");
 }
@@ -167,8 +176,9 @@ async fn a_failing_writer_never_fails_the_call_and_is_counted() {
 
 #[test]
 fn lines_that_are_not_records_say_why() {
-    let good = RecordedRequest::from_request(&HookRequest::input("hi"), std::time::SystemTime::now())
-        .to_line();
+    let good =
+        RecordedRequest::from_request(&HookRequest::input("hi"), std::time::SystemTime::now())
+            .to_line();
     assert!(RecordedRequest::from_line(good.trim_end().as_bytes()).is_ok());
 
     let cut = &good.as_bytes()[..good.len() / 2];
