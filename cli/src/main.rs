@@ -6,11 +6,14 @@
 //! * `hooks test --event EVENT …` fires one synthetic event and reports what each hook did;
 //! * `hooks list` prints every configured hook in execution order;
 //! * `hooks check` loads and validates, says so in one line, and lists the
-//!   files it searched (found or not found).
+//!   files it searched (found or not found);
+//! * `hooks replay SESSION…` fires the events of recorded sessions through the
+//!   hooks and reports what they would have decided (`replay/`).
 //!
 //! Exit status: 0 when the event was evaluated (whatever the decision) or the
 //! configuration is fine, 1 when the configuration cannot be loaded, 2 for a
-//! usage error; with `hooks test --exit-code`, 3 for an honored block.
+//! usage error; with `hooks test --exit-code`, 3 for an honored block (and with
+//! `hooks replay --fail-on`, 3 when it found what it looks for).
 //!
 //! Everything printed for people (tables, reports, errors, warnings, the spec's
 //! report lines) has its control and bidi characters escaped (`render::escape`),
@@ -19,6 +22,7 @@
 //! as the loader does for configurations (`tower_hooks::config::read`).
 
 mod render;
+mod replay;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -82,6 +86,9 @@ embeds, with the same configuration loader, layers and command runner.
   hooks list    print every configured hook, in execution order
   hooks test    fire one synthetic event through the hooks and show what each
                 did and why: its outcome, how its process ended, its stderr
+  hooks replay  fire the events of recorded sessions (Claude Code transcripts,
+                RecordLayer records) through the hooks: what they would have
+                blocked, asked about or rewritten, and how long they took
 
 Without --config, hooks are read from these files, in this order, all of them
 (missing files are skipped): ~/.nanopi/config.toml, ./.nanopi/config.toml,
@@ -92,7 +99,8 @@ hooks run unchanged, next to nanopi's.
 
 Exit status: 0 when the configuration loads (and, for `test`, the event was
 evaluated, whatever the decision); 1 when the configuration cannot be loaded;
-2 for a usage error; 3 for a block with `hooks test --exit-code`.";
+2 for a usage error; 3 for a block with `hooks test --exit-code`, and for what
+`hooks replay --fail-on` looks for.";
 
 /// The exit status of `hooks test --exit-code` when the hooks block.
 const BLOCKED: u8 = 3;
@@ -119,6 +127,9 @@ enum Command {
     /// Load and validate the configuration, say so in one line, and list the files searched.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(ConfigArgs),
+    /// Fire the events of recorded sessions through the hooks and report what they would have done.
+    #[command(after_help = replay::REPLAY_EXAMPLES)]
+    Replay(Box<replay::ReplayArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -234,6 +245,7 @@ fn main() -> ExitCode {
         Command::Test(args) => test(*args),
         Command::List(args) => list(args).map(|()| ExitCode::SUCCESS),
         Command::Check(args) => check(args).map(|()| ExitCode::SUCCESS),
+        Command::Replay(args) => replay::replay(*args),
     };
     match result {
         Ok(code) => code,

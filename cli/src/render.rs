@@ -43,7 +43,7 @@ fn hook_cell(spec: &HookSpec) -> String {
 }
 
 /// Left-aligned columns, two spaces apart; the last column is not padded.
-fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
