@@ -517,6 +517,62 @@ command = 'touch "$HOME/session-start-ran"'
     assert!(flagged[0]["time"].as_str().unwrap().ends_with('Z'));
 }
 
+// The example's `main` is its own; the test records with its `session`.
+#[allow(dead_code)]
+#[path = "../../examples/record.rs"]
+mod record_example;
+
+#[test]
+fn the_example_agents_recorded_session_replays_through_its_hooks() {
+    let s = Sandbox::new();
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let file = s.dir.path().join("agent-session.jsonl");
+    let written = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(record_example::session(&examples, &file))
+        .unwrap();
+    assert_eq!(written, 14);
+    assert!(!std::fs::read_to_string(&file).unwrap().contains("ghp_"));
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hooks"))
+        .args(["replay", "--json", "--config"])
+        .arg(examples.join("agent.toml"))
+        .arg(&file)
+        .env("TOWER_HOOKS_EXAMPLES", examples.join("hooks"))
+        .current_dir(&s.proj)
+        .env("HOME", &s.home)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // before_agent_start, input and the two tool calls decide; the rest of
+    // the 14 (session, turn, compaction events, the tool result) are not replayed.
+    assert_eq!(report["events"]["replayed"], 4, "{report}");
+    let flagged: Vec<(&str, &str)> = report["flagged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["event"].as_str().unwrap(),
+                f["decision"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        flagged,
+        [
+            ("before_agent_start", "transform"),
+            ("tool_execution_start", "block")
+        ],
+        "{report}"
+    );
+    assert_eq!(report["flagged"][1]["subject"], "bash: rm -rf build/");
+}
+
 #[test]
 fn a_fifty_megabyte_line_is_skipped_and_counted_and_the_session_goes_on() {
     let s = Sandbox::new();
