@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn criterion's results for `cargo bench --bench overhead` (and `--bench http`) into BENCHMARKS.md
+"""Turn criterion's results for `cargo bench --bench overhead` (and `--bench http`, `--bench replay`) into BENCHMARKS.md
 and benches/overhead.svg.
 
 Usage: python3 benches/report.py [--criterion target/criterion] [--out BENCHMARKS.md]
@@ -48,6 +48,7 @@ IDS = [
 REPRODUCE = [
     "cargo bench --bench overhead",
     "cargo bench --bench http --features http",
+    "cargo bench --bench replay",
     "CRITERION_HOME=target/criterion-pinned taskset -c 0 cargo bench --bench overhead -- persistent/",
     "CRITERION_HOME=target/criterion-pinned taskset -c 0 cargo bench --bench http --features http",
     "python3 benches/report.py --pinned target/criterion-pinned",
@@ -197,6 +198,21 @@ def burst_section(path: str) -> list[str]:
         text += ". The machine did nothing else during the run; other work on its cores lowers the limit."
     md += ["", text, ""]
     return md
+
+
+def replay_section(root: str) -> list[str]:
+    """`hooks replay` over 10,000 recorded events, from `cli/benches/replay.rs` (left out
+    when it has not run)."""
+    r = try_load(root, "replay/10k_events")
+    if r is None:
+        return []
+    return ["## Replaying sessions", "",
+            "`cargo bench --bench replay` (`cli/benches/replay.rs`): the whole `hooks replay` "
+            "command (start, read, fire, report) over a record of 10,000 tool calls, each fired "
+            "through one persistent hook (a Perl loop that allows).", "",
+            "| id | median | 95% CI of the median | per event |", "| --- | ---: | ---: | ---: |",
+            f"| `replay/10k_events` | {human(r['median'])} | {human(r['lo'])} – {human(r['hi'])} "
+            f"| {human(r['median'] / 10_000)} |", ""]
 
 
 def try_load(root: str | None, bench_id: str) -> dict | None:
@@ -378,6 +394,7 @@ def main() -> int:
     verdicts += http_ok
     md += http_md
     md += floor_section(a.criterion, a.pinned)
+    md += replay_section(a.criterion)
     md += burst_section(a.burst)
 
     with open(a.out, "w") as f:

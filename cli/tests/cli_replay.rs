@@ -233,7 +233,7 @@ fn the_report_for_people_has_the_table_and_the_blocked_call() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         r.stdout
-            .starts_with("replayed 8 events from 1 session; the hooks would have added "),
+            .starts_with("replayed 8 events from 1 session file; the hooks would have added "),
         "{}",
         r.stdout
     );

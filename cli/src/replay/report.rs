@@ -304,7 +304,7 @@ impl Tally {
         let mut out = String::new();
         let _ = write!(
             out,
-            "replayed {} event{} from {} session{}",
+            "replayed {} event{} from {} session file{}",
             self.events,
             plural(self.events),
             self.sessions,
@@ -493,9 +493,11 @@ fn ms(micros: u32) -> f64 {
     f64::from(micros) / 1000.0
 }
 
-/// Milliseconds as people read them: `0.4 ms`, `12 ms`, `3.2 s`.
+/// Milliseconds as people read them: `42 µs`, `1.4 ms`, `12 ms`, `3.2 s`.
 fn human(ms: f64) -> String {
-    if ms < 10.0 {
+    if ms < 1.0 {
+        format!("{:.0} µs", ms * 1000.0)
+    } else if ms < 10.0 {
         format!("{ms:.1} ms")
     } else if ms < 10_000.0 {
         format!("{ms:.0} ms")
@@ -515,6 +517,14 @@ fn plural(n: u64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_read_in_the_unit_that_fits() {
+        assert_eq!(human(0.042), "42 µs");
+        assert_eq!(human(1.44), "1.4 ms");
+        assert_eq!(human(120.4), "120 ms");
+        assert_eq!(human(12_345.0), "12.3 s");
+    }
 
     #[test]
     fn percentiles_are_nearest_rank() {
