@@ -386,8 +386,12 @@ impl Tally {
                 let n = self.differences.len();
                 let _ = writeln!(
                     out,
-                    "{n} decision{} differ (--against's decision → this configuration's):",
-                    plural(n as u64)
+                    "{n} {} (--against's decision → this configuration's):",
+                    if n == 1 {
+                        "decision differs"
+                    } else {
+                        "decisions differ"
+                    }
                 );
                 for d in self.differences.iter().take(SHOWN) {
                     let _ = writeln!(
