@@ -702,3 +702,44 @@ fn a_directory_of_a_thousand_sessions_replays_every_one() {
     assert_eq!(sessions, sorted);
     assert_eq!(sessions[1], "s-0010");
 }
+
+#[test]
+fn jobs_replays_sessions_side_by_side() {
+    let s = Sandbox::new();
+    let dir = s.dir.path().join("two");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["a", "b"] {
+        std::fs::write(
+            dir.join(format!("{name}.jsonl")),
+            call(0, false, "t1", "Bash", json!({"command": "ls"}))
+                .replace("\"s-1\"", &format!("\"{name}\"")),
+        )
+        .unwrap();
+    }
+    // Each call leaves a mark in the shared working directory and waits (up
+    // to 2 s) for a second one: it allows when another session's call ran
+    // beside it, and blocks when it ran alone.
+    let config = s.write(
+        "proj/settings.json",
+        &settings(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command":
+            "touch \"mark-$$\"; for i in $(seq 20); do [ \"$(ls | wc -l)\" -ge 2 ] && exit 0; sleep 0.1; done; echo alone >&2; exit 2"}]}]})),
+    );
+    let config = format!("claude:{}", path(&config));
+    let blocked = |jobs: &str| {
+        let r = s.run(&[
+            "replay",
+            "--json",
+            "--jobs",
+            jobs,
+            "--config",
+            &config,
+            path(&dir),
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let report = r.json();
+        assert_eq!(report["events"]["replayed"], 2, "{report}");
+        report["flagged"].as_array().unwrap().len()
+    };
+    assert_eq!(blocked("1"), 1, "one at a time, the first call is alone");
+    assert_eq!(blocked("2"), 0, "side by side, each sees the other");
+}
