@@ -39,6 +39,14 @@
 //! # }
 //! ```
 //!
+//! A hook whose service is not ready (a model evaluator applying
+//! back-pressure, a persistent hook whose runs in flight are at their bound)
+//! waits for it within the same timeout: the wait starts the hook's clock, and
+//! a hook still not ready at its deadline is answered as a timed-out run of its
+//! dialect (nanopi's timeout block; a failure, allowed unless the hook fails
+//! closed, in the others). A hook that becomes ready in time runs with what is
+//! left of its timeout.
+//!
 //! # Caveats
 //!
 //! A hook below `HookTimeout` that ignores [`HookRequest::deadline`] is answered at
@@ -63,16 +71,40 @@ pub use crate::process::KILL_GRACE;
 pub const BACKSTOP: Duration = Duration::from_millis(750);
 
 /// Blocks a hook that runs past its timeout. See the [module docs](self).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct HookTimeout<S> {
     inner: S,
     timeout: Duration,
+    /// A wait for `inner` to be ready: its deadline and timer, armed at the
+    /// first `Pending` (a service ready at once costs no timer).
+    waiting: Option<Waiting>,
+    /// The deadline passed while waiting: the next call answers the timeout.
+    expired: Option<Deadline>,
+}
+
+/// A wait in `poll_ready` that ends at the hook's deadline.
+#[derive(Debug)]
+struct Waiting {
+    deadline: Deadline,
+    timer: Pin<Box<Sleep>>,
+}
+
+impl<S: Clone> Clone for HookTimeout<S> {
+    /// A clone has no wait of its own yet.
+    fn clone(&self) -> Self {
+        HookTimeout::new(self.inner.clone(), self.timeout)
+    }
 }
 
 impl<S> HookTimeout<S> {
     /// Wraps `inner` with `timeout`.
     pub const fn new(inner: S, timeout: Duration) -> Self {
-        HookTimeout { inner, timeout }
+        HookTimeout {
+            inner,
+            timeout,
+            waiting: None,
+            expired: None,
+        }
     }
 
     /// A layer with this timeout.
@@ -96,21 +128,73 @@ where
     type Error = S::Error;
     type Future = ResponseFuture<S::Future>;
 
-    // poll_ready: pass through.
+    // poll_ready: the inner service's, but a wait ends at the hook's
+    // deadline (counted from the wait's start): then it is ready, and the call
+    // answers the timeout without calling the inner service.
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
+        if self.expired.is_some() {
+            return Poll::Ready(Ok(()));
+        }
+        if let Poll::Ready(ready) = self.inner.poll_ready(cx) {
+            return Poll::Ready(ready);
+        }
+        let timeout = self.timeout;
+        let waiting = self.waiting.get_or_insert_with(|| {
+            let deadline = Deadline::after(timeout);
+            Waiting {
+                deadline,
+                timer: Box::pin(tokio::time::sleep_until(deadline.at)),
+            }
+        });
+        match waiting.timer.as_mut().poll(cx) {
+            Poll::Ready(()) => {
+                self.expired = self.waiting.take().map(|w| w.deadline);
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending => Poll::Pending,
+        }
     }
 
     fn call(&mut self, req: HookRequest) -> Self::Future {
-        let mut deadline = Deadline::after(self.timeout);
+        if let Some(deadline) = self.expired.take() {
+            let verdict = not_ready_in_time(&req.with_deadline(deadline));
+            return ResponseFuture {
+                future: None,
+                answered: Some(verdict),
+                backstop: None,
+                deadline,
+            };
+        }
+        // A hook that waited to be ready has what is left of its timeout.
+        let mut deadline = match self.waiting.take() {
+            Some(waiting) => waiting.deadline,
+            None => Deadline::after(self.timeout),
+        };
         if let Some(earlier) = req.deadline().filter(|d| d.at <= deadline.at) {
             deadline = earlier;
         }
         ResponseFuture {
-            future: self.inner.call(req.with_deadline(deadline)),
+            future: Some(self.inner.call(req.with_deadline(deadline))),
+            answered: None,
             backstop: None,
             deadline,
         }
+    }
+}
+
+/// The answer of a hook whose service was not ready by its deadline: a run
+/// of its dialect that timed out (its notes go to the run's slot).
+fn not_ready_in_time(req: &HookRequest) -> Verdict {
+    let timed_out = crate::process::Finished {
+        termination: crate::outcome::Termination::TimedOut,
+        stdout: Vec::new(),
+        stdout_truncated: false,
+        stderr: Vec::new(),
+    };
+    let timeout = req.deadline().map(|d| d.timeout).unwrap_or_default();
+    match crate::dialect::of(req).finish(req.hook().map(|s| &**s), req, Ok(&timed_out)) {
+        Ok(answer) => crate::dialect::settle(req, Some(answer), ""),
+        Err(_) => Verdict::timed_out(timeout),
     }
 }
 
@@ -140,7 +224,9 @@ impl<S> Layer<S> for HookTimeoutLayer {
 #[derive(Debug)]
 pub struct ResponseFuture<F> {
     #[pin]
-    future: F,
+    future: Option<F>,
+    /// The answer given without a call (the hook was not ready in time).
+    answered: Option<Verdict>,
     // Armed at the first `Pending`: a hook that answers at once costs no timer.
     #[pin]
     backstop: Option<Sleep>,
@@ -155,7 +241,11 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        if let Poll::Ready(out) = this.future.poll(cx) {
+        let Some(future) = this.future.as_pin_mut() else {
+            let verdict = this.answered.take().expect("a timeout future polled again");
+            return Poll::Ready(Ok(verdict));
+        };
+        if let Poll::Ready(out) = future.poll(cx) {
             return Poll::Ready(out);
         }
         if this.backstop.is_none() {
@@ -273,6 +363,65 @@ mod tests {
             svc.oneshot(HookRequest::turn_start(1, 0)).await.unwrap(),
             Verdict::Allow
         );
+    }
+
+    /// Ready from `ready_at` on (never, for `None`); answers the deadline
+    /// it was given, as the time left, in a block reason.
+    #[derive(Clone)]
+    struct ReadyAt(Option<Instant>);
+
+    impl Service<HookRequest> for ReadyAt {
+        type Response = Verdict;
+        type Error = Infallible;
+        type Future = std::future::Ready<Result<Verdict, Infallible>>;
+
+        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            match self.0 {
+                Some(at) if Instant::now() >= at => Poll::Ready(Ok(())),
+                Some(at) => {
+                    // Wakes itself at `at`, as a semaphore would on a release.
+                    let waker = cx.waker().clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep_until(at).await;
+                        waker.wake();
+                    });
+                    Poll::Pending
+                }
+                None => Poll::Pending,
+            }
+        }
+
+        fn call(&mut self, req: HookRequest) -> Self::Future {
+            let left = req.deadline().unwrap().at - Instant::now();
+            std::future::ready(Ok(Verdict::block(format!("{}", left.as_millis()))))
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_wait_to_be_ready_ends_at_the_deadline() {
+        let started = Instant::now();
+        let v = HookTimeout::new(ReadyAt(None), Duration::from_millis(300))
+            .oneshot(HookRequest::turn_start(1, 0))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::timed_out(Duration::from_millis(300)));
+        assert_eq!(started.elapsed(), Duration::from_millis(300));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_hook_ready_late_runs_with_the_time_left() {
+        let ready = Instant::now() + Duration::from_millis(200);
+        let v = HookTimeout::new(ReadyAt(Some(ready)), Duration::from_millis(300))
+            .oneshot(HookRequest::turn_start(1, 0))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::block("100"));
+        // Ready at once: the whole timeout.
+        let v = HookTimeout::new(ReadyAt(Some(Instant::now())), Duration::from_millis(300))
+            .oneshot(HookRequest::turn_start(1, 0))
+            .await
+            .unwrap();
+        assert_eq!(v, Verdict::block("300"));
     }
 
     #[tokio::test(start_paused = true)]
