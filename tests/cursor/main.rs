@@ -1135,3 +1135,122 @@ async fn a_tiny_positive_timeout_never_loads_as_zero() {
         }
     }
 }
+
+// --- the Cursor page, point by point (issue 21) ------------------------------
+
+/// The fields of a Cursor event fired by name.
+fn fire(event: &str, fields: Value) -> HookRequest {
+    tower_hooks::dialect::cursor::request(event, fields.as_object().unwrap().clone()).unwrap()
+}
+
+#[tokio::test]
+async fn a_stop_followup_is_consumed_only_when_the_agent_completed() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = load_project(
+        dir.path(),
+        json!({"stop": [{"command": "echo '{\"followup_message\": \"again\"}'", "loop_limit": 1}],
+               "subagentStop": [{"command": "echo '{\"followup_message\": \"more\"}'"}]}),
+    );
+    let (stack, _lines) = stack_of(&config);
+    for status in ["error", "aborted"] {
+        let req = fire("stop", json!({"status": status, "session_id": "s"}));
+        let outcome = stack.clone().oneshot(req).await.unwrap();
+        assert_eq!(outcome.follow_up(), None, "status {status}");
+        let req = fire("subagentStop", json!({"status": status, "session_id": "s"}));
+        assert_eq!(stack.clone().oneshot(req).await.unwrap().follow_up(), None);
+    }
+    // The refused ones did not count against the loop limit of 1.
+    let req = fire("stop", json!({"status": "completed", "session_id": "s"}));
+    let outcome = stack.clone().oneshot(req).await.unwrap();
+    assert_eq!(outcome.follow_up(), Some("again"));
+    // A host's own stop (no status) is a completed one.
+    let req = HookRequest::stop(false, "done").with_session_id("t");
+    assert_eq!(
+        stack.clone().oneshot(req).await.unwrap().follow_up(),
+        Some("again")
+    );
+}
+
+#[tokio::test]
+async fn updated_mcp_tool_output_replaces_an_mcp_tools_output_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = load_project(
+        dir.path(),
+        json!({"postToolUse": [{"command": "echo '{\"updated_mcp_tool_output\": {\"issues\": []}, \"additional_context\": \"filtered\"}'"}]}),
+    );
+    let (stack, _lines) = stack_of(&config);
+    let mcp = HookRequest::tool_execution_end(
+        "mcp__github__list_issues",
+        json!({"repo": "x"}),
+        "[{\"title\": \"secret\"}]",
+        false,
+        Duration::from_millis(3),
+    );
+    let outcome = stack.clone().oneshot(mcp).await.unwrap();
+    assert_eq!(outcome.decision(), tower_hooks::Decision::Transform);
+    assert_eq!(
+        outcome.arguments()["tool_response"]["structured_content"],
+        json!({"issues": []})
+    );
+    assert_eq!(outcome.context(), ["filtered"]);
+    // Not an MCP tool: the output stays, the context still goes to the model.
+    let shell = HookRequest::tool_execution_end(
+        "Shell",
+        json!({"command": "ls"}),
+        "a\n",
+        false,
+        Duration::from_millis(3),
+    );
+    let outcome = stack.clone().oneshot(shell).await.unwrap();
+    assert_eq!(outcome.decision(), tower_hooks::Decision::Allow);
+    assert_eq!(outcome.arguments()["tool_response"]["content"], "a\n");
+    assert_eq!(outcome.context(), ["filtered"]);
+}
+
+#[tokio::test]
+async fn user_email_and_transcript_path_reach_the_environment_when_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("env.txt");
+    let command = format!(
+        "cat > /dev/null; echo \"${{CURSOR_USER_EMAIL-unset}} ${{CURSOR_TRANSCRIPT_PATH-unset}}\" >> {}",
+        quoted(&seen)
+    );
+    let config = load_project(
+        dir.path(),
+        json!({"beforeSubmitPrompt": [{"command": command}]}),
+    );
+    let (stack, _lines) = stack_of(&config);
+    let given = fire(
+        "beforeSubmitPrompt",
+        json!({"prompt": "hi", "user_email": "ana@example.com", "transcript_path": "/t/c.jsonl"}),
+    );
+    stack.clone().oneshot(given).await.unwrap();
+    stack
+        .clone()
+        .oneshot(HookRequest::input("hi"))
+        .await
+        .unwrap();
+    let lines = std::fs::read_to_string(&seen).unwrap();
+    assert_eq!(lines, "ana@example.com /t/c.jsonl\nunset unset\n");
+}
+
+#[tokio::test]
+async fn file_event_matchers_test_the_tools_type_not_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = load_project(
+        dir.path(),
+        json!({"beforeReadFile": [
+            {"command": "cat > /dev/null; echo '{\"permission\": \"deny\", \"agent_message\": \"tab\"}'", "matcher": "TabRead"},
+            {"command": "cat > /dev/null; echo '{\"permission\": \"deny\", \"agent_message\": \"agent\"}'", "matcher": "Read"}
+        ]}),
+    );
+    let (stack, _lines) = stack_of(&config);
+    let read = |tool: &str| {
+        HookRequest::tool_execution_start(tool, json!({"path": ".env"}))
+            .with_tool_kind(tower_hooks::request::ToolKind::Read)
+    };
+    let tab = stack.clone().oneshot(read("TabRead")).await.unwrap();
+    assert_eq!(tab.reason(), Some("tab"));
+    let agent = stack.clone().oneshot(read("read_file")).await.unwrap();
+    assert_eq!(agent.reason(), Some("agent"));
+}

@@ -260,6 +260,16 @@ pub enum ConfigWarningKind {
         /// Why it does not compile.
         error: String,
     },
+    /// A matcher on a Cursor event that has nothing to match (`sessionStart`,
+    /// `sessionEnd`, `preCompact`): ignored, so the hook runs every time.
+    CursorIgnoredMatcher {
+        /// The entry, as a JSON path: `hooks.sessionStart[0]`.
+        at: String,
+        /// The event, as written.
+        event: String,
+        /// The matcher as written.
+        matcher: String,
+    },
     /// A Cursor entry of a type this host does not run (`prompt`): it is
     /// listed, and never runs.
     CursorUnsupportedType {
@@ -458,6 +468,16 @@ impl fmt::Display for ConfigWarningKind {
             } => write!(
                 f,
                 "{at}: matcher \"{}\" is not a valid regex ({error}), so this hook never runs",
+                crate::pattern::display_pattern(matcher)
+            ),
+            ConfigWarningKind::CursorIgnoredMatcher {
+                ref at,
+                ref event,
+                ref matcher,
+            } => write!(
+                f,
+                "{at}: matcher \"{}\" is ignored: {event} has nothing to match, so this hook \
+                 runs every time",
                 crate::pattern::display_pattern(matcher)
             ),
             ConfigWarningKind::CursorUnsupportedType { ref at, ref kind } => write!(

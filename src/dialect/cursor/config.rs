@@ -212,6 +212,14 @@ fn entry_of(
     let matcher = string("matcher")?;
     let pattern = match matcher.as_deref() {
         None => CursorMatcher::Any,
+        Some(m) if !event.has_subject() && !m.is_empty() && m != "*" => {
+            warnings.push(ConfigWarningKind::CursorIgnoredMatcher {
+                at: at.to_owned(),
+                event: key.to_owned(),
+                matcher: m.to_owned(),
+            });
+            CursorMatcher::Any
+        }
         Some(m) => CursorMatcher::compile(event, m).unwrap_or_else(|err| {
             warnings.push(ConfigWarningKind::CursorInvalidMatcher {
                 at: at.to_owned(),
@@ -400,6 +408,26 @@ mod tests {
             kinds[0].contains("did you mean \"preToolUse\""),
             "{kinds:?}"
         );
+    }
+
+    #[test]
+    fn a_matcher_on_an_event_without_a_subject_is_ignored() {
+        let f = file(
+            json!({"sessionStart": [{"command": "x", "matcher": "startup"}],
+                            "stop": [{"command": "y", "matcher": "Stop"}]}),
+        )
+        .unwrap();
+        assert!(matches!(f.entries[0].pattern, CursorMatcher::Any));
+        assert!(matches!(f.entries[1].pattern, CursorMatcher::Names(_)));
+        assert_eq!(
+            f.warnings,
+            [ConfigWarningKind::CursorIgnoredMatcher {
+                at: "hooks.sessionStart[0]".into(),
+                event: "sessionStart".into(),
+                matcher: "startup".into(),
+            }]
+        );
+        assert!(f.warnings[0].to_string().contains("runs every time"));
     }
 
     #[test]

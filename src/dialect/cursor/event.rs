@@ -184,15 +184,24 @@ impl CursorEvent {
         )
     }
 
-    /// Whether its matcher is tested against a command line or a file path,
-    /// where it is always a regex, rather than against a name.
+    /// Whether its matcher is tested against a command line, where it is
+    /// always a regex, rather than against a name (Cursor's page: the shell
+    /// events match "the full command string"; the file events match the
+    /// tool's type, `Read` or `TabRead`, `Write` or `TabWrite`).
     pub const fn matches_text(self) -> bool {
         matches!(
             self,
-            CursorEvent::BeforeShellExecution
-                | CursorEvent::AfterShellExecution
-                | CursorEvent::BeforeReadFile
-                | CursorEvent::AfterFileEdit
+            CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution
+        )
+    }
+
+    /// Whether it has something for a matcher to test. Cursor's page lists
+    /// none for `sessionStart`, `sessionEnd` and `preCompact`: a matcher there
+    /// is ignored (with a load warning) and the hook runs every time.
+    pub const fn has_subject(self) -> bool {
+        !matches!(
+            self,
+            CursorEvent::SessionStart | CursorEvent::SessionEnd | CursorEvent::PreCompact
         )
     }
 }

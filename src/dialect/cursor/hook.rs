@@ -288,10 +288,11 @@ fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> Encoded {
     };
     // The event's name and session, and what `sessionStart` set for the
     // session, change from event to event; the rest belongs to the hook.
-    let (event_env, env): (Vec<_>, Vec<_>) =
+    let (mut event_env, env): (Vec<_>, Vec<_>) =
         env_vars(hook.app, &hook.project_dir, hook.event, session)
             .into_iter()
             .partition(|(name, _)| name.ends_with("_HOOK_EVENT") || name.ends_with("_SESSION_ID"));
+    event_env.extend(host_vars(hook.app, req));
     Encoded {
         stdin: stdin_bytes(hook.event, req, &envelope),
         env,
@@ -345,11 +346,13 @@ fn neutral(
         context: answer.additional_context.clone().into_iter().collect(),
         user_messages: answer.user_message.clone().into_iter().collect(),
         stop: answer.stop.then(String::new),
-        // Only the agent's stop and a subagent's carry a follow-up.
+        // Only the agent's stop and a subagent's carry a follow-up, and only
+        // when the agent (or subagent) completed.
         follow_up: answer
             .followup_message
             .clone()
             .filter(|_| matches!(hook.event, CursorEvent::Stop | CursorEvent::SubagentStop))
+            .filter(|_| completed(req))
             .filter(|_| {
                 hook.sessions
                     .take_follow_up(hook.id, session, hook.loop_limit)
@@ -377,9 +380,15 @@ fn neutral(
                 .or(answer.agent_message)
                 .unwrap_or_default(),
         ),
-        _ => match answer.updated_input {
-            Some(input) if hook.event.point() == Event::ToolExecutionStart => {
+        _ => match (answer.updated_input, answer.updated_mcp_tool_output) {
+            (Some(input), _) if hook.event.point() == Event::ToolExecutionStart => {
                 Verdict::Transform(input)
+            }
+            (_, Some(output))
+                if hook.event == CursorEvent::PostToolUse
+                    && req.tool_kind() == Some(crate::request::ToolKind::Mcp) =>
+            {
+                Verdict::Transform(crate::dialect::claude::tool_output_transform(&output))
             }
             _ => Verdict::Allow,
         },
@@ -389,6 +398,40 @@ fn neutral(
         notes.block_honored = Some(can_deny(hook.event));
     }
     (verdict, notes)
+}
+
+/// Whether the `stop` or `subagentStop` of `req` says the agent completed:
+/// its `status` (as fired, else in the arguments) is `completed` or absent.
+/// Cursor consumes a `followup_message` only then.
+fn completed(req: &HookRequest) -> bool {
+    let status = req
+        .wire_fields()
+        .and_then(|fields| fields.get("status"))
+        .or_else(|| req.arguments().get("status"));
+    match status.and_then(Value::as_str) {
+        Some(status) => status == "completed",
+        None => true,
+    }
+}
+
+/// The variables a host gives through Cursor's common fields: `user_email`
+/// as `<APP>_USER_EMAIL`, `transcript_path` as `<APP>_TRANSCRIPT_PATH`, each
+/// only when it is a non-empty string.
+fn host_vars(app: App, req: &HookRequest) -> Vec<(String, String)> {
+    let Some(fields) = req.wire_fields() else {
+        return Vec::new();
+    };
+    let prefix = app.prefix();
+    [
+        ("user_email", "USER_EMAIL"),
+        ("transcript_path", "TRANSCRIPT_PATH"),
+    ]
+    .into_iter()
+    .filter_map(|(field, var)| {
+        let value = fields.get(field)?.as_str().filter(|v| !v.is_empty())?;
+        Some((format!("{prefix}_{var}"), value.to_owned()))
+    })
+    .collect()
 }
 
 /// The events whose hooks can refuse what is about to happen.

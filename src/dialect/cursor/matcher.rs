@@ -2,10 +2,12 @@
 //! each event.
 //!
 //! * omitted, `""` or `*`: every call;
-//! * on the shell and file events (`beforeShellExecution`, `afterShellExecution`,
-//!   `beforeReadFile`, `afterFileEdit`), whose subject is a command line or a
-//!   file path: always an unanchored, case-sensitive regex, so `curl|wget`
-//!   selects a command that contains either;
+//! * on the shell events (`beforeShellExecution`, `afterShellExecution`),
+//!   whose subject is the command line: always an unanchored, case-sensitive
+//!   regex, so `curl|wget` selects a command that contains either;
+//! * on the file events the subject is the tool's type, as Cursor's page
+//!   says: `Read` (`TabRead` for a Tab read) on `beforeReadFile`, `Write`
+//!   (`TabWrite`) on `afterFileEdit`;
 //! * elsewhere, names of letters, digits, `_`, `-` and `:` joined by `|`: exact
 //!   names, ignoring case; `MCP:<name>` is an MCP tool whose own name (after
 //!   its `mcp__<server>__`, `mcp_` or `MCP:` prefix) is `<name>`, ignoring case;
@@ -114,10 +116,11 @@ fn strip_prefix_ignoring_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str
 }
 
 /// What `event`'s matcher is tested against for `req`: the tool name on the
-/// tool events; the command line on the shell events; the file path on the
-/// file events; the subagent's type on the subagent events; on the others,
-/// Cursor's fixed word (`UserPromptSubmit`, `Stop`, `AgentResponse`,
-/// `AgentThought`), or nothing.
+/// tool events; the command line on the shell events; the tool's type on the
+/// file events (`Read` or `TabRead`, `Write` or `TabWrite`: a host's tool
+/// named `TabRead` or `TabWrite` is a Tab operation); the subagent's type on
+/// the subagent events; on the others, Cursor's fixed word
+/// (`UserPromptSubmit`, `Stop`, `AgentResponse`, `AgentThought`), or nothing.
 pub fn subject<'r>(event: CursorEvent, req: &'r HookRequest) -> Cow<'r, str> {
     let args = req.arguments();
     let input = || match req.event() {
@@ -133,9 +136,8 @@ pub fn subject<'r>(event: CursorEvent, req: &'r HookRequest) -> Cow<'r, str> {
         CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => {
             text(input().get("command").or_else(|| input().get("cmd")))
         }
-        CursorEvent::BeforeReadFile | CursorEvent::AfterFileEdit => {
-            text(input().get("file_path").or_else(|| input().get("path")))
-        }
+        CursorEvent::BeforeReadFile => Cow::Borrowed(tab_or(req, "TabRead", "Read")),
+        CursorEvent::AfterFileEdit => Cow::Borrowed(tab_or(req, "TabWrite", "Write")),
         CursorEvent::SubagentStart | CursorEvent::SubagentStop => {
             text(args.get("subagent_type").or_else(|| args.get("agent_type")))
         }
@@ -149,6 +151,15 @@ pub fn subject<'r>(event: CursorEvent, req: &'r HookRequest) -> Cow<'r, str> {
         | CursorEvent::BeforeMcpExecution
         | CursorEvent::AfterMcpExecution => Cow::Borrowed(req.tool_name().unwrap_or("")),
         _ => Cow::Borrowed(""),
+    }
+}
+
+/// `tab` when `req`'s tool is named `tab` (ignoring case), else `agent`.
+fn tab_or(req: &HookRequest, tab: &'static str, agent: &'static str) -> &'static str {
+    if req.tool_name().is_some_and(|t| t.eq_ignore_ascii_case(tab)) {
+        tab
+    } else {
+        agent
     }
 }
 
@@ -181,6 +192,26 @@ mod tests {
     }
 
     #[test]
+    fn file_events_match_the_tools_type() {
+        let read =
+            HookRequest::tool_execution_start("read_file", serde_json::json!({"path": ".env"}));
+        assert_eq!(subject(CursorEvent::BeforeReadFile, &read), "Read");
+        let tab = HookRequest::tool_execution_start("TabRead", serde_json::json!({"path": ".env"}));
+        assert_eq!(subject(CursorEvent::BeforeReadFile, &tab), "TabRead");
+        let edit = HookRequest::tool_execution_end(
+            "TabWrite",
+            serde_json::json!({"file_path": "a.rs"}),
+            "",
+            false,
+            std::time::Duration::ZERO,
+        );
+        assert_eq!(subject(CursorEvent::AfterFileEdit, &edit), "TabWrite");
+        let only_tab = m(CursorEvent::BeforeReadFile, "TabRead");
+        assert!(only_tab.matches(&subject(CursorEvent::BeforeReadFile, &tab)));
+        assert!(!only_tab.matches(&subject(CursorEvent::BeforeReadFile, &read)));
+    }
+
+    #[test]
     fn text_events_always_take_a_regex() {
         let rm = m(CursorEvent::BeforeShellExecution, "curl|wget");
         assert!(rm.matches("x && wget y"));
@@ -196,6 +227,11 @@ mod tests {
         ));
         assert!(CursorMatcher::compile(CursorEvent::PreToolUse, "(").is_err());
         assert!(!CursorMatcher::Nothing.matches(""));
+        // The file events take names: the tool's type.
+        assert!(matches!(
+            m(CursorEvent::BeforeReadFile, "TabRead|Read"),
+            CursorMatcher::Names(_)
+        ));
         assert!(m(CursorEvent::Stop, "*").matches("anything"));
     }
 }

@@ -393,6 +393,9 @@ pub struct CursorAnswer {
     pub followup_message: Option<String>,
     /// `env` (on `sessionStart`): variables for the session's later hooks.
     pub env: Option<Map<String, Value>>,
+    /// `updated_mcp_tool_output` (on `postToolUse` after an MCP tool): the
+    /// tool output the model sees instead.
+    pub updated_mcp_tool_output: Option<Value>,
     /// The hook failed (another exit status, a signal, a timeout, a start that
     /// failed, stdout that holds no JSON answer): the action proceeds, unless
     /// the hook fails closed.
@@ -506,6 +509,11 @@ fn decode_stdout(stdout: &[u8]) -> CursorAnswer {
         followup_message: string(["followup_message", "followupMessage"])
             .filter(|m| !m.trim().is_empty()),
         env: object(["env", "env"]),
+        updated_mcp_tool_output: json
+            .get("updated_mcp_tool_output")
+            .or_else(|| json.get("updatedMcpToolOutput"))
+            .filter(|v| !v.is_null())
+            .cloned(),
         error: None,
     }
 }
