@@ -1254,3 +1254,37 @@ async fn file_event_matchers_test_the_tools_type_not_the_path() {
     let agent = stack.clone().oneshot(read("read_file")).await.unwrap();
     assert_eq!(agent.reason(), Some("agent"));
 }
+
+#[tokio::test]
+async fn a_plugins_root_is_one_word_in_the_command_and_in_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("my plug; touch pwned");
+    let seen = dir.path().join("seen.txt");
+    script(
+        &plugin.join("scripts/guard.sh"),
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\nprintf '%s\\n' \"$CURSOR_PLUGIN_ROOT\" \"$CLAUDE_PLUGIN_ROOT\" > {}\necho '{{\"permission\": \"deny\", \"agent_message\": \"from the plugin\"}}'\n",
+            quoted(&seen)
+        ),
+    );
+    let path = plugin.join("hooks/hooks.json");
+    write(
+        &path,
+        &hooks_json(json!({"preToolUse": [{"command": "${CURSOR_PLUGIN_ROOT}/scripts/guard.sh"}]})),
+    );
+    let file = ConfigFile::detect(&path);
+    assert_eq!(file.format(), Format::Cursor);
+    let config = Config::load_files(&[file], dir.path()).unwrap();
+    let (stack, _lines) = stack_of(&config);
+    let req = HookRequest::tool_execution_start("Shell", json!({"command": "ls"}));
+    let outcome = stack.oneshot(req).await.unwrap();
+    assert_eq!(outcome.reason(), Some("from the plugin"));
+    let root = plugin.display().to_string();
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap(),
+        format!("{root}\n{root}\n")
+    );
+    assert!(!dir.path().join("pwned").exists());
+    assert!(!plugin.join("hooks/pwned").exists());
+    assert!(!Path::new("pwned").exists());
+}

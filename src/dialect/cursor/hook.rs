@@ -111,6 +111,8 @@ pub(crate) struct CursorHook {
     app: App,
     project_dir: Box<str>,
     pub(crate) run_dir: Box<str>,
+    /// The plugin's root, for a plugin's `hooks/hooks.json`.
+    plugin_root: Option<Box<str>>,
     matcher: CursorMatcher,
     loop_limit: Option<u32>,
     /// Its key in [`Sessions`].
@@ -131,6 +133,12 @@ pub(crate) fn specs(
 ) -> Vec<HookSpec> {
     let dir = run_dir(source, project).display().to_string();
     let project_dir = project.display().to_string();
+    let plugin_root = crate::dialect::claude::config::plugin_root_of(source).map(|root| {
+        std::path::absolute(&root)
+            .unwrap_or(root)
+            .display()
+            .to_string()
+    });
     file.entries
         .iter()
         .enumerate()
@@ -139,7 +147,7 @@ pub(crate) fn specs(
                 entry,
                 source,
                 app,
-                &project_dir,
+                (&project_dir, plugin_root.as_deref()),
                 &dir,
                 sessions,
                 first_id + n,
@@ -148,11 +156,16 @@ pub(crate) fn specs(
         .collect()
 }
 
+/// A plugin's hooks: `${CURSOR_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_ROOT}` in
+/// the command are the plugin's root, as one word (never shell code), and
+/// both variables are exported.
+const PLUGIN_ROOT_VARS: [&str; 2] = ["CURSOR_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT"];
+
 fn spec(
     entry: &CursorEntry,
     source: &Path,
     app: App,
-    project_dir: &str,
+    (project_dir, plugin_root): (&str, Option<&str>),
     run_dir: &str,
     sessions: &Arc<Sessions>,
     id: usize,
@@ -163,12 +176,21 @@ fn spec(
         app,
         project_dir: project_dir.into(),
         run_dir: run_dir.into(),
+        plugin_root: plugin_root.map(Into::into),
         matcher: entry.pattern.clone(),
         loop_limit: entry.loop_limit,
         id,
         sessions: sessions.clone(),
     };
-    let mut spec = HookSpec::command(entry.event.point(), entry.command.clone())
+    let command = match plugin_root {
+        Some(root) => {
+            use crate::process::substitute::{placeholders, substitute, Form};
+            let vars = PLUGIN_ROOT_VARS.map(|name| (name, root));
+            substitute(&entry.command, Form::Sh, placeholders(&vars)).into_owned()
+        }
+        None => entry.command.clone(),
+    };
+    let mut spec = HookSpec::command(entry.event.point(), command)
         .with_source(source.display().to_string(), entry.index)
         .with_timeout(entry.timeout)
         .with_fail_closed(entry.fail_closed)
@@ -293,6 +315,10 @@ fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> Encoded {
             .into_iter()
             .partition(|(name, _)| name.ends_with("_HOOK_EVENT") || name.ends_with("_SESSION_ID"));
     event_env.extend(host_vars(hook.app, req));
+    let mut env = env;
+    if let Some(root) = &hook.plugin_root {
+        env.extend(PLUGIN_ROOT_VARS.map(|name| (name.to_owned(), root.to_string())));
+    }
     Encoded {
         stdin: stdin_bytes(hook.event, req, &envelope),
         env,
