@@ -27,9 +27,9 @@ const COMMON: [&str; 8] = [
 /// | event | the neutral request |
 /// | --- | --- |
 /// | `preToolUse`, `postToolUse`, `postToolUseFailure` | the tool call: `tool_name`, `tool_input`, `tool_use_id`; after it, `tool_output` (or `error_message`) is the result's text |
-/// | `beforeShellExecution`, `afterShellExecution` | a shell tool (`Shell`) with `{"command"}`; after it, `output` is the result |
-/// | `beforeReadFile` | a read tool (`Read`) with `{"file_path"}` |
-/// | `afterFileEdit` | an edit tool (`Write`) with `{"file_path", "edits"}` |
+/// | `beforeShellExecution`, `afterShellExecution` | a shell tool (`tool_name`, else `Shell`) with `{"command"}`; after it, `output` is the result |
+/// | `beforeReadFile` | a read tool (`tool_name`, else `Read`) with `{"file_path"}` |
+/// | `afterFileEdit` | an edit tool (`tool_name`, else `Write`) with `{"file_path", "edits"}` |
 /// | `beforeMCPExecution`, `afterMCPExecution` | an MCP tool: `tool_name`, `tool_input` (a JSON string is parsed); after it, `result_json` |
 /// | `beforeSubmitPrompt` | `input` with `prompt` |
 /// | the others | their fields are the arguments (`subagentStart`'s `subagent_type` is also `agent_type`) |
@@ -37,11 +37,22 @@ const COMMON: [&str; 8] = [
 /// The derived events state their tool kind ([`HookRequest::with_tool_kind`]).
 /// `session_id` (else `conversation_id`) sets the session; every field given is
 /// also kept as a [wire field](HookRequest::with_wire_fields), so a Cursor
-/// hook reads exactly what was given.
+/// hook reads exactly what was given, except a `tool_name` on the shell and
+/// file events, whose envelopes have none: it names the tool (the CLI's
+/// `--tool`), which hooks of other dialects match.
 pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, FireError> {
     let event =
         CursorEvent::from_name(event).ok_or_else(|| FireError::UnknownEvent(event.to_owned()))?;
     let text = |key: &str| fields.get(key).and_then(Value::as_str).unwrap_or("");
+    // The tool of a shell or file event: the one named, else Cursor's type.
+    let tool_or = |default: &'static str| {
+        fields
+            .get("tool_name")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .unwrap_or(default)
+            .to_owned()
+    };
     let object_or_parsed = |key: &str| match fields.get(key) {
         Some(Value::String(s)) => serde_json::from_str::<Value>(s)
             .ok()
@@ -57,11 +68,12 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
                 .with_tool_name(text("tool_name"))
         }
         CursorEvent::BeforeShellExecution => {
-            HookRequest::new(point, json!({ "command": text("command") })).with_tool_name("Shell")
+            HookRequest::new(point, json!({ "command": text("command") }))
+                .with_tool_name(tool_or("Shell"))
         }
         CursorEvent::BeforeReadFile => {
             HookRequest::new(point, json!({ "file_path": text("file_path") }))
-                .with_tool_name("Read")
+                .with_tool_name(tool_or("Read"))
         }
         CursorEvent::PostToolUse
         | CursorEvent::PostToolUseFailure
@@ -70,28 +82,28 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
         | CursorEvent::AfterMcpExecution => {
             let (tool, input, result) = match event {
                 CursorEvent::AfterShellExecution => (
-                    "Shell",
+                    tool_or("Shell"),
                     json!({ "command": text("command") }),
                     text("output"),
                 ),
                 CursorEvent::AfterFileEdit => (
-                    "Write",
+                    tool_or("Write"),
                     json!({ "file_path": text("file_path"),
                             "edits": fields.get("edits").cloned().unwrap_or(json!([])) }),
                     "",
                 ),
                 CursorEvent::AfterMcpExecution => (
-                    text("tool_name"),
+                    text("tool_name").to_owned(),
                     object_or_parsed("tool_input"),
                     text("result_json"),
                 ),
                 CursorEvent::PostToolUseFailure => (
-                    text("tool_name"),
+                    text("tool_name").to_owned(),
                     object_or_parsed("tool_input"),
                     text("error_message"),
                 ),
                 _ => (
-                    text("tool_name"),
+                    text("tool_name").to_owned(),
                     object_or_parsed("tool_input"),
                     text("tool_output"),
                 ),
@@ -136,6 +148,10 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
         let kind = ToolKind::infer(req.tool_name().unwrap_or(""));
         req = req.with_tool_kind(kind);
     }
+    let mut fields = fields;
+    if event.tool_kind().is_some_and(|kind| kind != ToolKind::Mcp) {
+        fields.remove("tool_name");
+    }
     Ok(req.with_wire_fields(fields))
 }
 
@@ -166,6 +182,23 @@ mod tests {
         );
         assert_eq!(after.arguments()["tool_response"]["content"], "hi");
         assert_eq!(after.arguments()["tool_response"]["is_error"], false);
+    }
+
+    #[test]
+    fn a_named_tool_is_the_tool_of_a_shell_or_file_event() {
+        let shell = fire(
+            "beforeShellExecution",
+            json!({"command": "ls", "tool_name": "Bash"}),
+        );
+        assert_eq!(shell.tool_name(), Some("Bash"));
+        assert_eq!(shell.tool_kind(), Some(ToolKind::Shell));
+        assert!(shell.wire_fields().unwrap().get("tool_name").is_none());
+        let edit = fire(
+            "afterFileEdit",
+            json!({"file_path": "a", "tool_name": "TabWrite"}),
+        );
+        assert_eq!(edit.tool_name(), Some("TabWrite"));
+        assert_eq!(fire("beforeReadFile", json!({})).tool_name(), Some("Read"));
     }
 
     #[test]

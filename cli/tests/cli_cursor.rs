@@ -1,0 +1,48 @@
+//! The `hooks` binary with Cursor files (issue 21): the tool a Cursor event
+//! of a kind of tool names, a rewrite seen by the later hooks whatever
+//! spelling fired the event, the payload's loop count, why a hook allowed,
+//! and the hint about another dialect's files.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::{path, Sandbox};
+
+fn cursor(hooks: Value) -> String {
+    serde_json::to_string_pretty(&json!({"version": 1, "hooks": hooks})).unwrap()
+}
+
+#[test]
+fn tool_names_the_tool_of_a_shell_event() {
+    let s = Sandbox::new();
+    // A nanopi guard sees the host's own name for the tool.
+    let settings = s.write(
+        "proj/.nanopi/config.toml",
+        "[[hooks.tool_execution_start]]\nmatcher = '^run_in_terminal$'\n\
+         command = 'echo \"not here\" >&2; exit 2'\n",
+    );
+    let fire = |tool: Option<&str>| {
+        let mut args = vec![
+            "test",
+            "--json",
+            "--config",
+            path(&settings),
+            "--event",
+            "beforeShellExecution",
+            "--payload",
+            r#"{"command": "rm -rf build"}"#,
+        ];
+        if let Some(tool) = tool {
+            args.extend(["--tool", tool]);
+        }
+        s.run(&args)
+    };
+    let named = fire(Some("run_in_terminal"));
+    let report = named.json();
+    assert_eq!(report["decision"], "block", "{}", named.stderr);
+    assert_eq!(report["reason"], "not here");
+    // Without it the tool is Cursor's `Shell`, which the guard does not match.
+    let report = fire(None).json();
+    assert_eq!(report["decision"], "allow");
+    assert_eq!(report["hooks"][0]["outcome"], "skipped");
+}
