@@ -46,3 +46,54 @@ fn tool_names_the_tool_of_a_shell_event() {
     assert_eq!(report["decision"], "allow");
     assert_eq!(report["hooks"][0]["outcome"], "skipped");
 }
+
+#[test]
+fn a_rewrite_is_what_later_hooks_see_whatever_spelling_fired_the_event() {
+    let s = Sandbox::new();
+    let seen = s.write("seen.jsonl", "");
+    s.write(
+        "proj/.cursor/hooks/rewrite.sh",
+        "#!/bin/sh\ncat > /dev/null\necho '{\"updated_input\": {\"command\": \"ls -la\"}}'\n",
+    );
+    s.write(
+        "proj/.cursor/hooks/record.sh",
+        &format!("#!/bin/sh\ncat >> '{}'\necho '{{}}'\n", path(&seen)),
+    );
+    let file = s.write(
+        "proj/.cursor/hooks.json",
+        &cursor(json!({"preToolUse": [
+            {"command": ".cursor/hooks/rewrite.sh"},
+            {"command": ".cursor/hooks/record.sh"}]})),
+    );
+    for (event, payload) in [
+        (
+            "preToolUse",
+            json!({"tool_name": "Shell", "tool_input": {"command": "ls"}}),
+        ),
+        ("tool_execution_start", json!({"command": "ls"})),
+        (
+            "PreToolUse",
+            json!({"tool_name": "Shell", "tool_input": {"command": "ls"}}),
+        ),
+    ] {
+        let mut args = vec!["test", "--json", "--config", path(&file), "--event", event];
+        if event == "tool_execution_start" {
+            args.extend(["--tool", "Shell"]);
+        }
+        let payload = payload.to_string();
+        args.extend(["--payload", &payload]);
+        let run = s.run(&args);
+        let report = run.json();
+        assert_eq!(report["decision"], "transform", "{event}: {}", run.stderr);
+        assert_eq!(report["arguments"], json!({"command": "ls -la"}), "{event}");
+    }
+    let seen: Vec<Value> = std::fs::read_to_string(&seen)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(seen.len(), 3);
+    for stdin in &seen {
+        assert_eq!(stdin["tool_input"], json!({"command": "ls -la"}), "{stdin}");
+    }
+}

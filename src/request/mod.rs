@@ -137,6 +137,9 @@ struct Extras {
     tool_kind: Option<ToolKind>,
     /// Fields other dialects' envelopes write as given (see `with_wire_fields`).
     wire: Option<Map<String, Value>>,
+    /// The wire fields that state the arguments: a rewrite of the arguments
+    /// drops them, so that later hooks see the rewrite.
+    wire_facts: Option<Arc<[&'static str]>>,
 }
 
 /// When a hook run must be over, set by the [`HookTimeout`](crate::layer::timeout::HookTimeout) layer.
@@ -487,6 +490,17 @@ impl HookRequest {
         self
     }
 
+    /// Names the wire fields that state what the arguments hold (a Cursor
+    /// `tool_input`, `command`, `prompt`, …): when a hook rewrites the
+    /// arguments, the chain drops them, so that the hooks after it read the
+    /// rewrite in their envelope, not the fields as first given.
+    pub(crate) fn with_wire_facts(mut self, names: &[&'static str]) -> Self {
+        if !names.is_empty() {
+            self.extras_mut().wire_facts = Some(names.into());
+        }
+        self
+    }
+
     /// The rarer facts, to change: shared ones are copied first.
     fn extras_mut(&mut self) -> &mut Extras {
         Arc::make_mut(self.extras.get_or_insert_with(Default::default))
@@ -575,6 +589,16 @@ impl HookRequest {
 
     pub(crate) fn set_shared_arguments(&mut self, arguments: Arc<Value>) {
         self.arguments = arguments;
+        let facts = self.extras.as_deref().and_then(|e| e.wire_facts.clone());
+        if let Some(facts) = facts {
+            let extras = self.extras_mut();
+            if let Some(wire) = &mut extras.wire {
+                for name in facts.iter() {
+                    wire.remove(*name);
+                }
+            }
+            extras.wire_facts = None;
+        }
     }
 
     /// When the hook now running is overdue, if a timeout applies.

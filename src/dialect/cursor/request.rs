@@ -152,7 +152,25 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
     if event.tool_kind().is_some_and(|kind| kind != ToolKind::Mcp) {
         fields.remove("tool_name");
     }
-    Ok(req.with_wire_fields(fields))
+    Ok(req.with_wire_fields(fields).with_wire_facts(facts(event)))
+}
+
+/// The fields of `event` that state its arguments: a hook's rewrite replaces
+/// them for the hooks after it.
+fn facts(event: CursorEvent) -> &'static [&'static str] {
+    match event {
+        CursorEvent::PreToolUse | CursorEvent::BeforeMcpExecution => &["tool_input"],
+        CursorEvent::BeforeShellExecution => &["command"],
+        CursorEvent::BeforeReadFile => &["file_path"],
+        CursorEvent::PostToolUse | CursorEvent::PostToolUseFailure => {
+            &["tool_input", "tool_output", "error_message"]
+        }
+        CursorEvent::AfterShellExecution => &["command", "output"],
+        CursorEvent::AfterFileEdit => &["file_path", "edits"],
+        CursorEvent::AfterMcpExecution => &["tool_input", "result_json"],
+        CursorEvent::BeforeSubmitPrompt => &["prompt"],
+        _ => &[],
+    }
 }
 
 #[cfg(test)]
