@@ -170,10 +170,11 @@ struct ListArgs {
 
 #[derive(Debug, Args)]
 struct TestArgs {
-    /// The event: a nanopi name (tool_execution_start, input, …) or a Claude Code
-    /// one (PreToolUse, Stop, …), spelled exactly.
+    /// The event: a nanopi name (tool_execution_start, input, …), a Claude Code
+    /// one (PreToolUse, Stop, …) or a Cursor one (preToolUse, stop, …), spelled
+    /// exactly.
     // Parsed by `test`, so that a usage error goes through `render::escape`.
-    #[arg(long, value_name = "EVENT")]
+    #[arg(long, value_name = "EVENT", long_help = event_help())]
     event: String,
     /// The tool name (the two tool events): what their matchers are tested against.
     #[arg(long, value_name = "NAME")]
@@ -405,6 +406,26 @@ impl Named {
             Named::Claude(name, _) | Named::Cursor(name, _) => name,
         }
     }
+}
+
+/// The long help of `--event`: every name it takes, dialect by dialect.
+fn event_help() -> String {
+    let nanopi: Vec<&str> = Event::ALL.iter().map(|e| e.name()).collect();
+    let claude: Vec<&str> = Event::ALL
+        .iter()
+        .flat_map(|e| e.claude_names().iter().copied())
+        .collect();
+    let cursor: Vec<&str> = cursor::CursorEvent::ALL.iter().map(|e| e.name()).collect();
+    format!(
+        "The event, spelled exactly as its dialect spells it; the payload is in that \
+         dialect's terms.\n\n\
+         nanopi (the payload is the event's `arguments`): {}\n\n\
+         Claude Code, also react-agent-mini (the payload is the stdin fields): {}\n\n\
+         Cursor and OpenHuman (the payload is the stdin fields): {}",
+        nanopi.join(", "),
+        claude.join(", "),
+        cursor.join(", ")
+    )
 }
 
 fn test(args: TestArgs) -> Result<ExitCode, Failure> {

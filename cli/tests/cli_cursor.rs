@@ -97,3 +97,109 @@ fn a_rewrite_is_what_later_hooks_see_whatever_spelling_fired_the_event() {
         assert_eq!(stdin["tool_input"], json!({"command": "ls -la"}), "{stdin}");
     }
 }
+
+#[test]
+fn the_payloads_loop_count_is_checked_against_the_loop_limit() {
+    let s = Sandbox::new();
+    let file = s.write(
+        "proj/.cursor/hooks.json",
+        &cursor(json!({"stop": [
+            {"command": "cat > /dev/null; echo '{\"followup_message\": \"again\"}'", "loop_limit": 3}]})),
+    );
+    let stop = |count: u32| {
+        let payload = json!({"status": "completed", "loop_count": count}).to_string();
+        let run = s.run(&[
+            "test",
+            "--json",
+            "--config",
+            path(&file),
+            "--event",
+            "stop",
+            "--payload",
+            &payload,
+        ]);
+        run.json()
+    };
+    assert_eq!(stop(2)["follow_up"], "again");
+    assert_eq!(stop(3)["follow_up"], Value::Null);
+    assert_eq!(stop(7)["follow_up"], Value::Null);
+    assert_eq!(stop(0)["follow_up"], "again");
+}
+
+#[test]
+fn the_payloads_stop_hook_active_reaches_a_claude_stop_hook() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {"Stop": [{"hooks": [{"type": "command",
+            "command": "grep -q '\"stop_hook_active\":true' && echo 'already going' >&2 && exit 2; exit 0"}]}]}})
+        .to_string(),
+    );
+    let stop = |active: bool| {
+        let payload = json!({"stop_hook_active": active}).to_string();
+        s.run(&[
+            "test",
+            "--json",
+            "--config",
+            path(&settings),
+            "--event",
+            "Stop",
+            "--payload",
+            &payload,
+        ])
+        .json()
+    };
+    assert_eq!(stop(true)["follow_up"], "already going");
+    assert_eq!(stop(false)["follow_up"], Value::Null);
+}
+
+#[test]
+fn event_help_lists_every_dialects_names() {
+    let s = Sandbox::new();
+    let help = s.run(&["test", "--help"]).stdout;
+    for name in [
+        "tool_execution_start",
+        "session_before_compact",
+        "PreToolUse",
+        "SubagentStop",
+        "beforeShellExecution",
+        "afterAgentThought",
+    ] {
+        assert!(help.contains(name), "{name} is not in:\n{help}");
+    }
+}
+
+#[test]
+fn identical_claude_handlers_in_one_file_run_once() {
+    let s = Sandbox::new();
+    let log = s.write("runs.log", "");
+    let handler = json!({"type": "command", "command": format!("echo run >> '{}'", path(&log))});
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [handler, handler]},
+            {"matcher": "Bash", "hooks": [handler]}]}})
+        .to_string(),
+    );
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}).to_string();
+    let report = s
+        .run(&[
+            "test",
+            "--json",
+            "--config",
+            path(&settings),
+            "--event",
+            "PreToolUse",
+            "--payload",
+            &payload,
+        ])
+        .json();
+    let outcomes: Vec<&str> = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["allow", "skipped", "skipped"]);
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "run\n");
+}

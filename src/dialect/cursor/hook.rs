@@ -45,13 +45,23 @@ impl Sessions {
     }
 
     /// Counts one more follow-up of `hook` in `session`, if `limit` allows
-    /// it; answers whether it did.
-    fn take_follow_up(&self, hook: usize, session: &str, limit: Option<u32>) -> bool {
+    /// it; answers whether it did. A `seed` (the `loop_count` an event fired
+    /// by name gives) is the count so far, whatever was counted before.
+    fn take_follow_up(
+        &self,
+        hook: usize,
+        session: &str,
+        limit: Option<u32>,
+        seed: Option<u32>,
+    ) -> bool {
         let mut counts = self
             .follow_ups
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let count = counts.entry((hook, session.to_owned())).or_insert(0);
+        if let Some(seed) = seed {
+            *count = seed;
+        }
         if limit.is_some_and(|limit| *count >= limit) {
             return false;
         }
@@ -380,8 +390,12 @@ fn neutral(
             .filter(|_| matches!(hook.event, CursorEvent::Stop | CursorEvent::SubagentStop))
             .filter(|_| completed(req))
             .filter(|_| {
-                hook.sessions
-                    .take_follow_up(hook.id, session, hook.loop_limit)
+                hook.sessions.take_follow_up(
+                    hook.id,
+                    session,
+                    hook.loop_limit,
+                    given_loop_count(req),
+                )
             }),
         approved: answer.permission == Some(CursorPermission::Allow),
         block_honored: None,
@@ -424,6 +438,13 @@ fn neutral(
         notes.block_honored = Some(can_deny(hook.event));
     }
     (verdict, notes)
+}
+
+/// The `loop_count` an event fired by name gives (`hooks test --payload`):
+/// the follow-ups already caused, which the loop limit is checked against.
+fn given_loop_count(req: &HookRequest) -> Option<u32> {
+    let count = req.wire_fields()?.get("loop_count")?.as_u64()?;
+    Some(u32::try_from(count).unwrap_or(u32::MAX))
 }
 
 /// Whether the `stop` or `subagentStop` of `req` says the agent completed:
