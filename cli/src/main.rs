@@ -346,11 +346,49 @@ fn load_with(
     shown: impl Fn(&ConfigWarning) -> bool,
 ) -> Result<(Config, Files), Failure> {
     let files = args.files(host)?;
+    hint_undiscovered(args, &files);
     let config = files.load().map_err(Failure::Config)?;
     for warning in config.warnings().iter().filter(|w| shown(w)) {
         eprintln!("hooks: warning: {}", escape(&warning.to_string()));
     }
     Ok((config, files))
+}
+
+/// Without `--config` and `--discover` only nanopi's files are read: a line
+/// on stderr for each standard file of another dialect that exists for the
+/// project or HOME, so that a `hooks check` in a Claude Code project does not
+/// pass on `ok: 0 hooks` unnoticed.
+fn hint_undiscovered(args: &ConfigArgs, files: &Files) {
+    let Files::Discovered(discovery) = files else {
+        return;
+    };
+    if !args.discover.is_empty() {
+        return;
+    }
+    let project = discovery.project();
+    let home = tower_hooks::config::home_dir();
+    let home = home.as_deref();
+    for format in Format::ALL.into_iter().filter(|f| *f != Format::Nanopi) {
+        let others = Discovery::new(project)
+            .with_system_files(false)
+            .format(format)
+            .files();
+        for file in others.iter().filter(|f| f.path().is_file()) {
+            let shown = match (file.path().strip_prefix(project), home) {
+                (Ok(rel), _) => rel.display().to_string(),
+                (Err(_), Some(home)) => match file.path().strip_prefix(home) {
+                    Ok(rel) => format!("~/{}", rel.display()),
+                    Err(_) => file.path().display().to_string(),
+                },
+                (Err(_), None) => file.path().display().to_string(),
+            };
+            eprintln!(
+                "hooks: hint: found {}; add --discover {} to load it",
+                escape(&shown),
+                format.name()
+            );
+        }
+    }
 }
 
 /// The event `hooks test --event` names, in the dialect of its spelling.

@@ -203,3 +203,43 @@ fn identical_claude_handlers_in_one_file_run_once() {
     assert_eq!(outcomes, ["allow", "skipped", "skipped"]);
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "run\n");
 }
+
+#[test]
+fn another_dialects_files_that_were_not_discovered_get_a_hint() {
+    let s = Sandbox::new();
+    s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}})
+            .to_string(),
+    );
+    s.write("home/.cursor/hooks.json", &cursor(json!({})));
+    for command in ["check", "list"] {
+        let run = s.run(&[command]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(
+                "hooks: hint: found .claude/settings.json; add --discover claude to load it"
+            ),
+            "{command}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(
+                "hooks: hint: found ~/.cursor/hooks.json; add --discover cursor to load it"
+            ),
+            "{command}: {}",
+            run.stderr
+        );
+    }
+    let run = s.run(&["test", "--event", "turn_start"]);
+    assert!(
+        run.stderr.contains("add --discover claude"),
+        "{}",
+        run.stderr
+    );
+    // Discovering them, or naming files, says nothing.
+    let run = s.run(&["check", "--discover", "claude"]);
+    assert!(!run.stderr.contains("hint"), "{}", run.stderr);
+    let run = s.run(&["check", "--config", "claude:.claude/settings.json"]);
+    assert!(!run.stderr.contains("hint"), "{}", run.stderr);
+}
