@@ -289,6 +289,10 @@ fn run_details(out: &mut String, record: &HookRecord, run: &RunDetail) {
             lines.push(("note", note));
         }
     }
+    // What the answer held that its dialect ignores (Claude Code, Cursor).
+    for warning in run.warnings() {
+        lines.push(("note", one_line(warning)));
+    }
     if lines.is_empty() {
         return;
     }

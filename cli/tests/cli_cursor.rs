@@ -243,3 +243,80 @@ fn another_dialects_files_that_were_not_discovered_get_a_hint() {
     let run = s.run(&["check", "--config", "claude:.claude/settings.json"]);
     assert!(!run.stderr.contains("hint"), "{}", run.stderr);
 }
+
+#[test]
+fn the_report_says_why_a_claude_or_cursor_hook_allowed() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "echo '{\"hookSpecifcOutput\": {\"permissionDecision\": \"deny\"}}'"},
+            {"type": "command", "command": "echo checking; echo '{\"decision\": \"block\", \"reason\": \"no\"}'"},
+            {"type": "command", "command": "echo looks fine"}]}]}})
+        .to_string(),
+    );
+    let cursor_file = s.write(
+        "proj/.cursor/hooks.json",
+        &cursor(json!({"preToolUse": [
+            {"command": "echo scanning; echo '{\"permision\": \"deny\"}'"}]})),
+    );
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}).to_string();
+    let run = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--config",
+        path(&cursor_file),
+        "--event",
+        "PreToolUse",
+        "--payload",
+        &payload,
+    ]);
+    let report = run.json();
+    assert_eq!(report["decision"], "allow", "{}", run.stderr);
+    let warnings: Vec<Vec<String>> = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| serde_json::from_value(h["warnings"].clone()).unwrap())
+        .collect();
+    assert!(
+        warnings[0][0].contains("did you mean \"hookSpecificOutput\""),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1][0].contains("text before its JSON"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[2][0].starts_with("stdout is not JSON"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[3][0].contains("the other line was ignored"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[3][1].contains("did you mean \"permission\""),
+        "{warnings:?}"
+    );
+    // The report for people shows them under each hook.
+    let run = s.run(&[
+        "test",
+        "--config",
+        path(&settings),
+        "--config",
+        path(&cursor_file),
+        "--event",
+        "PreToolUse",
+        "--payload",
+        &payload,
+    ]);
+    assert!(
+        run.stdout
+            .contains("note    key \"hookSpecifcOutput\" is not one Claude Code reads"),
+        "{}",
+        run.stdout
+    );
+}

@@ -88,6 +88,13 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
         ended: Ended<'_>,
     ) -> Result<(Verdict, Notes), BoxError>;
 
+    /// What a finished run's answer held that this dialect ignores, for the
+    /// run's record ([`RunDetail::warnings`](crate::RunDetail::warnings)):
+    /// none by default.
+    fn answer_warnings(&self, _spec: Option<&HookSpec>, _finished: &Finished) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A model's answer, for a dialect with model-evaluated hooks; `Err` is
     /// an answer that could not be had or read. `None`: this dialect has
     /// none.

@@ -26,6 +26,8 @@ pub struct RunDetail {
     termination: Option<Termination>,
     stderr: Box<str>,
     last_stdout_line: Option<Box<str>>,
+    /// What its answer held that its dialect ignores.
+    warnings: Vec<String>,
 }
 
 impl RunDetail {
@@ -37,7 +39,14 @@ impl RunDetail {
             stderr: head(stderr).into(),
             last_stdout_line: last_nonempty_line(stdout)
                 .map(|line| head(line).trim_end_matches('\r').into()),
+            warnings: Vec::new(),
         }
+    }
+
+    /// The detail with what its answer held that its dialect ignores.
+    pub(crate) fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = warnings;
+        self
     }
 
     /// The detail of a process that could not be started.
@@ -46,6 +55,7 @@ impl RunDetail {
             termination: None,
             stderr: Box::default(),
             last_stdout_line: None,
+            warnings: Vec::new(),
         }
     }
 
@@ -91,6 +101,14 @@ impl RunDetail {
     /// [`RUN_DETAIL_LIMIT`] bytes of it, lossily decoded; `None` when it printed none.
     pub fn last_stdout_line(&self) -> Option<&str> {
         self.last_stdout_line.as_deref()
+    }
+
+    /// What its answer held that its dialect ignores, said for people: stdout
+    /// that is not JSON where JSON decides, keys the dialect does not know
+    /// (with the known one they most likely meant), log lines before the JSON.
+    /// Empty when none (and always for nanopi, whose report line says it).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 }
 
@@ -266,7 +284,7 @@ impl Serialize for HookRecord {
     /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let run = self.run();
-        let mut s = serializer.serialize_struct("HookRecord", 13)?;
+        let mut s = serializer.serialize_struct("HookRecord", 14)?;
         s.serialize_field("dialect", self.spec.dialect().as_str())?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
@@ -280,6 +298,8 @@ impl Serialize for HookRecord {
         s.serialize_field("signal", &run.and_then(RunDetail::signal))?;
         s.serialize_field("stderr", &run.and_then(RunDetail::stderr))?;
         s.serialize_field("persistent", &self.spec.is_persistent())?;
+        let warnings = run.map_or(&[][..], RunDetail::warnings);
+        s.serialize_field("warnings", warnings)?;
         s.end()
     }
 }

@@ -118,6 +118,18 @@ impl DialectHook for ClaudeHook {
         Dialect::Claude
     }
 
+    fn answer_warnings(
+        &self,
+        _spec: Option<&HookSpec>,
+        finished: &crate::process::Finished,
+    ) -> Vec<String> {
+        let exit = match finished.termination {
+            Termination::Exited(code) => Some(code),
+            _ => return Vec::new(),
+        };
+        super::ignored::answer_warnings(self.event.name(), exit, &finished.stdout)
+    }
+
     fn event_name<'a>(&'a self, _spec: &'a HookSpec) -> &'a str {
         self.event.name()
     }

@@ -20,6 +20,7 @@ mod event;
 mod glob;
 pub mod hook;
 pub(crate) mod http_url;
+mod ignored;
 pub(crate) mod loader;
 pub mod matcher;
 mod request;

@@ -19,6 +19,7 @@ use crate::dialect::claude::Failure;
 use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};
+use crate::process::Finished;
 use crate::request::HookRequest;
 use crate::spec::{Dialect, HookKind, HookSpec, Program};
 use crate::BoxError;
@@ -264,6 +265,13 @@ impl DialectHook for CursorHook {
             req,
             answer,
         ))
+    }
+
+    fn answer_warnings(&self, _spec: Option<&HookSpec>, finished: &Finished) -> Vec<String> {
+        match finished.termination {
+            Termination::Exited(code) => super::wire::answer_warnings(Some(code), &finished.stdout),
+            _ => Vec::new(),
+        }
     }
 
     fn model_answer(

@@ -518,6 +518,81 @@ fn decode_stdout(stdout: &[u8]) -> CursorAnswer {
     }
 }
 
+/// The keys of a Cursor answer this crate reads (snake_case, and the
+/// camelCase spellings it accepts), and `pluginPaths` (`workspaceOpen`).
+const ANSWER_KEYS: [&str; 16] = [
+    "permission",
+    "user_message",
+    "agent_message",
+    "updated_input",
+    "additional_context",
+    "continue",
+    "followup_message",
+    "env",
+    "updated_mcp_tool_output",
+    "pluginPaths",
+    "userMessage",
+    "agentMessage",
+    "updatedInput",
+    "additionalContext",
+    "followupMessage",
+    "updatedMcpToolOutput",
+];
+
+/// What a Cursor hook's answer (exit `exit`, `stdout`) held that is ignored,
+/// for people: log lines before the JSON line that answered, and keys Cursor
+/// does not know, each with the known key it most likely meant. Nothing for
+/// an answer read whole and clean, or for a failure (its error says why).
+pub(crate) fn answer_warnings(exit: Option<i32>, stdout: &[u8]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if exit != Some(0) {
+        return warnings;
+    }
+    let text = String::from_utf8_lossy(stdout);
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return warnings;
+    }
+    let object = match serde_json::from_str::<Value>(trimmed) {
+        Ok(Value::Object(map)) => map,
+        _ => {
+            let lines: Vec<&str> = trimmed.lines().filter(|l| !l.trim().is_empty()).collect();
+            let found = lines.iter().enumerate().rev().find_map(|(i, line)| {
+                let line = line.trim();
+                match serde_json::from_str::<Value>(line) {
+                    Ok(Value::Object(map)) if line.starts_with('{') => Some((i, map)),
+                    _ => None,
+                }
+            });
+            let Some((at, map)) = found else {
+                return warnings;
+            };
+            let others = lines.len() - 1;
+            let rest = if others == 1 {
+                "the other line was ignored".to_owned()
+            } else {
+                format!("the {others} other lines were ignored")
+            };
+            warnings.push(format!(
+                "the answer is stdout line {} of {}, the last that is a JSON object; {rest}",
+                at + 1,
+                lines.len(),
+            ));
+            map
+        }
+    };
+    for key in object.keys().filter(|k| !ANSWER_KEYS.contains(&k.as_str())) {
+        let hint = match crate::suggest::closest(key, ANSWER_KEYS) {
+            Some(known) => format!(" (did you mean {known:?}?)"),
+            None => String::new(),
+        };
+        warnings.push(format!(
+            "key {key:?} is not one Cursor reads{hint}: ignored"
+        ));
+    }
+    warnings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,6 +611,22 @@ mod tests {
         assert_eq!(decode(Some(0), b"  \n", b""), CursorAnswer::default());
         let plain = decode(Some(0), b"all good\n", b"");
         assert!(plain.error.unwrap().contains("all good"));
+    }
+
+    #[test]
+    fn what_an_answer_held_that_is_ignored() {
+        let w = answer_warnings(Some(0), b"scan\n2 files\n{\"permision\": \"deny\"}\n");
+        assert_eq!(
+            w,
+            [
+                "the answer is stdout line 3 of 3, the last that is a JSON object; the 2 other \
+                 lines were ignored",
+                "key \"permision\" is not one Cursor reads (did you mean \"permission\"?): ignored",
+            ]
+        );
+        assert!(answer_warnings(Some(0), b"{\"permission\": \"allow\"}").is_empty());
+        assert!(answer_warnings(Some(0), b"no json").is_empty());
+        assert!(answer_warnings(Some(2), b"x\n{\"y\": 1}").is_empty());
     }
 
     #[test]
