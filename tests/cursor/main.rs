@@ -1288,3 +1288,37 @@ async fn a_plugins_root_is_one_word_in_the_command_and_in_the_environment() {
     assert!(!plugin.join("hooks/pwned").exists());
     assert!(!Path::new("pwned").exists());
 }
+
+#[tokio::test]
+async fn tab_events_fire_for_tabs_own_tools_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("tab-stdin.json");
+    let command = format!(
+        "cat > {}; echo '{{\"permission\": \"deny\", \"agent_message\": \"no secrets for Tab\"}}'",
+        quoted(&seen)
+    );
+    let config = load_project(
+        dir.path(),
+        json!({"beforeTabFileRead": [{"command": command}],
+               "afterTabFileEdit": [{"command": "cat > /dev/null"}]}),
+    );
+    let (stack, _lines) = stack_of(&config);
+    let tab = fire("beforeTabFileRead", json!({"file_path": "/p/.env"}));
+    let outcome = stack.clone().oneshot(tab).await.unwrap();
+    assert_eq!(outcome.reason(), Some("no secrets for Tab"));
+    let stdin: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(stdin["hook_event_name"], "beforeTabFileRead");
+    assert_eq!(stdin["file_path"], "/p/.env");
+    assert!(stdin.get("attachments").is_none(), "{stdin}");
+    // The agent's own read is not Tab's: the hook is not part of the call.
+    let agent = tool_start("read_file", json!({"path": "/p/.env"}), "s");
+    let outcome = stack.clone().oneshot(agent).await.unwrap();
+    assert!(!outcome.is_blocked());
+    assert!(outcome.hooks().is_empty());
+    let edit = fire(
+        "afterTabFileEdit",
+        json!({"file_path": "a.rs", "edits": []}),
+    );
+    let outcome = stack.clone().oneshot(edit).await.unwrap();
+    assert_eq!(records(&outcome).len(), 1);
+}

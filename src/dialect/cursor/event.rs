@@ -45,11 +45,17 @@ pub enum CursorEvent {
     SubagentStop,
     /// `preCompact`.
     PreCompact,
+    /// `beforeTabFileRead`: before Tab (inline completions) reads a file: a
+    /// read tool the host names `TabRead`.
+    BeforeTabFileRead,
+    /// `afterTabFileEdit`: after Tab edited a file: a tool the host names
+    /// `TabWrite`.
+    AfterTabFileEdit,
 }
 
 impl CursorEvent {
     /// Every event, generic tool events before their derived ones.
-    pub const ALL: [CursorEvent; 18] = [
+    pub const ALL: [CursorEvent; 20] = [
         CursorEvent::SessionStart,
         CursorEvent::SessionEnd,
         CursorEvent::BeforeSubmitPrompt,
@@ -68,6 +74,8 @@ impl CursorEvent {
         CursorEvent::SubagentStart,
         CursorEvent::SubagentStop,
         CursorEvent::PreCompact,
+        CursorEvent::BeforeTabFileRead,
+        CursorEvent::AfterTabFileEdit,
     ];
 
     /// The exact name (`preToolUse`, `beforeMCPExecution`, …).
@@ -91,6 +99,8 @@ impl CursorEvent {
             CursorEvent::SubagentStart => "subagentStart",
             CursorEvent::SubagentStop => "subagentStop",
             CursorEvent::PreCompact => "preCompact",
+            CursorEvent::BeforeTabFileRead => "beforeTabFileRead",
+            CursorEvent::AfterTabFileEdit => "afterTabFileEdit",
         }
     }
 
@@ -141,12 +151,14 @@ impl CursorEvent {
             CursorEvent::PreToolUse
             | CursorEvent::BeforeShellExecution
             | CursorEvent::BeforeReadFile
-            | CursorEvent::BeforeMcpExecution => Event::ToolExecutionStart,
+            | CursorEvent::BeforeMcpExecution
+            | CursorEvent::BeforeTabFileRead => Event::ToolExecutionStart,
             CursorEvent::PostToolUse
             | CursorEvent::PostToolUseFailure
             | CursorEvent::AfterShellExecution
             | CursorEvent::AfterFileEdit
-            | CursorEvent::AfterMcpExecution => Event::ToolExecutionEnd,
+            | CursorEvent::AfterMcpExecution
+            | CursorEvent::AfterTabFileEdit => Event::ToolExecutionEnd,
             CursorEvent::AfterAgentResponse => Event::MessageEnd,
             CursorEvent::AfterAgentThought => Event::AgentThought,
             CursorEvent::Stop => Event::Stop,
@@ -156,14 +168,24 @@ impl CursorEvent {
         }
     }
 
+    /// The tool a Tab event fires for (`TabRead`, `TabWrite`, matched
+    /// ignoring case); `None` for the others.
+    pub const fn tab_tool(self) -> Option<&'static str> {
+        match self {
+            CursorEvent::BeforeTabFileRead => Some("TabRead"),
+            CursorEvent::AfterTabFileEdit => Some("TabWrite"),
+            _ => None,
+        }
+    }
+
     /// The tool kind a derived event fires for; `None` for the others.
     pub const fn tool_kind(self) -> Option<ToolKind> {
         match self {
             CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => {
                 Some(ToolKind::Shell)
             }
-            CursorEvent::BeforeReadFile => Some(ToolKind::Read),
-            CursorEvent::AfterFileEdit => Some(ToolKind::Edit),
+            CursorEvent::BeforeReadFile | CursorEvent::BeforeTabFileRead => Some(ToolKind::Read),
+            CursorEvent::AfterFileEdit | CursorEvent::AfterTabFileEdit => Some(ToolKind::Edit),
             CursorEvent::BeforeMcpExecution | CursorEvent::AfterMcpExecution => Some(ToolKind::Mcp),
             _ => None,
         }
@@ -176,6 +198,7 @@ impl CursorEvent {
             self,
             CursorEvent::AfterShellExecution
                 | CursorEvent::AfterFileEdit
+                | CursorEvent::AfterTabFileEdit
                 | CursorEvent::AfterMcpExecution
                 | CursorEvent::PostToolUseFailure
                 | CursorEvent::AfterAgentResponse
@@ -197,17 +220,22 @@ impl CursorEvent {
 
     /// Whether it has something for a matcher to test. Cursor's page lists
     /// none for `sessionStart`, `sessionEnd` and `preCompact`: a matcher there
-    /// is ignored (with a load warning) and the hook runs every time.
+    /// is ignored (with a load warning) and the hook runs every time; nor
+    /// for the Tab events.
     pub const fn has_subject(self) -> bool {
         !matches!(
             self,
-            CursorEvent::SessionStart | CursorEvent::SessionEnd | CursorEvent::PreCompact
+            CursorEvent::SessionStart
+                | CursorEvent::SessionEnd
+                | CursorEvent::PreCompact
+                | CursorEvent::BeforeTabFileRead
+                | CursorEvent::AfterTabFileEdit
         )
     }
 }
 
 /// Cursor's names of each neutral event, from [`CursorEvent::ALL`].
-static NAMES: NameColumns<5> = {
+static NAMES: NameColumns<6> = {
     let mut columns = NameColumns::new();
     let mut i = 0;
     while i < CursorEvent::ALL.len() {
@@ -260,7 +288,8 @@ mod tests {
         }
     }
 
-    /// The column the event table held before it was derived.
+    /// The column the event table held before it was derived, with the Tab
+    /// events since added.
     #[test]
     fn derived_names_are_the_old_table_column() {
         let old: [(Event, &[&str]); Event::COUNT] = [
@@ -276,6 +305,7 @@ mod tests {
                     "beforeShellExecution",
                     "beforeReadFile",
                     "beforeMCPExecution",
+                    "beforeTabFileRead",
                 ],
             ),
             (
@@ -286,6 +316,7 @@ mod tests {
                     "afterShellExecution",
                     "afterFileEdit",
                     "afterMCPExecution",
+                    "afterTabFileEdit",
                 ],
             ),
             (Event::TurnEnd, &[]),

@@ -301,6 +301,9 @@ fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
     if req.event() != hook.event.point() {
         return false;
     }
+    if let Some(tab) = hook.event.tab_tool() {
+        return req.tool_name().is_some_and(|t| t.eq_ignore_ascii_case(tab));
+    }
     if let Some(kind) = hook.event.tool_kind() {
         return req.tool_kind() == Some(kind);
     }
@@ -497,6 +500,7 @@ fn can_deny(event: CursorEvent) -> bool {
             | CursorEvent::BeforeShellExecution
             | CursorEvent::BeforeReadFile
             | CursorEvent::BeforeMcpExecution
+            | CursorEvent::BeforeTabFileRead
             | CursorEvent::BeforeSubmitPrompt
             | CursorEvent::SubagentStart
     )

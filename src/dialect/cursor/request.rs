@@ -29,6 +29,7 @@ const COMMON: [&str; 8] = [
 /// | `preToolUse`, `postToolUse`, `postToolUseFailure` | the tool call: `tool_name`, `tool_input`, `tool_use_id`; after it, `tool_output` (or `error_message`) is the result's text |
 /// | `beforeShellExecution`, `afterShellExecution` | a shell tool (`tool_name`, else `Shell`) with `{"command"}`; after it, `output` is the result |
 /// | `beforeReadFile` | a read tool (`tool_name`, else `Read`) with `{"file_path"}` |
+/// | `beforeTabFileRead`, `afterTabFileEdit` | Tab's read (`TabRead`) or edit (`TabWrite`), as the two above |
 /// | `afterFileEdit` | an edit tool (`tool_name`, else `Write`) with `{"file_path", "edits"}` |
 /// | `beforeMCPExecution`, `afterMCPExecution` | an MCP tool: `tool_name`, `tool_input` (a JSON string is parsed); after it, `result_json` |
 /// | `beforeSubmitPrompt` | `input` with `prompt` |
@@ -75,10 +76,15 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
             HookRequest::new(point, json!({ "file_path": text("file_path") }))
                 .with_tool_name(tool_or("Read"))
         }
+        CursorEvent::BeforeTabFileRead => {
+            HookRequest::new(point, json!({ "file_path": text("file_path") }))
+                .with_tool_name("TabRead")
+        }
         CursorEvent::PostToolUse
         | CursorEvent::PostToolUseFailure
         | CursorEvent::AfterShellExecution
         | CursorEvent::AfterFileEdit
+        | CursorEvent::AfterTabFileEdit
         | CursorEvent::AfterMcpExecution => {
             let (tool, input, result) = match event {
                 CursorEvent::AfterShellExecution => (
@@ -86,8 +92,12 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
                     json!({ "command": text("command") }),
                     text("output"),
                 ),
-                CursorEvent::AfterFileEdit => (
-                    tool_or("Write"),
+                CursorEvent::AfterFileEdit | CursorEvent::AfterTabFileEdit => (
+                    if event == CursorEvent::AfterTabFileEdit {
+                        "TabWrite".to_owned()
+                    } else {
+                        tool_or("Write")
+                    },
                     json!({ "file_path": text("file_path"),
                             "edits": fields.get("edits").cloned().unwrap_or(json!([])) }),
                     "",
@@ -161,12 +171,12 @@ fn facts(event: CursorEvent) -> &'static [&'static str] {
     match event {
         CursorEvent::PreToolUse | CursorEvent::BeforeMcpExecution => &["tool_input"],
         CursorEvent::BeforeShellExecution => &["command"],
-        CursorEvent::BeforeReadFile => &["file_path"],
+        CursorEvent::BeforeReadFile | CursorEvent::BeforeTabFileRead => &["file_path"],
         CursorEvent::PostToolUse | CursorEvent::PostToolUseFailure => {
             &["tool_input", "tool_output", "error_message"]
         }
         CursorEvent::AfterShellExecution => &["command", "output"],
-        CursorEvent::AfterFileEdit => &["file_path", "edits"],
+        CursorEvent::AfterFileEdit | CursorEvent::AfterTabFileEdit => &["file_path", "edits"],
         CursorEvent::AfterMcpExecution => &["tool_input", "result_json"],
         CursorEvent::BeforeSubmitPrompt => &["prompt"],
         _ => &[],

@@ -151,8 +151,8 @@ pub struct Envelope<'a> {
 /// | --- | --- |
 /// | `preToolUse`, `postToolUse`, `postToolUseFailure` | `tool_name`, `tool_input`, `tool_use_id`; after the tool: `tool_output` (the result as a JSON string: its structured content, else its text) and `duration`, or on a failure `error_message` and `failure_type` (`error`) |
 /// | `beforeShellExecution`, `afterShellExecution` | `command`, `cwd`, `sandbox` (`false`); after: `output`, `duration` |
-/// | `beforeReadFile` | `file_path`, `content` (`""`: the host did not read it), `attachments` (`[]`) |
-/// | `afterFileEdit` | `file_path`, `edits` (the input's `edits`, else `[{old_string, new_string}]` from it) |
+/// | `beforeReadFile`, `beforeTabFileRead` | `file_path`, `content` (`""`: the host did not read it); `beforeReadFile` also `attachments` (`[]`) |
+/// | `afterFileEdit`, `afterTabFileEdit` | `file_path`, `edits` (the input's `edits`, else `[{old_string, new_string}]` from it) |
 /// | `beforeMCPExecution`, `afterMCPExecution` | `tool_name`, `tool_input` (a JSON string); after: `result_json` (a JSON string), `duration` |
 /// | `beforeSubmitPrompt` | `prompt`, `attachments` (`[]`) |
 /// | `stop`, `subagentStop` | `status` (`completed`), `loop_count`, and the arguments |
@@ -253,16 +253,19 @@ fn event_fields<'r>(
                 out.push(("duration", Cow::Owned(duration())));
             }
         }
-        CursorEvent::BeforeReadFile => {
+        CursorEvent::BeforeReadFile | CursorEvent::BeforeTabFileRead => {
             let path = input.get("file_path").or_else(|| input.get("path"));
             out.push((
                 "file_path",
                 text(path.and_then(Value::as_str).unwrap_or("")),
             ));
             out.push(("content", text("")));
-            out.push(("attachments", Cow::Owned(Value::Array(Vec::new()))));
+            // Tab reads have no prompt, so no attachments.
+            if event == CursorEvent::BeforeReadFile {
+                out.push(("attachments", Cow::Owned(Value::Array(Vec::new()))));
+            }
         }
-        CursorEvent::AfterFileEdit => {
+        CursorEvent::AfterFileEdit | CursorEvent::AfterTabFileEdit => {
             let path = input.get("file_path").or_else(|| input.get("path"));
             out.push((
                 "file_path",
