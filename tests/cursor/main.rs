@@ -1322,3 +1322,47 @@ async fn tab_events_fire_for_tabs_own_tools_by_name() {
     let outcome = stack.clone().oneshot(edit).await.unwrap();
     assert_eq!(records(&outcome).len(), 1);
 }
+
+#[tokio::test]
+async fn prompts_subagents_and_compaction_answer_as_cursors_page_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let say = |answer: Value| format!("cat > /dev/null; echo '{answer}'");
+    let config = load_project(
+        dir.path(),
+        json!({
+            "beforeSubmitPrompt": [{"command": say(json!({"continue": false, "user_message": "not now"}))}],
+            "subagentStart": [{"command": say(json!({"permission": "ask", "user_message": "no explorers"})), "matcher": "explore"}],
+            "preCompact": [{"command": say(json!({"permission": "deny", "user_message": "keep it all"}))}],
+            "preToolUse": [{"command": say(json!({"permission": "ask", "user_message": "really?"})), "matcher": "Shell"}],
+        }),
+    );
+    let (stack, _lines) = stack_of(&config);
+    // `continue: false` drops the prompt, with the user's message.
+    let prompt = stack
+        .clone()
+        .oneshot(HookRequest::input("deploy"))
+        .await
+        .unwrap();
+    assert!(prompt.is_blocked());
+    assert_eq!(prompt.reason(), Some("not now"));
+    // An ask at subagentStart is a deny; the matcher tests the subagent's type.
+    let explore = HookRequest::subagent_start("a1", "explore");
+    let outcome = stack.clone().oneshot(explore).await.unwrap();
+    assert!(outcome.is_blocked() && !outcome.needs_approval());
+    assert_eq!(outcome.reason(), Some("no explorers"));
+    let general = HookRequest::subagent_start("a2", "generalPurpose");
+    let outcome = stack.clone().oneshot(general).await.unwrap();
+    assert!(!outcome.is_blocked());
+    assert_eq!(records(&outcome)[0].1, RecordOutcome::Skipped);
+    // preCompact cannot block: the deny is kept as a record.
+    let compact =
+        HookRequest::session_before_compact(tower_hooks::request::CompactionReason::Manual);
+    let outcome = stack.clone().oneshot(compact).await.unwrap();
+    assert!(!outcome.is_blocked());
+    assert_eq!(records(&outcome)[0].1, RecordOutcome::Block);
+    // An ask before a tool asks the host's approver.
+    let shell = tool_start("Shell", json!({"command": "make deploy"}), "s");
+    let outcome = stack.clone().oneshot(shell).await.unwrap();
+    assert!(outcome.needs_approval());
+    assert_eq!(outcome.reason(), Some("really?"));
+}

@@ -425,6 +425,15 @@ fn neutral(
                 .clone()
                 .unwrap_or_else(|| crate::DEFAULT_BLOCK_REASON.to_owned()),
         ),
+        // Cursor's page: `subagentStart` has no ask, and treats one as a deny.
+        Some(CursorPermission::Ask) if hook.event == CursorEvent::SubagentStart => Verdict::block(
+            answer
+                .user_message
+                .clone()
+                .or_else(|| answer.agent_message.clone())
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or_else(|| crate::DEFAULT_BLOCK_REASON.to_owned()),
+        ),
         Some(CursorPermission::Ask) => Verdict::ask(
             answer
                 .user_message
