@@ -32,7 +32,7 @@ use tower_hooks::config::read::{open_append, read_capped, read_regular, FileErro
 use tower_hooks::config::{
     Config, ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format,
 };
-use tower_hooks::dialect::{claude, cursor};
+use tower_hooks::dialect::{EventNames, NamedEvent};
 use tower_hooks::report::Notice;
 use tower_hooks::{Event, HookOutcome, HookRequest, HookStack, Host, MatcherSubject};
 use tower_hooks_layers::audit::AuditLayer;
@@ -143,7 +143,7 @@ struct ConfigArgs {
 /// A `--discover` value.
 fn parse_format(name: &str) -> Result<Format, String> {
     Format::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
         format!("expected one of: {}", names.join(", "))
     })
 }
@@ -310,7 +310,7 @@ impl ConfigArgs {
             return Ok(Files::Named { files, project });
         }
         let formats = if self.discover.is_empty() {
-            vec![Format::Nanopi]
+            vec![Format::default()]
         } else {
             self.discover.clone()
         };
@@ -345,11 +345,9 @@ fn load_with(
 enum Named {
     /// A nanopi name: the payload is the event's `arguments`.
     Nanopi(Event),
-    /// A Claude Code name (also react-agent-mini's two): the payload is the
-    /// event's stdin fields.
-    Claude(&'static str, Event),
-    /// A Cursor (and OpenHuman) name: the payload is the event's stdin fields.
-    Cursor(&'static str, Event),
+    /// Another dialect's name (Claude Code's, also react-agent-mini's two;
+    /// Cursor's, also OpenHuman's): the payload is the event's stdin fields.
+    Other(NamedEvent),
 }
 
 impl Named {
@@ -357,40 +355,29 @@ impl Named {
         if let Some(event) = Event::from_name(name) {
             return Ok(Named::Nanopi(event));
         }
-        for event in Event::ALL {
-            if let Some(claude) = event.claude_names().iter().find(|n| **n == name) {
-                return Ok(Named::Claude(claude, event));
-            }
-        }
-        if let Some(event) = cursor::CursorEvent::from_name(name) {
-            return Ok(Named::Cursor(event.name(), event.point()));
+        if let Some(named) = NamedEvent::find(name) {
+            return Ok(Named::Other(named));
         }
         // nanopi's message (with its hint for a CamelCase or retired
         // name), then the names of the other dialects.
-        let nanopi = name.parse::<Event>().unwrap_err();
-        let claude: Vec<&str> = Event::ALL
-            .iter()
-            .flat_map(|e| e.claude_names().iter().copied())
-            .collect();
-        let cursor: Vec<&str> = cursor::CursorEvent::ALL.iter().map(|e| e.name()).collect();
-        Err(Failure::Usage(format!(
-            "{nanopi}; or a Claude Code (and react-agent-mini) event: {}; or a Cursor (and \
-             OpenHuman) event: {}",
-            claude.join(", "),
-            cursor.join(", ")
-        )))
+        let mut message = name.parse::<Event>().unwrap_err().to_string();
+        for names in EventNames::all() {
+            message += &format!("; or {}: {}", names.described(), names.names().join(", "));
+        }
+        Err(Failure::Usage(message))
     }
 
     fn event(self) -> Event {
         match self {
-            Named::Nanopi(event) | Named::Claude(_, event) | Named::Cursor(_, event) => event,
+            Named::Nanopi(event) => event,
+            Named::Other(named) => named.event(),
         }
     }
 
     fn name(self) -> &'static str {
         match self {
             Named::Nanopi(event) => event.name(),
-            Named::Claude(name, _) | Named::Cursor(name, _) => name,
+            Named::Other(named) => named.name(),
         }
     }
 }
@@ -423,7 +410,7 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
             }
             req
         }
-        Named::Claude(name, _) | Named::Cursor(name, _) => {
+        Named::Other(named) => {
             // The flags fill what the payload leaves out; the payload wins.
             let mut fields = payload;
             for (key, flag) in [
@@ -437,11 +424,9 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
                         .or_insert_with(|| Value::String(value.clone()));
                 }
             }
-            let fired = match named {
-                Named::Cursor(..) => cursor::request(name, fields),
-                _ => claude::request(name, fields),
-            };
-            fired.map_err(|e| Failure::Usage(format!("the payload of {name}: {e}")))?
+            named
+                .request(fields)
+                .map_err(|e| Failure::Usage(format!("the payload of {}: {e}", named.name())))?
         }
     };
     req = req.with_cwd(cwd);
@@ -454,9 +439,7 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     {
         let (missing, hint) = match named {
             Named::Nanopi(_) => ("--tool", "try --tool bash"),
-            Named::Claude(..) | Named::Cursor(..) => {
-                ("tool name", "give \"tool_name\" in --payload, or --tool")
-            }
+            Named::Other(_) => ("tool name", "give \"tool_name\" in --payload, or --tool"),
         };
         eprintln!(
             "hooks: warning: no {missing} given: the matchers of {} hooks see an empty tool \
@@ -582,12 +565,10 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
 /// Claude Code name, the `message` and `arguments` of that dialect.
 fn json_report(outcome: &HookOutcome, named: Named) -> Value {
     let mut report = serde_json::to_value(outcome).expect("an outcome always serializes");
-    if let (Named::Claude(name, event) | Named::Cursor(name, event), Value::Object(map)) =
-        (named, &mut report)
-    {
-        map.insert("event".into(), Value::from(name));
+    if let (Named::Other(other), Value::Object(map)) = (named, &mut report) {
+        map.insert("event".into(), Value::from(other.name()));
         map.insert("message".into(), Value::from(message(outcome, named)));
-        if event == Event::ToolExecutionEnd {
+        if other.event() == Event::ToolExecutionEnd {
             let input = outcome.arguments().get("tool_input").cloned();
             map.insert("arguments".into(), input.unwrap_or(Value::Null));
         }
@@ -601,10 +582,10 @@ fn json_report(outcome: &HookOutcome, named: Named) -> Value {
 fn message(outcome: &HookOutcome, named: Named) -> Option<String> {
     match named {
         Named::Nanopi(_) => outcome.message(),
-        Named::Claude(..) | Named::Cursor(..) if !outcome.is_blocked() => None,
-        Named::Claude(_, event) | Named::Cursor(_, event) => {
+        Named::Other(_) if !outcome.is_blocked() => None,
+        Named::Other(other) => {
             let reason = outcome.reason().unwrap_or_default();
-            Some(if event == Event::ToolExecutionStart {
+            Some(if other.event() == Event::ToolExecutionStart {
                 format!("blocked by hook: {reason}")
             } else {
                 reason.to_owned()
@@ -665,8 +646,7 @@ fn tool_flags_fit_the_event(args: &TestArgs, named: Named) -> Result<(), Failure
     };
     let events = match named {
         Named::Nanopi(_) => "tool_execution_start, tool_execution_end",
-        Named::Claude(..) => "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest",
-        Named::Cursor(..) => "preToolUse, postToolUse and the events of a kind of tool",
+        Named::Other(other) => other.names().tool_events(),
     };
     Err(Failure::Usage(format!(
         "{flag} is only for the tool events ({events}): {} has no tool",

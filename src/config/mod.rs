@@ -114,7 +114,7 @@ mod duplicate_keys;
 mod error;
 mod expand;
 pub(crate) mod loader;
-mod loaders;
+pub(crate) mod loaders;
 mod programs;
 
 pub(crate) use self::duplicate_keys::duplicate_keys;
@@ -125,7 +125,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use self::discovery::{ConfigFile, Discovery, Format};
-pub(crate) use self::error::describe_json;
+pub(crate) use self::error::{describe_json, invalid_value};
 pub use self::error::{ConfigError, ConfigErrorKind, ConfigWarning, ConfigWarningKind};
 pub use self::expand::expand_home;
 pub use self::read::MAX_CONFIG_SIZE;

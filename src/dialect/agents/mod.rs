@@ -75,7 +75,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::config::read::{read_config, MAX_CONFIG_SIZE};
-use crate::config::{ConfigError, ConfigErrorKind, ConfigWarningKind};
+use crate::config::{invalid_value as invalid, ConfigError, ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::Failure;
 use crate::event::Event;
 use crate::outcome::{last_nonempty_line, DEFAULT_BLOCK_REASON};
@@ -171,7 +171,7 @@ pub struct AgentsFile {
     /// The entries.
     pub hooks: Vec<AgentsHook>,
     /// Keys that are no event of react-agent-mini
-    /// ([`ConfigWarningKind::AgentsUnsupportedEvent`]).
+    /// ([`ConfigWarningKind::UnsupportedEvent`]).
     pub warnings: Vec<ConfigWarningKind>,
 }
 
@@ -187,8 +187,8 @@ pub fn load(path: &Path) -> Result<AgentsFile, ConfigError> {
 ///
 /// Errors: JSON that does not parse ([`ConfigErrorKind::InvalidJson`], with
 /// its line and column), an entry without a command
-/// ([`ConfigErrorKind::AgentsMissingCommand`]), a value of the wrong type
-/// ([`ConfigErrorKind::AgentsInvalidValue`]). A key that is not `PreToolUse` or
+/// ([`ConfigErrorKind::MissingKey`]), a value of the wrong type
+/// ([`ConfigErrorKind::InvalidValue`]). A key that is not `PreToolUse` or
 /// `PostToolUse` is a warning.
 pub fn parse(text: &str) -> Result<AgentsFile, ConfigErrorKind> {
     let root: Value = serde_json::from_str(text).map_err(ConfigErrorKind::InvalidJson)?;
@@ -224,11 +224,11 @@ pub fn parse(text: &str) -> Result<AgentsFile, ConfigErrorKind> {
     }
     for key in events.keys() {
         if AgentsEvent::from_name(key).is_none() {
-            file.warnings
-                .push(ConfigWarningKind::AgentsUnsupportedEvent {
-                    event: key.clone(),
-                    suggestion: suggestion(key),
-                });
+            file.warnings.push(ConfigWarningKind::UnsupportedEvent {
+                event: key.clone(),
+                runs_on: "react-agent-mini hooks run on PreToolUse and PostToolUse only",
+                suggestion: suggestion(key),
+            });
         }
     }
     Ok(file)
@@ -250,17 +250,21 @@ fn entry_of(
         None => None,
         Some(Value::String(m)) if m.is_empty() || m == "*" => None,
         Some(Value::String(m)) => Some(m.clone()),
-        Some(other) => return Err(invalid(&field_at("matcher"), "a tool name or \"*\"", other)),
+        Some(other) => return Err(invalid(field_at("matcher"), "a tool name or \"*\"", other)),
     };
     let command = match field("command") {
         Some(Value::String(c)) if !c.trim().is_empty() => c,
         None | Some(Value::String(_)) => {
-            return Err(ConfigErrorKind::AgentsMissingCommand { at: at.to_owned() })
+            return Err(ConfigErrorKind::MissingKey {
+                at: at.to_owned(),
+                key: "command",
+                needs: "a react-agent-mini hook needs the shell command to run (with sh -c)",
+            })
         }
-        Some(other) => return Err(invalid(&field_at("command"), "a shell command", other)),
+        Some(other) => return Err(invalid(field_at("command"), "a shell command", other)),
     };
     if command.contains('\0') {
-        return Err(ConfigErrorKind::AgentsInvalidValue {
+        return Err(ConfigErrorKind::InvalidValue {
             at: field_at("command"),
             expected: "a command without NUL characters (\\u0000)",
             found: "a string with one".into(),
@@ -270,7 +274,7 @@ fn entry_of(
         None => DEFAULT_TIMEOUT,
         Some(value) => milliseconds(value).ok_or_else(|| {
             invalid(
-                &field_at("timeoutMs"),
+                field_at("timeoutMs"),
                 "a positive number of milliseconds",
                 value,
             )
@@ -279,7 +283,7 @@ fn entry_of(
     let flag = |key: &str| match field(key) {
         None => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(invalid(&field_at(key), "true or false", other)),
+        Some(other) => Err(invalid(field_at(key), "true or false", other)),
     };
     Ok(AgentsHook {
         event,
@@ -315,14 +319,6 @@ fn suggestion(key: &str) -> Option<&'static str> {
         .into_iter()
         .map(AgentsEvent::name)
         .find(|name| name.to_ascii_lowercase() == folded)
-}
-
-fn invalid(at: &str, expected: &'static str, found: &Value) -> ConfigErrorKind {
-    ConfigErrorKind::AgentsInvalidValue {
-        at: at.to_owned(),
-        expected,
-        found: crate::config::describe_json(found),
-    }
 }
 
 // --- the envelope -----------------------------------------------------------

@@ -92,10 +92,7 @@ fn an_entry_without_a_command_is_an_error_naming_it() {
     for command in [json!(""), json!("  "), Value::Null] {
         let text = json!({"PostToolUse": [{"command": command}]}).to_string();
         assert!(
-            matches!(
-                parse(&text),
-                Err(ConfigErrorKind::AgentsMissingCommand { .. })
-            ),
+            matches!(parse(&text), Err(ConfigErrorKind::MissingKey { .. })),
             "{text}"
         );
     }

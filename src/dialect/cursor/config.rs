@@ -26,7 +26,9 @@ use serde_json::Value;
 use super::event::CursorEvent;
 use super::matcher::CursorMatcher;
 use crate::config::read::read_config;
-use crate::config::{ConfigError, ConfigErrorKind, ConfigWarningKind, MAX_CONFIG_SIZE};
+use crate::config::{
+    invalid_value as invalid, ConfigError, ConfigErrorKind, ConfigWarningKind, MAX_CONFIG_SIZE,
+};
 
 /// A hook's timeout when its entry names none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -111,7 +113,7 @@ pub fn parse(text: &str) -> Result<CursorFile, ConfigErrorKind> {
         None => {}
         Some(v) if v.as_f64() == Some(1.0) => {}
         Some(other) => {
-            file.warnings.push(ConfigWarningKind::CursorOtherVersion {
+            file.warnings.push(ConfigWarningKind::OtherVersion {
                 found: crate::config::describe_json(other),
             });
             return Ok(file);
@@ -129,8 +131,9 @@ pub fn parse(text: &str) -> Result<CursorFile, ConfigErrorKind> {
     for (key, list) in &events {
         let Some(event) = CursorEvent::from_loose(key) else {
             let names = CursorEvent::ALL.iter().map(|e| e.name());
-            file.warnings.push(ConfigWarningKind::CursorUnknownEvent {
+            file.warnings.push(ConfigWarningKind::UnknownEvent {
                 event: key.clone(),
+                expected: "a Cursor hook event",
                 suggestion: crate::suggest::closest(key, names),
             });
             continue;
@@ -168,14 +171,14 @@ fn entry_of(
     let string = |key: &str| match field(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(invalid(&field_at(key), "a string", other)),
+        Some(other) => Err(invalid(field_at(key), "a string", other)),
     };
     let flag = |keys: &[&str], default: bool| {
         for key in keys {
             match field(key) {
                 None => continue,
                 Some(Value::Bool(b)) => return Ok(*b),
-                Some(other) => return Err(invalid(&field_at(key), "true or false", other)),
+                Some(other) => return Err(invalid(field_at(key), "true or false", other)),
             }
         }
         Ok(default)
@@ -189,21 +192,27 @@ fn entry_of(
             at: at.to_owned(),
             kind: kind.clone(),
         }),
-        _ => warnings.push(ConfigWarningKind::CursorUnsupportedType {
+        _ => warnings.push(ConfigWarningKind::UnsupportedType {
             at: at.to_owned(),
+            entries: "hooks",
             kind: kind.clone(),
+            why: "only \"command\" runs",
         }),
     }
     let command = match field("command") {
         Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
         None | Some(Value::String(_)) if kind != "command" => String::new(),
         None | Some(Value::String(_)) => {
-            return Err(ConfigErrorKind::CursorMissingCommand { at: at.to_owned() })
+            return Err(ConfigErrorKind::MissingKey {
+                at: at.to_owned(),
+                key: "command",
+                needs: "a hooks.json entry needs the shell command to run (with sh -c)",
+            })
         }
-        Some(other) => return Err(invalid(&field_at("command"), "a shell command", other)),
+        Some(other) => return Err(invalid(field_at("command"), "a shell command", other)),
     };
     if command.contains('\0') {
-        return Err(ConfigErrorKind::CursorInvalidValue {
+        return Err(ConfigErrorKind::InvalidValue {
             at: field_at("command"),
             expected: "a command without NUL characters (\\u0000)",
             found: "a string with one".into(),
@@ -213,7 +222,7 @@ fn entry_of(
     let pattern = match matcher.as_deref() {
         None => CursorMatcher::Any,
         Some(m) => CursorMatcher::compile(event, m).unwrap_or_else(|err| {
-            warnings.push(ConfigWarningKind::CursorInvalidMatcher {
+            warnings.push(ConfigWarningKind::InvalidMatcher {
                 at: at.to_owned(),
                 matcher: m.to_owned(),
                 error: err.to_string().lines().last().unwrap_or("").to_owned(),
@@ -224,7 +233,7 @@ fn entry_of(
     let timeout = match field("timeout") {
         None => DEFAULT_TIMEOUT,
         Some(value) => seconds(value)
-            .ok_or_else(|| invalid(&field_at("timeout"), "a positive number of seconds", value))?,
+            .ok_or_else(|| invalid(field_at("timeout"), "a positive number of seconds", value))?,
     };
     let loop_limit = match entry.get("loop_limit") {
         None => Some(DEFAULT_LOOP_LIMIT),
@@ -234,7 +243,7 @@ fn entry_of(
             Some(n) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
             None => {
                 return Err(invalid(
-                    &field_at("loop_limit"),
+                    field_at("loop_limit"),
                     "a whole number of follow-ups (0 or null: no limit)",
                     value,
                 ))
@@ -315,14 +324,6 @@ impl<'de> serde::Deserialize<'de> for InOrder {
     }
 }
 
-fn invalid(at: &str, expected: &'static str, found: &Value) -> ConfigErrorKind {
-    ConfigErrorKind::CursorInvalidValue {
-        at: at.to_owned(),
-        expected,
-        found: crate::config::describe_json(found),
-    }
-}
-
 /// Where a hook of the `hooks.json` at `path` runs: the project root for a
 /// project's `.cursor/hooks.json`, else the file's own folder.
 pub fn run_dir(path: &Path, project: &Path) -> PathBuf {
@@ -371,7 +372,7 @@ mod tests {
         assert!(f.entries.is_empty());
         assert_eq!(
             f.warnings,
-            [ConfigWarningKind::CursorOtherVersion {
+            [ConfigWarningKind::OtherVersion {
                 found: "the number 2".into()
             }]
         );
