@@ -109,6 +109,7 @@
 //! such as a timeout under 100 ms (`timeout = 5 is 5 milliseconds, not seconds;
 //! write 5000 for five seconds`). The library never prints either.
 
+pub(crate) mod derived;
 mod discovery;
 mod duplicate_keys;
 mod error;
