@@ -172,13 +172,18 @@ pub enum ConfigWarningKind {
         /// The type as written.
         kind: String,
     },
-    /// A Claude Code handler `type` that Claude Code does not have.
-    ClaudeUnknownType {
-        /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
+    /// An entry of a JSON configuration whose `type` its dialect does not
+    /// have (a Claude Code handler's): it loads and never runs.
+    UnknownEntryType {
+        /// The entry, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
         /// The type as written.
         kind: String,
-        /// `"command"`, when the type is a close misspelling of it.
+        /// What it is not: `a Claude Code handler type`.
+        expected: &'static str,
+        /// What its dialect calls an entry: `handler`.
+        entry: &'static str,
+        /// The type it is a close misspelling of.
         suggestion: Option<&'static str>,
     },
     /// A key written twice in one JSON object: the last one counts and the
@@ -221,21 +226,23 @@ pub enum ConfigWarningKind {
         /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
     },
-    /// A Claude Code handler of a type Claude Code does not run at its event
-    /// (a `prompt` handler at `SessionEnd`, an `http` one at `SessionStart`):
-    /// it is listed and never runs.
-    ClaudeTypeNotOnEvent {
-        /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
+    /// An entry of a type its dialect does not run at its event (a Claude
+    /// Code `prompt` handler at `SessionEnd`, an `http` one at
+    /// `SessionStart`): it is listed and never runs.
+    TypeNotOnEvent {
+        /// The entry, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
+        /// The dialect, as a message names it: `Claude Code`.
+        dialect: &'static str,
         /// The type as written.
         kind: String,
         /// The event, as written.
         event: String,
     },
-    /// A matcher on a Claude Code event that has no matcher (`Stop`,
-    /// `UserPromptSubmit`, …): ignored, as Claude Code ignores it, so the
+    /// A matcher on an event that has no matcher (Claude Code's `Stop`,
+    /// `UserPromptSubmit`, …): ignored, as its dialect ignores it, so the
     /// group's hooks run every time.
-    ClaudeIgnoredMatcher {
+    IgnoredMatcher {
         /// The event, as written.
         event: String,
         /// The matcher group's position in the event's list, from 0.
@@ -243,11 +250,14 @@ pub enum ConfigWarningKind {
         /// The matcher as written.
         matcher: String,
     },
-    /// A Claude Code `timeout` of a whole number of thousands of seconds: most
-    /// likely milliseconds written where seconds are meant.
-    ClaudeLongTimeout {
-        /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
+    /// A `timeout` in seconds that is a whole number of thousands (a
+    /// Claude Code handler's): most likely milliseconds written where
+    /// seconds are meant.
+    LongTimeout {
+        /// The entry, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
+        /// The dialect whose timeouts are in seconds: `Claude Code`.
+        dialect: &'static str,
         /// The timeout as written, in seconds.
         seconds: u64,
     },
@@ -363,28 +373,30 @@ impl fmt::Display for ConfigWarningKind {
                  the host supplies one (hooks test --evaluator-command CMD), and is skipped \
                  otherwise"
             ),
-            ConfigWarningKind::ClaudeUnknownType {
+            ConfigWarningKind::UnknownEntryType {
                 ref at,
                 ref kind,
+                expected,
+                entry,
                 suggestion,
             } => {
                 write!(
                     f,
-                    "{at}: type {kind:?} is not a Claude Code handler type, so this handler \
-                     never runs"
+                    "{at}: type {kind:?} is not {expected}, so this {entry} never runs"
                 )?;
                 match suggestion {
                     Some(known) => write!(f, "; did you mean {known:?}?"),
                     None => Ok(()),
                 }
             }
-            ConfigWarningKind::ClaudeTypeNotOnEvent {
+            ConfigWarningKind::TypeNotOnEvent {
                 ref at,
+                dialect,
                 ref kind,
                 ref event,
             } => write!(
                 f,
-                "{at}: Claude Code runs no handler of type {kind:?} at {event}, so this one \
+                "{at}: {dialect} runs no handler of type {kind:?} at {event}, so this one \
                  never runs; use a \"command\" handler there"
             ),
             ConfigWarningKind::DuplicateKey {
@@ -420,7 +432,7 @@ impl fmt::Display for ConfigWarningKind {
                  PostToolUseFailure, PermissionRequest, PermissionDenied), so this handler \
                  never runs"
             ),
-            ConfigWarningKind::ClaudeIgnoredMatcher {
+            ConfigWarningKind::IgnoredMatcher {
                 ref event,
                 group,
                 ref matcher,
@@ -430,9 +442,13 @@ impl fmt::Display for ConfigWarningKind {
                  so the group's hooks run every time",
                 crate::pattern::display_pattern(matcher)
             ),
-            ConfigWarningKind::ClaudeLongTimeout { ref at, seconds } => write!(
+            ConfigWarningKind::LongTimeout {
+                ref at,
+                dialect,
+                seconds,
+            } => write!(
                 f,
-                "{at}: \"timeout\": {seconds} is {seconds} seconds; Claude Code timeouts are \
+                "{at}: \"timeout\": {seconds} is {seconds} seconds; {dialect} timeouts are \
                  in seconds, not milliseconds (write {} for {} seconds)",
                 seconds / 1000,
                 seconds / 1000

@@ -281,7 +281,7 @@ impl Reader<'_> {
                 && !matcher::has_subject(event)
                 && !matches!(pattern, Pattern::Any)
             {
-                self.warn(ConfigWarningKind::ClaudeIgnoredMatcher {
+                self.warn(ConfigWarningKind::IgnoredMatcher {
                     event: event.to_owned(),
                     group,
                     matcher: matcher.clone().unwrap_or_default(),
@@ -431,8 +431,9 @@ impl Reader<'_> {
             Some(Value::Number(n)) => match n.as_f64() {
                 Some(seconds) if seconds > 0.0 => {
                     if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
-                        self.warn(ConfigWarningKind::ClaudeLongTimeout {
+                        self.warn(ConfigWarningKind::LongTimeout {
                             at: at.clone(),
+                            dialect: "Claude Code",
                             seconds: whole,
                         });
                     }
@@ -522,9 +523,11 @@ impl Reader<'_> {
                     why: "only \"command\" and \"http\" run",
                 });
             }
-            _ => self.warn(ConfigWarningKind::ClaudeUnknownType {
+            _ => self.warn(ConfigWarningKind::UnknownEntryType {
                 at: at.clone(),
                 kind: kind.clone(),
+                expected: "a Claude Code handler type",
+                entry: "handler",
                 suggestion: crate::suggest::closest(
                     &kind,
                     std::iter::once("command").chain(UNSUPPORTED_TYPES),
@@ -535,8 +538,9 @@ impl Reader<'_> {
             self.warn(ConfigWarningKind::ClaudeIfOnNonToolEvent { at: at.clone() });
         }
         if !type_runs_at(&kind, event) {
-            self.warn(ConfigWarningKind::ClaudeTypeNotOnEvent {
+            self.warn(ConfigWarningKind::TypeNotOnEvent {
                 at: at.clone(),
+                dialect: "Claude Code",
                 kind: kind.clone(),
                 event: event.to_owned(),
             });
