@@ -124,20 +124,48 @@ enum Command {
 #[derive(Debug, Args)]
 struct ConfigArgs {
     /// Read hooks from FILE only (repeatable, in order) instead of discovering
-    /// files. Its dialect is detected (*.toml: nanopi; JSON with "version":
-    /// cursor; .agents/hooks.json: agents; other JSON: claude) unless a
-    /// prefix names it: nanopi:, claude:, cursor:, openhuman:, agents:.
-    #[arg(long = "config", value_name = "[DIALECT:]FILE")]
+    /// files; its dialect is detected unless a prefix names it (the text is
+    /// [`config_help`], built from the list of formats).
+    #[arg(long = "config", value_name = "[DIALECT:]FILE", help = config_help())]
     configs: Vec<String>,
-    /// Discover this dialect's standard files (repeatable, read in the order
-    /// given): nanopi, claude, cursor, openhuman, agents [default: nanopi].
+    /// Discover this dialect's standard files (the text is
+    /// [`discover_help`], built from the list of formats).
     #[arg(long = "discover", value_name = "DIALECT", value_parser = parse_format,
-          conflicts_with = "configs")]
+          conflicts_with = "configs", help = discover_help())]
     discover: Vec<Format>,
     /// The project root: where discovery looks, and CLAUDE_PROJECT_DIR
     /// [default: the current directory].
     #[arg(long, value_name = "DIR")]
     project: Option<PathBuf>,
+}
+
+/// Every format's name, as `--discover` and the `FORMAT:` prefixes take it.
+fn format_names(suffix: &str) -> String {
+    let names: Vec<String> = Format::all()
+        .iter()
+        .map(|f| format!("{}{suffix}", f.name()))
+        .collect();
+    names.join(", ")
+}
+
+/// `--config`'s help.
+fn config_help() -> String {
+    format!(
+        "Read hooks from FILE only (repeatable, in order) instead of discovering files. Its \
+         dialect is detected (*.toml: nanopi; JSON with \"version\": cursor; \
+         .agents/hooks.json: agents; other JSON: claude) unless a prefix names it: {}",
+        format_names(":")
+    )
+}
+
+/// `--discover`'s help.
+fn discover_help() -> String {
+    format!(
+        "Discover this dialect's standard files (repeatable, read in the order given): {} \
+         [default: {}]",
+        format_names(""),
+        Format::default().name()
+    )
 }
 
 /// A `--discover` value.
