@@ -36,7 +36,7 @@ use tower_hooks::config::read::{open_append, read_capped, read_regular, FileErro
 use tower_hooks::config::{
     Config, ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format,
 };
-use tower_hooks::dialect::{claude, cursor};
+use tower_hooks::dialect::{EventNames, NamedEvent};
 use tower_hooks::report::Notice;
 use tower_hooks::{Event, HookOutcome, HookRequest, HookStack, Host, MatcherSubject};
 use tower_hooks_layers::audit::AuditLayer;
@@ -135,15 +135,14 @@ enum Command {
 #[derive(Debug, Args)]
 struct ConfigArgs {
     /// Read hooks from FILE only (repeatable, in order) instead of discovering
-    /// files. Its dialect is detected (*.toml: nanopi; JSON with "version":
-    /// cursor; .agents/hooks.json: agents; other JSON: claude) unless a
-    /// prefix names it: nanopi:, claude:, cursor:, openhuman:, agents:.
-    #[arg(long = "config", value_name = "[DIALECT:]FILE")]
+    /// files; its dialect is detected unless a prefix names it (the text is
+    /// [`config_help`], built from the list of formats).
+    #[arg(long = "config", value_name = "[DIALECT:]FILE", help = config_help())]
     configs: Vec<String>,
-    /// Discover this dialect's standard files (repeatable, read in the order
-    /// given): nanopi, claude, cursor, openhuman, agents [default: nanopi].
+    /// Discover this dialect's standard files (the text is
+    /// [`discover_help`], built from the list of formats).
     #[arg(long = "discover", value_name = "DIALECT", value_parser = parse_format,
-          conflicts_with = "configs")]
+          conflicts_with = "configs", help = discover_help())]
     discover: Vec<Format>,
     /// The project root: where discovery looks, and CLAUDE_PROJECT_DIR
     /// [default: the current directory].
@@ -151,10 +150,39 @@ struct ConfigArgs {
     project: Option<PathBuf>,
 }
 
+/// Every format's name, as `--discover` and the `FORMAT:` prefixes take it.
+fn format_names(suffix: &str) -> String {
+    let names: Vec<String> = Format::all()
+        .iter()
+        .map(|f| format!("{}{suffix}", f.name()))
+        .collect();
+    names.join(", ")
+}
+
+/// `--config`'s help.
+fn config_help() -> String {
+    format!(
+        "Read hooks from FILE only (repeatable, in order) instead of discovering files. Its \
+         dialect is detected (*.toml: nanopi; JSON with \"version\": cursor; \
+         .agents/hooks.json: agents; other JSON: claude) unless a prefix names it: {}",
+        format_names(":")
+    )
+}
+
+/// `--discover`'s help.
+fn discover_help() -> String {
+    format!(
+        "Discover this dialect's standard files (repeatable, read in the order given): {} \
+         [default: {}]",
+        format_names(""),
+        Format::default().name()
+    )
+}
+
 /// A `--discover` value.
 fn parse_format(name: &str) -> Result<Format, String> {
     Format::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
         format!("expected one of: {}", names.join(", "))
     })
 }
@@ -322,7 +350,7 @@ impl ConfigArgs {
             return Ok(Files::Named { files, project });
         }
         let formats = if self.discover.is_empty() {
-            vec![Format::Nanopi]
+            vec![Format::default()]
         } else {
             self.discover.clone()
         };
@@ -357,11 +385,9 @@ fn load_with(
 enum Named {
     /// A nanopi name: the payload is the event's `arguments`.
     Nanopi(Event),
-    /// A Claude Code name (also react-agent-mini's two): the payload is the
-    /// event's stdin fields.
-    Claude(&'static str, Event),
-    /// A Cursor (and OpenHuman) name: the payload is the event's stdin fields.
-    Cursor(&'static str, Event),
+    /// Another dialect's name (Claude Code's, also react-agent-mini's two;
+    /// Cursor's, also OpenHuman's): the payload is the event's stdin fields.
+    Other(NamedEvent),
 }
 
 impl Named {
@@ -369,40 +395,29 @@ impl Named {
         if let Some(event) = Event::from_name(name) {
             return Ok(Named::Nanopi(event));
         }
-        for event in Event::ALL {
-            if let Some(claude) = event.claude_names().iter().find(|n| **n == name) {
-                return Ok(Named::Claude(claude, event));
-            }
-        }
-        if let Some(event) = cursor::CursorEvent::from_name(name) {
-            return Ok(Named::Cursor(event.name(), event.point()));
+        if let Some(named) = NamedEvent::find(name) {
+            return Ok(Named::Other(named));
         }
         // nanopi's message (with its hint for a CamelCase or retired
         // name), then the names of the other dialects.
-        let nanopi = name.parse::<Event>().unwrap_err();
-        let claude: Vec<&str> = Event::ALL
-            .iter()
-            .flat_map(|e| e.claude_names().iter().copied())
-            .collect();
-        let cursor: Vec<&str> = cursor::CursorEvent::ALL.iter().map(|e| e.name()).collect();
-        Err(Failure::Usage(format!(
-            "{nanopi}; or a Claude Code (and react-agent-mini) event: {}; or a Cursor (and \
-             OpenHuman) event: {}",
-            claude.join(", "),
-            cursor.join(", ")
-        )))
+        let mut message = name.parse::<Event>().unwrap_err().to_string();
+        for names in EventNames::all() {
+            message += &format!("; or {}: {}", names.described(), names.names().join(", "));
+        }
+        Err(Failure::Usage(message))
     }
 
     fn event(self) -> Event {
         match self {
-            Named::Nanopi(event) | Named::Claude(_, event) | Named::Cursor(_, event) => event,
+            Named::Nanopi(event) => event,
+            Named::Other(named) => named.event(),
         }
     }
 
     fn name(self) -> &'static str {
         match self {
             Named::Nanopi(event) => event.name(),
-            Named::Claude(name, _) | Named::Cursor(name, _) => name,
+            Named::Other(named) => named.name(),
         }
     }
 }
@@ -435,7 +450,7 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
             }
             req
         }
-        Named::Claude(name, _) | Named::Cursor(name, _) => {
+        Named::Other(named) => {
             // The flags fill what the payload leaves out; the payload wins.
             let mut fields = payload;
             for (key, flag) in [
@@ -449,11 +464,9 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
                         .or_insert_with(|| Value::String(value.clone()));
                 }
             }
-            let fired = match named {
-                Named::Cursor(..) => cursor::request(name, fields),
-                _ => claude::request(name, fields),
-            };
-            fired.map_err(|e| Failure::Usage(format!("the payload of {name}: {e}")))?
+            named
+                .request(fields)
+                .map_err(|e| Failure::Usage(format!("the payload of {}: {e}", named.name())))?
         }
     };
     req = req.with_cwd(cwd);
@@ -466,9 +479,7 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     {
         let (missing, hint) = match named {
             Named::Nanopi(_) => ("--tool", "try --tool bash"),
-            Named::Claude(..) | Named::Cursor(..) => {
-                ("tool name", "give \"tool_name\" in --payload, or --tool")
-            }
+            Named::Other(_) => ("tool name", "give \"tool_name\" in --payload, or --tool"),
         };
         eprintln!(
             "hooks: warning: no {missing} given: the matchers of {} hooks see an empty tool \
@@ -594,12 +605,10 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
 /// Claude Code name, the `message` and `arguments` of that dialect.
 fn json_report(outcome: &HookOutcome, named: Named) -> Value {
     let mut report = serde_json::to_value(outcome).expect("an outcome always serializes");
-    if let (Named::Claude(name, event) | Named::Cursor(name, event), Value::Object(map)) =
-        (named, &mut report)
-    {
-        map.insert("event".into(), Value::from(name));
+    if let (Named::Other(other), Value::Object(map)) = (named, &mut report) {
+        map.insert("event".into(), Value::from(other.name()));
         map.insert("message".into(), Value::from(message(outcome, named)));
-        if event == Event::ToolExecutionEnd {
+        if other.event() == Event::ToolExecutionEnd {
             let input = outcome.arguments().get("tool_input").cloned();
             map.insert("arguments".into(), input.unwrap_or(Value::Null));
         }
@@ -613,10 +622,10 @@ fn json_report(outcome: &HookOutcome, named: Named) -> Value {
 fn message(outcome: &HookOutcome, named: Named) -> Option<String> {
     match named {
         Named::Nanopi(_) => outcome.message(),
-        Named::Claude(..) | Named::Cursor(..) if !outcome.is_blocked() => None,
-        Named::Claude(_, event) | Named::Cursor(_, event) => {
+        Named::Other(_) if !outcome.is_blocked() => None,
+        Named::Other(other) => {
             let reason = outcome.reason().unwrap_or_default();
-            Some(if event == Event::ToolExecutionStart {
+            Some(if other.event() == Event::ToolExecutionStart {
                 format!("blocked by hook: {reason}")
             } else {
                 reason.to_owned()
@@ -677,8 +686,7 @@ fn tool_flags_fit_the_event(args: &TestArgs, named: Named) -> Result<(), Failure
     };
     let events = match named {
         Named::Nanopi(_) => "tool_execution_start, tool_execution_end",
-        Named::Claude(..) => "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest",
-        Named::Cursor(..) => "preToolUse, postToolUse and the events of a kind of tool",
+        Named::Other(other) => other.names().tool_events(),
     };
     Err(Failure::Usage(format!(
         "{flag} is only for the tool events ({events}): {} has no tool",

@@ -109,12 +109,13 @@
 //! such as a timeout under 100 ms (`timeout = 5 is 5 milliseconds, not seconds;
 //! write 5000 for five seconds`). The library never prints either.
 
+pub(crate) mod derived;
 mod discovery;
 mod duplicate_keys;
 mod error;
 mod expand;
 pub(crate) mod loader;
-mod loaders;
+pub(crate) mod loaders;
 mod programs;
 
 pub(crate) use self::duplicate_keys::duplicate_keys;
@@ -125,7 +126,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use self::discovery::{ConfigFile, Discovery, Format};
-pub(crate) use self::error::describe_json;
+pub(crate) use self::error::{describe_json, invalid_value};
 pub use self::error::{ConfigError, ConfigErrorKind, ConfigWarning, ConfigWarningKind};
 pub use self::expand::expand_home;
 pub use self::read::MAX_CONFIG_SIZE;

@@ -12,9 +12,11 @@ pub mod claude;
 pub mod cursor;
 mod envelope;
 mod model_answer;
+mod named;
 pub mod nanopi;
 
 pub use self::model_answer::ModelAnswer;
+pub use self::named::{EventNames, NamedEvent};
 
 use std::any::Any;
 use std::fmt;

@@ -44,16 +44,18 @@ fn formats_are_detected_from_the_name_and_the_version_key() {
 }
 
 #[test]
-fn every_format_has_one_loader() {
-    for format in Format::ALL {
+fn every_format_has_one_loader_and_a_name_of_its_own() {
+    let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["nanopi", "claude", "cursor", "openhuman", "agents"]);
+    for format in Format::all() {
         let loaders = LOADERS
             .iter()
             .filter(|loader| loader.formats().contains(&format))
             .count();
         assert_eq!(loaders, 1, "{format}");
+        assert_eq!(Format::from_name(format.name()), Some(format));
     }
-    let formats: usize = LOADERS.iter().map(|loader| loader.formats().len()).sum();
-    assert_eq!(formats, Format::ALL.len());
+    assert_eq!(Format::OpenHuman.dialect(), crate::Dialect::Cursor);
 }
 
 #[test]

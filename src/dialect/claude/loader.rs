@@ -9,6 +9,36 @@ use std::sync::Arc;
 use super::config::{self, Handler, HttpGates, Scope};
 use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format};
+use crate::dialect::EventNames;
+use crate::spec::Dialect;
+
+#[allow(non_upper_case_globals)]
+impl Dialect {
+    /// Claude Code and Peri (`settings.json`, a plugin's `hooks/hooks.json`),
+    /// whose neighbouring hooks at an event run all at once.
+    pub const Claude: Dialect = Dialect::new("claude").with_hooks_at_once();
+}
+
+#[allow(non_upper_case_globals)]
+impl Format {
+    /// A Claude Code settings file, or a plugin's `hooks/hooks.json`.
+    pub const Claude: Format = Format::new("claude", Dialect::Claude);
+}
+
+/// Claude Code's event names, each with the neutral event it fires (react-agent-mini's
+/// two are among them).
+static EVENT_NAMES: EventNames = EventNames::new(
+    Dialect::Claude,
+    "a Claude Code (and react-agent-mini) event",
+    "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest",
+    || {
+        crate::Event::ALL
+            .into_iter()
+            .flat_map(|event| event.claude_names().iter().map(move |name| (*name, event)))
+            .collect()
+    },
+    super::request,
+);
 
 /// Claude Code's [`Loader`].
 #[derive(Debug)]
@@ -30,10 +60,14 @@ impl Loader for ClaudeLoader {
         path == config::managed_settings_path() || path.starts_with("/etc")
     }
 
-    /// Any file: a settings file or a plugin's `hooks/hooks.json` (the last
-    /// loader asked; one that cannot be read is reported by the load).
-    fn detect(&self, _: &Path) -> Option<Format> {
-        Some(Format::Claude)
+    /// Any file: a settings file or a plugin's `hooks/hooks.json` (one that
+    /// cannot be read is reported by the load).
+    fn takes_any_file(&self) -> bool {
+        true
+    }
+
+    fn event_names(&self) -> Option<&'static EventNames> {
+        Some(&EVENT_NAMES)
     }
 
     fn start(&self) -> Box<dyn Load> {

@@ -157,11 +157,12 @@ mod files;
 mod http_gates;
 mod parse;
 
+use crate::config::invalid_value as invalid;
 pub use dedup::duplicates;
 pub use files::{managed_settings_path, plugin_root_of, standard_files, with_plugins, Scope};
 pub use http_gates::HttpGates;
 pub use parse::type_runs_at;
-use parse::{flag, invalid, strings, top_level_error, Hooks, Reader, Top};
+use parse::{flag, strings, top_level_error, Hooks, Reader, Top};
 
 /// The timeout of a command handler that names none: 600 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -498,7 +499,7 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
         None | Some(Hooks::Null) => return Ok(file),
         Some(Hooks::Other(other)) => {
             return Err(error(invalid(
-                "\"hooks\"".into(),
+                "\"hooks\"",
                 "an object of event names",
                 &other,
             )))

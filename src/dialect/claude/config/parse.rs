@@ -14,13 +14,13 @@ use super::{
     handler_at, Context, Handler, HooksFile, Warning, DEFAULT_TIMEOUT, PROMPT_SUBMIT_TIMEOUT,
     UNSUPPORTED_TYPES,
 };
-use crate::config::{ConfigErrorKind, ConfigWarningKind};
+use crate::config::{invalid_value as invalid, ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::http_url;
 use crate::dialect::claude::matcher;
 use crate::dialect::claude::rule::{self, PermissionRule};
 use crate::dialect::claude::ClaudeEvent;
 use crate::event::Event;
-use crate::pattern::Pattern;
+use crate::pattern::{Pattern, PatternError};
 use crate::process::substitute::Form;
 use crate::spec::HookKind;
 
@@ -29,7 +29,7 @@ pub(super) fn flag(value: Option<Value>, at: &str) -> Result<Option<bool>, Confi
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(b)),
-        Some(other) => Err(invalid(at.into(), "true or false", &other)),
+        Some(other) => Err(invalid(at, "true or false", &other)),
     }
 }
 
@@ -42,7 +42,7 @@ pub(super) fn top_level_error(err: serde_json::Error) -> ConfigErrorKind {
             .and_then(|rest| rest.split(" at line ").next())
             .unwrap_or("something else")
             .to_owned();
-        return ConfigErrorKind::ClaudeInvalidValue {
+        return ConfigErrorKind::InvalidValue {
             at: "the top level".into(),
             expected: "a JSON object",
             found,
@@ -208,14 +208,6 @@ impl<'de> Deserialize<'de> for Hooks {
     }
 }
 
-pub(super) fn invalid(at: String, expected: &'static str, found: &Value) -> ConfigErrorKind {
-    ConfigErrorKind::ClaudeInvalidValue {
-        at,
-        expected,
-        found: crate::config::describe_json(found),
-    }
-}
-
 /// Walks the `hooks` object of one file.
 pub(super) struct Reader<'a> {
     pub(super) path: &'a Path,
@@ -246,12 +238,14 @@ impl Reader<'_> {
         let neutral = matcher::point(event);
         if neutral.is_none() {
             self.warn(if matcher::is_claude_event(event) {
-                ConfigWarningKind::ClaudeUnfiredEvent {
+                ConfigWarningKind::UnfiredEvent {
                     event: event.to_owned(),
+                    known_as: "a Claude Code event",
                 }
             } else {
-                ConfigWarningKind::ClaudeUnknownEvent {
+                ConfigWarningKind::UnknownEvent {
                     event: event.to_owned(),
+                    expected: "a Claude Code event",
                     suggestion: crate::suggest::closest(event, matcher::all_events()),
                 }
             });
@@ -274,10 +268,11 @@ impl Reader<'_> {
                 }
             };
             let mut pattern = matcher::compile(event, matcher.as_deref()).map_err(|error| {
-                ConfigErrorKind::ClaudeInvalidMatcher {
-                    event: event.to_owned(),
-                    group,
+                let hint = regex_hint(&error);
+                ConfigErrorKind::InvalidPattern {
+                    at: format!("{event} matcher group {group} (hooks.{event}[{group}])"),
                     error,
+                    hint,
                 }
             })?;
             // (A key that is no Claude Code event keeps its matcher: its
@@ -286,7 +281,7 @@ impl Reader<'_> {
                 && !matcher::has_subject(event)
                 && !matches!(pattern, Pattern::Any)
             {
-                self.warn(ConfigWarningKind::ClaudeIgnoredMatcher {
+                self.warn(ConfigWarningKind::IgnoredMatcher {
                     event: event.to_owned(),
                     group,
                     matcher: matcher.clone().unwrap_or_default(),
@@ -303,7 +298,7 @@ impl Reader<'_> {
                     ))
                 }
                 None => {
-                    return Err(ConfigErrorKind::ClaudeInvalidValue {
+                    return Err(ConfigErrorKind::InvalidValue {
                         at: format!("{} (its \"hooks\")", at()),
                         expected: "an array of handlers",
                         found: "nothing: the group has no \"hooks\"".into(),
@@ -382,7 +377,7 @@ impl Reader<'_> {
                     const FRAMING: [&str; 4] =
                         ["host", "content-length", "transfer-encoding", "connection"];
                     if FRAMING.contains(&name.to_ascii_lowercase().as_str()) {
-                        return Err(ConfigErrorKind::ClaudeInvalidValue {
+                        return Err(ConfigErrorKind::InvalidValue {
                             at: format!("\"headers\" of {at}"),
                             expected: "headers the HTTP client does not set itself (not Host, \
                                        Content-Length, Transfer-Encoding or Connection)",
@@ -436,8 +431,9 @@ impl Reader<'_> {
             Some(Value::Number(n)) => match n.as_f64() {
                 Some(seconds) if seconds > 0.0 => {
                     if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
-                        self.warn(ConfigWarningKind::ClaudeLongTimeout {
+                        self.warn(ConfigWarningKind::LongTimeout {
                             at: at.clone(),
+                            dialect: "Claude Code",
                             seconds: whole,
                         });
                     }
@@ -467,8 +463,9 @@ impl Reader<'_> {
             Some(text) => match PermissionRule::parse(&text) {
                 Ok(rule) => Some(rule),
                 Err(err) => {
-                    return Err(ConfigErrorKind::ClaudeInvalidIf {
+                    return Err(ConfigErrorKind::InvalidRule {
                         at,
+                        key: "if",
                         rule: text,
                         reason: err.reason(),
                     })
@@ -479,24 +476,36 @@ impl Reader<'_> {
         match HookKind::from_name(&kind) {
             HookKind::Command => {
                 if command.as_deref().is_none_or(|c| c.trim().is_empty()) {
-                    return Err(ConfigErrorKind::ClaudeMissingCommand { at });
+                    return Err(ConfigErrorKind::MissingKey {
+                        at,
+                        key: "command",
+                        needs: "a handler of type \"command\" needs the shell command to \
+                                run (with \"args\": the program to start)",
+                    });
                 }
             }
             HookKind::Http => {
                 let Some(url) = url.as_deref().filter(|u| !u.trim().is_empty()) else {
-                    return Err(ConfigErrorKind::ClaudeMissingUrl { at });
+                    return Err(ConfigErrorKind::MissingKey {
+                        at,
+                        key: "url",
+                        needs: "a handler of type \"http\" needs the URL to post the event \
+                                to (\"url\": \"http://127.0.0.1:8700/hook\")",
+                    });
                 };
                 if let Err(reason) = http_url::handler_url(url) {
-                    return Err(ConfigErrorKind::ClaudeInvalidUrl {
+                    return Err(ConfigErrorKind::InvalidUrl {
                         at,
                         url: url.to_owned(),
                         reason,
                     });
                 }
                 if !cfg!(feature = "http") {
-                    self.warn(ConfigWarningKind::ClaudeUnsupportedType {
+                    self.warn(ConfigWarningKind::UnsupportedType {
                         at: at.clone(),
+                        entries: "handlers",
                         kind: kind.clone(),
+                        why: "it was built without the tower-hooks feature \"http\"",
                     });
                 }
             }
@@ -507,14 +516,18 @@ impl Reader<'_> {
                 });
             }
             other if UNSUPPORTED_TYPES.contains(&other.as_str()) => {
-                self.warn(ConfigWarningKind::ClaudeUnsupportedType {
+                self.warn(ConfigWarningKind::UnsupportedType {
                     at: at.clone(),
+                    entries: "handlers",
                     kind: kind.clone(),
+                    why: "only \"command\" and \"http\" run",
                 });
             }
-            _ => self.warn(ConfigWarningKind::ClaudeUnknownType {
+            _ => self.warn(ConfigWarningKind::UnknownEntryType {
                 at: at.clone(),
                 kind: kind.clone(),
+                expected: "a Claude Code handler type",
+                entry: "handler",
                 suggestion: crate::suggest::closest(
                     &kind,
                     std::iter::once("command").chain(UNSUPPORTED_TYPES),
@@ -525,8 +538,9 @@ impl Reader<'_> {
             self.warn(ConfigWarningKind::ClaudeIfOnNonToolEvent { at: at.clone() });
         }
         if !type_runs_at(&kind, event) {
-            self.warn(ConfigWarningKind::ClaudeTypeNotOnEvent {
+            self.warn(ConfigWarningKind::TypeNotOnEvent {
                 at: at.clone(),
+                dialect: "Claude Code",
                 kind: kind.clone(),
                 event: event.to_owned(),
             });
@@ -545,12 +559,12 @@ impl Reader<'_> {
                 .collect::<Vec<_>>()
         });
         if command.as_deref().is_some_and(|c| c.contains('\0')) {
-            return Err(ConfigErrorKind::ClaudeNulCharacter {
+            return Err(ConfigErrorKind::NulCharacter {
                 at: field("command"),
             });
         }
         if let Some(i) = args.iter().flatten().position(|a| a.contains('\0')) {
-            return Err(ConfigErrorKind::ClaudeNulCharacter {
+            return Err(ConfigErrorKind::NulCharacter {
                 at: format!("\"args\"[{i}] of {at}"),
             });
         }
@@ -656,5 +670,17 @@ fn take_bool(
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(b),
         Some(other) => Err(invalid(at(name), "true or false", &other)),
+    }
+}
+
+/// A pointer for the regex features JavaScript has and the `regex` crate does
+/// not, which Claude Code matchers written for JavaScript sometimes use.
+fn regex_hint(error: &PatternError) -> &'static str {
+    let message = error.regex_error().to_string();
+    if message.contains("look-around") || message.contains("backreferences") {
+        " (Claude Code matchers are JavaScript regexes; this host compiles them with \
+         Rust's regex crate, which has neither look-around nor backreferences)"
+    } else {
+        ""
     }
 }

@@ -583,17 +583,15 @@ fn a_look_around_matcher_is_an_error_naming_file_event_group_and_pattern() {
         message.ends_with("neither look-around nor backreferences)"),
         "{message}"
     );
-    let ConfigErrorKind::ClaudeInvalidMatcher {
-        event,
-        group,
-        error,
-    } = err.kind()
-    else {
+    let ConfigErrorKind::InvalidPattern { at, error, .. } = err.kind() else {
         panic!("{err:?}")
     };
     assert_eq!(
-        (event.as_str(), *group, error.pattern()),
-        ("PreToolUse", 1, "^(?!Read)")
+        (at.as_str(), error.pattern()),
+        (
+            "PreToolUse matcher group 1 (hooks.PreToolUse[1])",
+            "^(?!Read)"
+        )
     );
 }
 
