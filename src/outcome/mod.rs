@@ -453,6 +453,10 @@ pub struct Notes {
     /// reaches the model (`Some(false)`). `None`: the event's policy decides.
     /// Of several, the first in config order counts.
     pub block_honored: Option<bool>,
+    /// What one hook did that its dialect ignores (an exit status a Claude
+    /// Code JSON answer overrode, say). The chain moves them to that hook's
+    /// [record](HookRecord::warnings); they never reach the outcome.
+    pub warnings: Vec<String>,
 }
 
 impl Notes {
@@ -495,6 +499,7 @@ impl Notes {
             && self.follow_up.is_none()
             && !self.approved
             && self.block_honored.is_none()
+            && self.warnings.is_empty()
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -506,6 +511,7 @@ impl Notes {
         join_into(&mut self.follow_up, other.follow_up);
         self.approved |= other.approved;
         self.block_honored = self.block_honored.or(other.block_honored);
+        self.warnings.extend(other.warnings);
     }
 }
 

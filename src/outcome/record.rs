@@ -168,6 +168,8 @@ pub struct HookRecord {
     cause: Option<BlockCause>,
     // Command hooks only; boxed so that other records stay small.
     run: Option<Box<RunDetail>>,
+    // Rare; boxed for the same reason.
+    warnings: Option<Box<[String]>>,
 }
 
 impl HookRecord {
@@ -184,7 +186,14 @@ impl HookRecord {
             outcome: verdict.record_outcome(),
             cause,
             run: None,
+            warnings: None,
         }
+    }
+
+    /// Attaches what the hook did that its dialect ignores.
+    pub(crate) fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = (!warnings.is_empty()).then(|| warnings.into_boxed_slice());
+        self
     }
 
     /// Attaches what the hook's process did.
@@ -224,6 +233,7 @@ impl HookRecord {
             outcome: RecordOutcome::NotRun,
             cause: None,
             run: None,
+            warnings: None,
         }
     }
 
@@ -250,6 +260,13 @@ impl HookRecord {
         self.reason.as_deref()
     }
 
+    /// What the hook did that its dialect ignores, one sentence each (a
+    /// Claude Code hook's exit status that its JSON answer overrode, say);
+    /// empty for most hooks.
+    pub fn warnings(&self) -> &[String] {
+        self.warnings.as_deref().unwrap_or(&[])
+    }
+
     /// What made a block: the hook, a timeout, or a fail-closed failure.
     pub fn block_cause(&self) -> Option<BlockCause> {
         self.cause
@@ -266,7 +283,7 @@ impl Serialize for HookRecord {
     /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let run = self.run();
-        let mut s = serializer.serialize_struct("HookRecord", 13)?;
+        let mut s = serializer.serialize_struct("HookRecord", 14)?;
         s.serialize_field("dialect", self.spec.dialect().as_str())?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
@@ -280,6 +297,7 @@ impl Serialize for HookRecord {
         s.serialize_field("signal", &run.and_then(RunDetail::signal))?;
         s.serialize_field("stderr", &run.and_then(RunDetail::stderr))?;
         s.serialize_field("persistent", &self.spec.is_persistent())?;
+        s.serialize_field("warnings", self.warnings())?;
         s.end()
     }
 }

@@ -16,6 +16,7 @@ fn notes_merge_in_order_and_join_their_texts() {
         follow_up: Some("go on".into()),
         approved: true,
         block_honored: Some(false),
+        ..Notes::default()
     });
     assert!(notes.approved);
     assert_eq!(notes.block_honored, Some(false));
@@ -94,7 +95,7 @@ fn serializes_to_the_contract_shape() {
             "hooks": [{"dialect": "nanopi", "source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block", "reason": "why",
                        "duration_ms": 4, "exit": null, "signal": null, "stderr": null,
-                       "persistent": false}]
+                       "persistent": false, "warnings": []}]
         })
     );
 }

@@ -636,3 +636,89 @@ async fn a_claude_block_means_what_claude_code_says_at_each_event() {
         lines.lock().unwrap()
     );
 }
+
+/// Claude Code reads a hook's JSON answer whatever its exit status: a guard
+/// that prints a deny and exits 1 denies; one that exits 2 blocks with its
+/// JSON's own reason and still hands over its context and message; the
+/// hook's record says which of these happened.
+#[tokio::test]
+async fn a_json_answer_counts_on_every_exit_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let deny_exit_1 = r#"cat >/dev/null
+cat <<'JSON'
+{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+  "permissionDecisionReason": "no rm here"}}
+JSON
+exit 1"#;
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler(deny_exit_1)]}]}}),
+    );
+    let outcome = stack
+        .oneshot(HookRequest::tool_execution_start(
+            "Bash",
+            json!({"command": "rm -rf x"}),
+        ))
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.reason(), Some("no rm here"));
+    let record = &outcome.hooks()[0];
+    assert_eq!(record.outcome(), RecordOutcome::Block);
+    assert_eq!(record.run().and_then(|r| r.exit_code()), Some(1));
+    assert!(
+        record.warnings()[0].contains("status 1"),
+        "{:?}",
+        record.warnings()
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let exit_2 = r#"cat >/dev/null
+echo '{"systemMessage": "guard v2", "decision": "block", "reason": "json reason",
+  "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "see AGENTS.md"}}'
+echo "stderr reason" >&2
+exit 2"#;
+    let allow_exit_2 = r#"cat >/dev/null
+echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+  "additionalContext": "allowed?"}}'
+echo "stderr reason" >&2
+exit 2"#;
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"hooks": [handler(exit_2), handler(allow_exit_2)]}]}}),
+    );
+    let outcome = stack
+        .oneshot(HookRequest::tool_execution_start(
+            "Bash",
+            json!({"command": "ls"}),
+        ))
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.reason(), Some("json reason\nstderr reason"));
+    assert_eq!(outcome.context(), ["see AGENTS.md", "allowed?"]);
+    assert_eq!(outcome.user_messages(), ["guard v2"]);
+    assert!(outcome.hooks()[0].warnings().is_empty());
+    assert_eq!(outcome.hooks()[1].warnings().len(), 1);
+}
+
+/// A Stop hook's `additionalContext` sends the agent back to work without a
+/// block: the outcome allows, and its follow-up is the text.
+#[tokio::test]
+async fn stop_additional_context_is_a_follow_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep_going = r#"cat >/dev/null
+echo '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "the tests still fail"}}'"#;
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"Stop": [{"hooks": [handler(keep_going)]}]}}),
+    );
+    let outcome = stack
+        .oneshot(HookRequest::stop(false, "done"))
+        .await
+        .unwrap();
+    assert_eq!(outcome.decision(), tower_hooks::Decision::Allow);
+    assert!(!outcome.is_blocked());
+    assert_eq!(outcome.follow_up(), Some("the tests still fail"));
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Allow);
+}

@@ -253,6 +253,7 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
         approved: answer.approved,
         // Claude Code's own table says whether its block takes effect here.
         block_honored: (answer.decision == ClaudeDecision::Block).then_some(answer.honored),
+        warnings: answer.warnings,
     };
     let reason = || {
         answer

@@ -356,6 +356,7 @@ fn neutral(
             }),
         approved: answer.permission == Some(CursorPermission::Allow),
         block_honored: None,
+        ..Notes::default()
     };
     if hook.event.is_observing() {
         notes.stop = None;

@@ -682,14 +682,23 @@ fn record_run(
     duration: Duration,
     slot: Option<RunSlot>,
 ) {
-    if let Some(more) = slot.as_ref().and_then(RunSlot::take_notes) {
-        match notes {
-            Some(mine) => mine.merge(more),
-            None => *notes = Some(Box::new(more)),
+    let mut warnings = Vec::new();
+    if let Some(mut more) = slot.as_ref().and_then(RunSlot::take_notes) {
+        // A hook's warnings belong to its record, not to the outcome.
+        warnings = std::mem::take(&mut more.warnings);
+        if !more.is_empty() {
+            match notes {
+                Some(mine) => mine.merge(more),
+                None => *notes = Some(Box::new(more)),
+            }
         }
     }
     let detail = slot.and_then(|slot| slot.take());
-    records.push(HookRecord::new(spec.clone(), verdict, duration).with_run(detail));
+    records.push(
+        HookRecord::new(spec.clone(), verdict, duration)
+            .with_run(detail)
+            .with_warnings(warnings),
+    );
 }
 
 /// Drives every hook of a group: each is polled ready, called, and run to its

@@ -242,8 +242,9 @@ pub struct ClaudeAnswer {
     /// The hook asked to stop the agent (`continue: false`): its `stopReason`,
     /// possibly empty. It leaves the decision as it is.
     pub stop: Option<String>,
-    /// The instruction to keep going with: a block's reason at `Stop` and
-    /// `SubagentStop`.
+    /// The instruction to keep going with at `Stop` and `SubagentStop`: a
+    /// block's reason, or `additionalContext` (which leaves the decision
+    /// allow), joined with a newline.
     pub follow_up: Option<String>,
     /// The hook explicitly allowed: `permissionDecision: "allow"` on
     /// `PreToolUse`, `decision.behavior: "allow"` on `PermissionRequest`.
@@ -252,6 +253,10 @@ pub struct ClaudeAnswer {
     /// `timed out after 2 s`, `could not start: …`, or an answer that breaks
     /// Claude Code's schema.
     pub error: Option<String>,
+    /// What the hook did that was ignored, for the person reading its record:
+    /// an exit status a JSON answer overrode, a JSON answer that exit 2
+    /// overrode.
+    pub warnings: Vec<String>,
 }
 
 impl Default for ClaudeAnswer {
@@ -269,6 +274,7 @@ impl Default for ClaudeAnswer {
             follow_up: None,
             approved: false,
             error: None,
+            warnings: Vec::new(),
         }
     }
 }
