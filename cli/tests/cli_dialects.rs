@@ -305,3 +305,120 @@ fn model_hooks_run_with_an_evaluator_command_and_are_skipped_without() {
     assert_eq!(r.json()["hooks"][0]["outcome"], "skipped");
     assert!(r.stderr.contains("answered by a model"), "{}", r.stderr);
 }
+
+/// A malformed Claude Code entry is dropped with a `hooks: error:` line
+/// naming the file and the entry; the rest of the file loads; `check` exits
+/// 1, `list` and `test` go on.
+#[test]
+fn a_malformed_claude_entry_is_dropped_and_check_fails() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"PreToolUse": [
+            {"matcher": "(Bash", "hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]},
+            {"matcher": "Read", "hooks": [{"type": "command"}, {"type": "command", "command": "true"}]},
+            {"matcher": "Edit"}
+        ]})),
+    );
+    let r = s.run(&["check", "--config", path(&settings)]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("hooks: error: "))
+        .collect();
+    assert_eq!(errors.len(), 3, "{}", r.stderr);
+    for (line, place) in errors.iter().zip([
+        "PreToolUse matcher group 0 (hooks.PreToolUse[0])",
+        "PreToolUse handler 1 (hooks.PreToolUse[1].hooks[0])",
+        "matcher group hooks.PreToolUse[2]",
+    ]) {
+        assert!(line.contains(path(&settings)), "{line}");
+        assert!(line.contains(place), "{place}: {line}");
+        assert!(
+            line.ends_with("(dropped; the rest of the file loads)"),
+            "{line}"
+        );
+    }
+    assert!(
+        r.stdout
+            .starts_with("error: 1 hook from 1 file, 3 entries dropped"),
+        "{}",
+        r.stdout
+    );
+
+    let r = s.run(&["list", "--json", "--config", path(&settings)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json().as_array().unwrap().len(), 1);
+    assert_eq!(r.stderr.matches("hooks: error: ").count(), 3);
+}
+
+/// Claude Code reads the JSON answer on any exit status: a guard that
+/// prints a deny and exits 1 denies, and its row says the status was
+/// ignored; exit 2 takes its reason from the JSON's own deny.
+#[test]
+fn a_claude_json_answer_counts_on_every_exit_status() {
+    let s = Sandbox::new();
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}});
+    for code in ["1", "2"] {
+        let deny = format!(
+            "cat >/dev/null; printf '%s' '{}'; echo 'stderr no' >&2; exit {code}",
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecision": "deny", "permissionDecisionReason": "json no"}})
+        );
+        let settings = s.write(
+            "proj/.claude/settings.json",
+            &claude(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": deny}]}]})),
+        );
+        let r = s.run(&[
+            "test",
+            "--json",
+            "--config",
+            path(&settings),
+            "--event",
+            "PreToolUse",
+            "--payload",
+            &payload.to_string(),
+        ]);
+        let report = r.json();
+        assert_eq!(report["decision"], "block", "exit {code}: {}", r.stderr);
+        assert_eq!(report["reason"], "json no", "exit {code}");
+        assert_eq!(report["hooks"][0]["exit"], code.parse::<i32>().unwrap());
+        let warnings = report["hooks"][0]["warnings"].as_array().unwrap();
+        if code == "1" {
+            assert!(
+                warnings[0].as_str().unwrap().contains("status 1"),
+                "{warnings:?}"
+            );
+        } else {
+            assert!(warnings.is_empty(), "{warnings:?}");
+        }
+    }
+}
+
+/// A Stop hook's `additionalContext` keeps the agent going: the decision
+/// stays allow and `follow_up` is the text.
+#[test]
+fn a_claude_stop_hooks_additional_context_is_the_follow_up() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"Stop": [{"hooks": [{"type": "command", "command":
+            r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "tests fail"}}'"#}]}]})),
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--event",
+        "Stop",
+        "--payload",
+        "{}",
+    ]);
+    let report = r.json();
+    assert_eq!(report["decision"], "allow", "{}", r.stderr);
+    assert_eq!(report["follow_up"], "tests fail");
+    assert_eq!(report["hooks"][0]["outcome"], "allow");
+}

@@ -73,6 +73,7 @@ impl Load for ClaudeLoad {
             allow_managed_hooks_only: loaded.allow_managed_hooks_only,
         });
         let project_dir = ctx.project.display().to_string();
+        ctx.errors.extend(loaded.dropped);
         ctx.warnings.extend(
             loaded
                 .warnings

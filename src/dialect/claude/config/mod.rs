@@ -84,10 +84,13 @@
 //!
 //! Errors are [`ConfigError`]s naming the file: JSON that does not parse (with
 //! the line and column), a value of the wrong type (naming the event, the
-//! handler's index and its JSON path), a command handler without a command, a
-//! matcher the `regex` crate cannot compile, an `if` that is not one permission
+//! handler's index and its JSON path), an `if` that is not one permission
 //! rule, a NUL character in a command, an `http` handler without a `url` or
-//! with one that is not an `http(s)://` URL. Warnings name the file too: an event
+//! with one that is not an `http(s)://` URL. Three malformed entries are
+//! dropped instead, as Claude Code drops them, and the rest of the file loads:
+//! a matcher group whose matcher the `regex` crate cannot compile, a group
+//! without `hooks`, and a command handler without a command; their errors are
+//! kept in [`HooksFile::dropped`]. Warnings name the file too: an event
 //! this host does not fire, a key that is no Claude Code event, a handler type
 //! this host cannot run, a handler type Claude Code does not run at its event
 //! ([`type_runs_at`]; the handler is listed and never runs), `if` on an event that is not a tool event (such a
@@ -427,6 +430,11 @@ pub struct HooksFile {
     pub http_hook_allowed_env_vars: Option<Vec<String>>,
     /// What loads but looks wrong, in file order.
     pub warnings: Vec<Warning>,
+    /// The malformed entries left out, in file order, as Claude Code drops
+    /// them while the rest of the file loads: a matcher group whose matcher
+    /// the `regex` crate cannot compile, a group without `hooks`, a command
+    /// handler without a command. Each error names the file and the entry.
+    pub dropped: Vec<std::sync::Arc<ConfigError>>,
 }
 
 /// Reads and parses the Claude Code hooks file at `path` (a regular file of
@@ -481,6 +489,7 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
         disable_all_hooks: None,
         allow_managed_hooks_only: false,
         handlers: Vec::new(),
+        dropped: Vec::new(),
         allowed_http_hook_urls: strings(top.allowed_http_hook_urls, "\"allowedHttpHookUrls\"")
             .map_err(error)?,
         http_hook_allowed_env_vars: strings(
@@ -520,6 +529,7 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
             }
             file.handlers.clear();
             file.warnings.clear();
+            file.dropped.clear();
             break;
         }
     }

@@ -216,6 +216,14 @@ pub(super) fn invalid(at: String, expected: &'static str, found: &Value) -> Conf
     }
 }
 
+/// How many handlers a group's `hooks` value holds (0 unless an array).
+fn count(handlers: &Option<Value>) -> usize {
+    match handlers {
+        Some(Value::Array(handlers)) => handlers.len(),
+        _ => 0,
+    }
+}
+
 /// Walks the `hooks` object of one file.
 pub(super) struct Reader<'a> {
     pub(super) path: &'a Path,
@@ -229,6 +237,16 @@ impl Reader<'_> {
             path: self.path.to_path_buf(),
             kind,
         });
+    }
+
+    /// Drops a malformed entry: the error is kept with the file, which
+    /// loads without it.
+    fn drop_entry(&mut self, kind: ConfigErrorKind) {
+        self.file
+            .dropped
+            .push(std::sync::Arc::new(crate::config::ConfigError::new(
+                self.path, kind,
+            )));
     }
 
     pub(super) fn event(&mut self, event: &str, groups: Value) -> Result<(), ConfigErrorKind> {
@@ -273,13 +291,21 @@ impl Reader<'_> {
                     ))
                 }
             };
-            let mut pattern = matcher::compile(event, matcher.as_deref()).map_err(|error| {
-                ConfigErrorKind::ClaudeInvalidMatcher {
-                    event: event.to_owned(),
-                    group,
-                    error,
+            let handlers = entry.remove("hooks");
+            // As in Claude Code, a group whose matcher cannot compile is
+            // dropped, and the rest of the file loads.
+            let mut pattern = match matcher::compile(event, matcher.as_deref()) {
+                Ok(pattern) => pattern,
+                Err(error) => {
+                    index += count(&handlers);
+                    self.drop_entry(ConfigErrorKind::ClaudeInvalidMatcher {
+                        event: event.to_owned(),
+                        group,
+                        error,
+                    });
+                    continue;
                 }
-            })?;
+            };
             // (A key that is no Claude Code event keeps its matcher: its
             // warning is that the event is unknown.)
             if matcher::is_claude_event(event)
@@ -293,7 +319,7 @@ impl Reader<'_> {
                 });
                 pattern = Pattern::Any;
             }
-            let handlers = match entry.remove("hooks") {
+            let handlers = match handlers {
                 Some(Value::Array(handlers)) => handlers,
                 Some(other) => {
                     return Err(invalid(
@@ -303,11 +329,12 @@ impl Reader<'_> {
                     ))
                 }
                 None => {
-                    return Err(ConfigErrorKind::ClaudeInvalidValue {
+                    self.drop_entry(ConfigErrorKind::ClaudeInvalidValue {
                         at: format!("{} (its \"hooks\")", at()),
                         expected: "an array of handlers",
                         found: "nothing: the group has no \"hooks\"".into(),
-                    })
+                    });
+                    continue;
                 }
             };
             for (position, handler) in handlers.into_iter().enumerate() {
@@ -320,9 +347,15 @@ impl Reader<'_> {
                     matcher: matcher.as_deref(),
                     pattern: &pattern,
                 };
-                let handler = self.handler(slot, handler)?;
-                self.file.handlers.push(handler);
                 index += 1;
+                match self.handler(slot, handler) {
+                    Ok(handler) => self.file.handlers.push(handler),
+                    // A command handler without a command is dropped alone.
+                    Err(kind @ ConfigErrorKind::ClaudeMissingCommand { .. }) => {
+                        self.drop_entry(kind);
+                    }
+                    Err(kind) => return Err(kind),
+                }
             }
         }
         Ok(())
