@@ -353,6 +353,13 @@ pub(crate) fn outcome(
             out.push_str(&format!("{label:<10} {}\n", one_line(text)));
         }
     }
+    for (name, value) in outcome.env() {
+        out.push_str(&format!(
+            "{:<10} {}\n",
+            "env",
+            one_line(&format!("{name}={value}"))
+        ));
+    }
     out.push_str(&format!(
         "arguments  {}\n",
         one_line(&outcome.arguments().to_string())

@@ -422,3 +422,54 @@ fn a_claude_stop_hooks_additional_context_is_the_follow_up() {
     assert_eq!(report["follow_up"], "tests fail");
     assert_eq!(report["hooks"][0]["outcome"], "allow");
 }
+
+/// The report's `env`: what a Claude Code SessionStart hook wrote to
+/// `CLAUDE_ENV_FILE`, and what a Cursor sessionStart hook answered in `env`;
+/// a line that is no assignment shows in the hook's `warnings`.
+#[test]
+fn the_report_env_holds_what_session_start_hooks_set() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"SessionStart": [{"hooks": [{"type": "command", "command":
+            "cat >/dev/null; echo 'export NODE_ENV=production' >> \"$CLAUDE_ENV_FILE\"; echo 'nvm use 20' >> \"$CLAUDE_ENV_FILE\""}]}]})),
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--event",
+        "SessionStart",
+        "--payload",
+        r#"{"source":"startup"}"#,
+    ]);
+    let report = r.json();
+    assert_eq!(
+        report["env"],
+        json!({"NODE_ENV": "production"}),
+        "{}",
+        r.stderr
+    );
+    let warnings = report["hooks"][0]["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].as_str().unwrap().contains("nvm use 20"));
+
+    let hooks = s.write(
+        "proj/.cursor/hooks.json",
+        &json!({"version": 1, "hooks": {"sessionStart": [{"command":
+            "cat >/dev/null; echo '{\"env\": {\"REGION\": \"eu\"}}'"}]}})
+        .to_string(),
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&hooks),
+        "--event",
+        "sessionStart",
+        "--payload",
+        "{}",
+    ]);
+    assert_eq!(r.json()["env"], json!({"REGION": "eu"}), "{}", r.stderr);
+}

@@ -205,7 +205,7 @@ pub(crate) fn env_value(value: &str) -> String {
 /// The job of a hook whose dialect encoded it: the stack's variables less
 /// the dialect's own names, then the hook's and the event's; it runs where
 /// its dialect says, by default in the session's working directory.
-fn assemble(
+pub(crate) fn assemble(
     spec: Option<&HookSpec>,
     leaf: &JobParts<'_>,
     req: &HookRequest,

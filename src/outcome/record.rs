@@ -119,6 +119,9 @@ pub(crate) struct RunSlot(Arc<Mutex<SlotContent>>);
 struct SlotContent {
     detail: Option<Box<RunDetail>>,
     notes: Option<Notes>,
+    /// What a dialect made for this run and reads when it is over (Claude
+    /// Code's `CLAUDE_ENV_FILE`); dropped with the slot.
+    scratch: Option<Box<dyn std::any::Any + Send>>,
 }
 
 impl RunSlot {
@@ -139,6 +142,23 @@ impl RunSlot {
         if !notes.is_empty() {
             self.0.lock().unwrap_or_else(PoisonError::into_inner).notes = Some(notes);
         }
+    }
+
+    /// Keeps what a dialect made for this run, for its `finish` to take.
+    pub(crate) fn put_scratch(&self, scratch: Box<dyn std::any::Any + Send>) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .scratch = Some(scratch);
+    }
+
+    /// Takes what [`put_scratch`](Self::put_scratch) kept.
+    pub(crate) fn take_scratch(&self) -> Option<Box<dyn std::any::Any + Send>> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .scratch
+            .take()
     }
 
     pub(crate) fn take_notes(&self) -> Option<Notes> {

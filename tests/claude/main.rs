@@ -722,3 +722,69 @@ echo '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "the
     assert_eq!(outcome.follow_up(), Some("the tests still fail"));
     assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Allow);
 }
+
+/// `CLAUDE_ENV_FILE` at SessionStart: the lines a hook writes become the
+/// outcome's environment and reach the session's later hooks (and no other
+/// session's); a line that is no assignment is left out with a warning in
+/// the hook's record; the file is gone once the run is over.
+#[tokio::test]
+async fn claude_env_file_variables_reach_the_host_and_later_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen");
+    let setup = r#"cat >/dev/null
+printf '%s' "$CLAUDE_ENV_FILE" > "$CLAUDE_PROJECT_DIR/env-file-path"
+echo 'export NODE_ENV=production' >> "$CLAUDE_ENV_FILE"
+echo "PROFILE='dev box'" >> "$CLAUDE_ENV_FILE"
+echo 'source ~/.nvm/nvm.sh' >> "$CLAUDE_ENV_FILE""#;
+    let later = format!(
+        "cat >/dev/null; printf '%s|%s|%s' \"$NODE_ENV\" \"$PROFILE\" \"${{CLAUDE_ENV_FILE-none}}\" > {}",
+        seen.display()
+    );
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {
+            "SessionStart": [{"hooks": [handler(setup)]}],
+            "PreToolUse": [{"hooks": [handler(&later)]}],
+        }}),
+    );
+    let outcome = stack
+        .clone()
+        .oneshot(
+            HookRequest::session_start(tower_hooks::StartReason::Startup).with_session_id("s1"),
+        )
+        .await
+        .unwrap();
+    let env: Vec<(&str, &str)> = outcome
+        .env()
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(env, [("NODE_ENV", "production"), ("PROFILE", "dev box")]);
+    let warnings = outcome.hooks()[0].warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("source ~/.nvm/nvm.sh"), "{warnings:?}");
+    // The file was private to the run, and is gone.
+    let path = std::fs::read_to_string(dir.path().join("env-file-path")).unwrap();
+    assert!(!path.is_empty());
+    assert!(!Path::new(&path).exists(), "{path}");
+    let json = serde_json::to_value(&outcome).unwrap();
+    assert_eq!(
+        json["env"],
+        json!({"NODE_ENV": "production", "PROFILE": "dev box"})
+    );
+
+    // A later hook of the session has them, and no env file of its own.
+    let call = HookRequest::tool_execution_start("Bash", json!({"command": "ls"}));
+    stack
+        .clone()
+        .oneshot(call.clone().with_session_id("s1"))
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap(),
+        "production|dev box|none"
+    );
+    // Another session does not.
+    stack.oneshot(call.with_session_id("s2")).await.unwrap();
+    assert_eq!(std::fs::read_to_string(&seen).unwrap(), "||none");
+}

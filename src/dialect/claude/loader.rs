@@ -51,6 +51,8 @@ struct ClaudeLoad {
     switches: Vec<Switches>,
     /// The `http` handlers' settings-level gates, over every file.
     http_gates: HttpGates,
+    /// What the Claude Code hooks of this configuration share.
+    sessions: Arc<super::session::Sessions>,
 }
 
 /// A Claude Code file's switches for the hooks of the whole load.
@@ -81,7 +83,7 @@ impl Load for ClaudeLoad {
                 .map(|w| ConfigWarning::in_file(w.path(), w.kind().clone())),
         );
         for handler in loaded.handlers {
-            if let Some(spec) = super::hook::spec(&handler, &project_dir) {
+            if let Some(spec) = super::hook::spec(&handler, &project_dir, &self.sessions) {
                 self.handlers.push((ctx.hooks.len(), handler));
                 ctx.hooks.push(spec);
             }
