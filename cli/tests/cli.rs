@@ -142,7 +142,7 @@ fn test_prints_the_contract_json_report() {
                        "outcome": "block", "outcome_detail": "block",
                        "reason": "refused by guard", "duration_ms": 0,
                        "exit": 2, "signal": null, "stderr": "refused by guard\n",
-                       "persistent": false, "warnings": []}]
+                       "persistent": false, "tool_name": "bash", "warnings": []}]
         })
     );
 }

@@ -473,3 +473,44 @@ fn the_report_env_holds_what_session_start_hooks_set() {
     ]);
     assert_eq!(r.json()["env"], json!({"REGION": "eu"}), "{}", r.stderr);
 }
+
+/// `hooks test --event tool_execution_start --tool bash` runs a Claude Code
+/// `"matcher": "Bash"` guard: each dialect sees its own name for the tool's
+/// kind, and `hooks[].tool_name` reports it.
+#[test]
+fn a_claude_bash_guard_runs_for_a_hosts_bash_tool() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "cat >/dev/null; echo 'no rm' >&2; exit 2"}]}]})),
+    );
+    let nanopi = s.write(
+        "proj/.nanopi/config.toml",
+        "[[hooks.tool_execution_start]]\nmatcher = \"^bash$\"\ncommand = \"true\"\n",
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&nanopi),
+        "--config",
+        path(&settings),
+        "--event",
+        "tool_execution_start",
+        "--tool",
+        "bash",
+        "--payload",
+        r#"{"command":"rm -rf x"}"#,
+    ]);
+    let report = r.json();
+    assert_eq!(report["decision"], "block", "{}", r.stderr);
+    assert_eq!(report["reason"], "no rm");
+    let names: Vec<&Value> = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| &h["tool_name"])
+        .collect();
+    assert_eq!(names, [&json!("bash"), &json!("Bash")]);
+}

@@ -190,6 +190,15 @@ pub struct HookRecord {
     run: Option<Box<RunDetail>>,
     // Rare; boxed for the same reason.
     warnings: Option<Box<[String]>>,
+    // The tool's name as this hook's dialect sees it, on tool events.
+    tool_name: Option<ToolNameSeen>,
+}
+
+/// A tool's name as a hook saw it, without a copy.
+#[derive(Debug, Clone)]
+enum ToolNameSeen {
+    Static(&'static str),
+    Shared(Arc<str>),
 }
 
 impl HookRecord {
@@ -207,7 +216,16 @@ impl HookRecord {
             cause,
             run: None,
             warnings: None,
+            tool_name: None,
         }
+    }
+
+    /// Attaches the tool's name as the hook's dialect sees it.
+    pub(crate) fn set_tool_name(&mut self, seen: Option<crate::dialect::SeenName<'_>>) {
+        self.tool_name = seen.map(|seen| match seen {
+            crate::dialect::SeenName::Static(name) => ToolNameSeen::Static(name),
+            crate::dialect::SeenName::Shared(name) => ToolNameSeen::Shared(name.clone()),
+        });
     }
 
     /// Attaches what the hook did that its dialect ignores.
@@ -254,6 +272,7 @@ impl HookRecord {
             cause: None,
             run: None,
             warnings: None,
+            tool_name: None,
         }
     }
 
@@ -287,6 +306,17 @@ impl HookRecord {
         self.warnings.as_deref().unwrap_or(&[])
     }
 
+    /// The tool's name as this hook saw it, on a tool event: its dialect's
+    /// own name for the tool's kind (Claude Code's `Bash` for a host's
+    /// `bash`), the host's alias for the dialect, or the host's name. `None`
+    /// off tool events, and for a record made outside a chain.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.tool_name.as_ref().map(|seen| match seen {
+            ToolNameSeen::Static(name) => *name,
+            ToolNameSeen::Shared(name) => &**name,
+        })
+    }
+
     /// What made a block: the hook, a timeout, or a fail-closed failure.
     pub fn block_cause(&self) -> Option<BlockCause> {
         self.cause
@@ -303,7 +333,7 @@ impl Serialize for HookRecord {
     /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let run = self.run();
-        let mut s = serializer.serialize_struct("HookRecord", 14)?;
+        let mut s = serializer.serialize_struct("HookRecord", 15)?;
         s.serialize_field("dialect", self.spec.dialect().as_str())?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
@@ -317,6 +347,7 @@ impl Serialize for HookRecord {
         s.serialize_field("signal", &run.and_then(RunDetail::signal))?;
         s.serialize_field("stderr", &run.and_then(RunDetail::stderr))?;
         s.serialize_field("persistent", &self.spec.is_persistent())?;
+        s.serialize_field("tool_name", &self.tool_name())?;
         s.serialize_field("warnings", self.warnings())?;
         s.end()
     }

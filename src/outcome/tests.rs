@@ -95,7 +95,7 @@ fn serializes_to_the_contract_shape() {
             "hooks": [{"dialect": "nanopi", "source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block", "reason": "why",
                        "duration_ms": 4, "exit": null, "signal": null, "stderr": null,
-                       "persistent": false, "warnings": []}]
+                       "persistent": false, "tool_name": null, "warnings": []}]
         })
     );
 }

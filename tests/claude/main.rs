@@ -116,10 +116,11 @@ async fn a_claude_guard_blocks_through_the_tool_layer_unchanged() {
     assert_eq!(seen["tool_use_id"], "toolu_3");
     assert!(seen.get("event").is_none() && seen.get("arguments").is_none());
 
-    // Another tool: the matcher `Bash` is exact and case-sensitive.
+    // Another tool: the matcher `Bash` is exact (a host's `bash` is Claude
+    // Code's `Bash`, a `Grep` tool is not).
     let outcome = stack
         .oneshot(HookRequest::tool_execution_start(
-            "bash",
+            "Grep",
             json!({"command": "rm -rf /"}),
         ))
         .await
@@ -787,4 +788,72 @@ echo 'source ~/.nvm/nvm.sh' >> "$CLAUDE_ENV_FILE""#;
     // Another session does not.
     stack.oneshot(call.with_session_id("s2")).await.unwrap();
     assert_eq!(std::fs::read_to_string(&seen).unwrap(), "||none");
+}
+
+/// Each dialect sees its own name for the tool's kind: a host's `bash` is
+/// Claude Code's `Bash`, so a `"matcher": "Bash"` guard and its `if` rule
+/// run, its envelope says `Bash`, and its record reports it; a host name
+/// that is already Claude Code's stays; a host's alias for Claude Code wins.
+#[tokio::test]
+async fn claude_hooks_see_claude_code_names_for_the_hosts_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen");
+    let guard = format!("cat > {}; echo 'no rm here' >&2; exit 2", seen.display());
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": guard, "if": "Bash(rm *)"}]},
+            {"matcher": "MultiEdit|mcp__ops__.*", "hooks": [handler("cat >/dev/null; echo 'not that' >&2; exit 2")]},
+        ]}}),
+    );
+    let outcome = stack
+        .clone()
+        .oneshot(HookRequest::tool_execution_start(
+            "bash",
+            json!({"command": "rm -rf x"}),
+        ))
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked(), "{:?}", outcome.hooks());
+    assert_eq!(outcome.reason(), Some("no rm here"));
+    let stdin: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(stdin["tool_name"], "Bash");
+    assert_eq!(outcome.hooks()[0].tool_name(), Some("Bash"));
+    // The host's own name is what the request and the outcome keep.
+    assert_eq!(outcome.arguments(), &json!({"command": "rm -rf x"}));
+
+    // `MultiEdit` is Claude Code's own name: it stays.
+    let outcome = stack
+        .clone()
+        .oneshot(HookRequest::tool_execution_start("MultiEdit", json!({})))
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.hooks()[1].tool_name(), Some("MultiEdit"));
+
+    // A tool of kind "other" keeps the host's name, unless the host aliases it.
+    let tools = tower::service_fn(|_call: ToolCall| async {
+        Ok::<_, Infallible>(ToolResult::ok("deployed"))
+    });
+    let mut plain = ServiceBuilder::new()
+        .layer(ToolHooksLayer::new(stack.clone()))
+        .service(tools);
+    let call = ToolCall::new("deploy", "t1", json!({}));
+    let result = plain
+        .ready()
+        .await
+        .unwrap()
+        .call(call.clone())
+        .await
+        .unwrap();
+    assert_eq!(result, ToolResult::ok("deployed"));
+    let mut aliased = ServiceBuilder::new()
+        .layer(
+            ToolHooksLayer::new(stack)
+                .with_tool_alias("deploy", Dialect::Claude, "mcp__ops__deploy")
+                .with_tool_alias("deploy", Dialect::Cursor, "ignored here"),
+        )
+        .service(tools);
+    let result = aliased.ready().await.unwrap().call(call).await.unwrap();
+    assert_eq!(result, ToolResult::error("blocked by hook: not that"));
 }

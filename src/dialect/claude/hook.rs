@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::config::Handler;
-use super::rule::{if_allows, PermissionRule};
+use super::rule::{if_allows_seen, PermissionRule};
 use super::session::{takes_env_file, EnvFile, Sessions, ENV_FILE_VAR};
 use super::wire::{
     decode, env_vars, event_name, stdin_bytes, tool_output_transform, ClaudeAnswer, ClaudeDecision,
@@ -17,7 +17,7 @@ use super::ClaudeEvent;
 use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts, ModelAnswer};
 use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::process::Job;
-use crate::request::HookRequest;
+use crate::request::{HookRequest, ToolKind};
 use crate::spec::{Dialect, HookKind, HookSpec, HttpTarget, Program};
 use crate::BoxError;
 
@@ -147,6 +147,10 @@ impl DialectHook for ClaudeHook {
         encode(self, req, cwd)
     }
 
+    fn kind_tool_name(&self, kind: ToolKind, host: &str) -> Option<&'static str> {
+        kind_tool_name(kind, host)
+    }
+
     fn job(&self, spec: Option<&HookSpec>, leaf: &JobParts<'_>, req: &HookRequest) -> Job {
         let mut encoded = encode(self, req, leaf.cwd);
         if let Some(path) = env_file(self, req) {
@@ -205,6 +209,26 @@ impl DialectHook for ClaudeHook {
     }
 }
 
+/// Claude Code's own tool names, which a host that uses them keeps.
+const CLAUDE_TOOLS: [&str; 6] = ["Bash", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit"];
+
+/// Claude Code's name for a tool of `kind` that the host calls `host`:
+/// `Bash`, `Read`, `Edit`, `Write`; `None` (the host's name) for an MCP
+/// tool, a tool of another kind, and a host name that is already Claude
+/// Code's (`MultiEdit` stays `MultiEdit`).
+fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
+    if CLAUDE_TOOLS.contains(&host) {
+        return None;
+    }
+    match kind {
+        ToolKind::Shell => Some("Bash"),
+        ToolKind::Read => Some("Read"),
+        ToolKind::Edit => Some("Edit"),
+        ToolKind::Write => Some("Write"),
+        _ => None,
+    }
+}
+
 /// Whether a Claude Code hook is part of a call of `req`: its event is the
 /// one the request is under Claude Code's names (`PostToolUseFailure` for a
 /// tool that failed, `PostToolUse` otherwise).
@@ -215,17 +239,23 @@ fn applies(hook: &ClaudeHook, req: &HookRequest) -> bool {
 /// Whether a Claude Code hook runs for `req`: it [applies](applies), its
 /// matcher matches that event's subject, and its `if` rule allows it.
 fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) -> bool {
-    applies(hook, req)
-        && spec
-            .pattern()
-            .matches(&super::matcher::subject_of(hook.event, req))
-        && if_allows(hook.if_rule.as_ref(), hook.event.name(), req)
+    if !applies(hook, req) {
+        return false;
+    }
+    // Matchers and `if` rules test the tool's Claude Code name.
+    let tool = crate::dialect::tool_name(hook, req);
+    spec.pattern()
+        .matches(&super::matcher::subject_seen(hook.event, req, tool))
+        && if_allows_seen(hook.if_rule.as_ref(), hook.event.name(), req, tool)
 }
 
 /// The stdin bytes and the variables of a Claude Code hook's run: the
 /// project's (and plugin's) roots, and what the session's env files set.
 fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> Encoded {
-    let envelope = Envelope::new(cwd).with_event_name(hook.event.name());
+    let mut envelope = Envelope::new(cwd).with_event_name(hook.event.name());
+    if let Some(tool) = crate::dialect::tool_name(hook, req) {
+        envelope = envelope.with_tool_name(tool);
+    }
     let stdin = stdin_bytes(req, &envelope);
     let env = env_vars(&hook.project_dir, hook.plugin_root.as_deref())
         .map(|(name, value)| (name.to_owned(), value.to_owned()))

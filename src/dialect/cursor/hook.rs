@@ -19,7 +19,7 @@ use crate::dialect::claude::Failure;
 use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};
-use crate::request::HookRequest;
+use crate::request::{HookRequest, ToolKind};
 use crate::spec::{Dialect, HookKind, HookSpec, Program};
 use crate::BoxError;
 
@@ -270,7 +270,10 @@ fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
         return false;
     }
     if let Some(kind) = hook.event.tool_kind() {
-        return req.tool_kind() == Some(kind);
+        // `afterFileEdit` fires after an edit and after a write alike.
+        return req.tool_kind().is_some_and(|tool| {
+            tool == kind || (kind == ToolKind::Edit && tool == ToolKind::Write)
+        });
     }
     let failed = req.arguments().pointer("/tool_response/is_error") == Some(&Value::Bool(true));
     match hook.event {

@@ -782,6 +782,14 @@ fn finish(
 ) -> HookOutcome {
     let honored =
         !(decision == Decision::Transform && event.transform_scope() == TransformScope::None);
+    let mut records = records;
+    // What each hook saw the tool called, by its dialect's rule.
+    if request.tool_name().is_some() {
+        for record in &mut records {
+            let seen = crate::dialect::tool_name_seen(record.spec().dialect_hook(), &request);
+            record.set_tool_name(seen);
+        }
+    }
     let arguments: Arc<Value> = request.into_shared_arguments();
     HookOutcome::from_parts(event, decision, honored, reason, arguments, records)
 }
