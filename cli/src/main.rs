@@ -371,13 +371,14 @@ impl Named {
         if let Some(event) = cursor::CursorEvent::from_name(name) {
             return Ok(Named::Cursor(event.name(), event.point()));
         }
+        // A Claude Code event with no neutral point is fired by name.
+        if let Some(event) = claude::ClaudeEvent::from_name(name) {
+            return Ok(Named::Claude(event.name(), Event::Named));
+        }
         // nanopi's message (with its hint for a CamelCase or retired
         // name), then the names of the other dialects.
         let nanopi = name.parse::<Event>().unwrap_err();
-        let claude: Vec<&str> = Event::ALL
-            .iter()
-            .flat_map(|e| e.claude_names().iter().copied())
-            .collect();
+        let claude: Vec<&str> = claude::ClaudeEvent::ALL.iter().map(|e| e.name()).collect();
         let cursor: Vec<&str> = cursor::CursorEvent::ALL.iter().map(|e| e.name()).collect();
         Err(Failure::Usage(format!(
             "{nanopi}; or a Claude Code (and react-agent-mini) event: {}; or a Cursor (and \

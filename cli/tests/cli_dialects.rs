@@ -514,3 +514,37 @@ fn a_claude_bash_guard_runs_for_a_hosts_bash_tool() {
         .collect();
     assert_eq!(names, [&json!("bash"), &json!("Bash")]);
 }
+
+/// `hooks test --event TaskCreated`: every Claude Code event is fired by
+/// name with its payload as the stdin fields, and exit 2 blocks where Claude
+/// Code's table says it does; the load warning says how such hooks run.
+#[test]
+fn a_claude_event_with_no_neutral_point_is_fired_by_name() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"TaskCreated": [{"hooks": [{"type": "command", "command":
+            "subject=$(cat | sed -n 's/.*\"task_subject\": *\"\\([^\"]*\\)\".*/\\1/p'); echo \"no task: $subject\" >&2; exit 2"}]}]})),
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--event",
+        "TaskCreated",
+        "--payload",
+        r#"{"task_id":"t1","task_subject":"ship it"}"#,
+    ]);
+    let report = r.json();
+    assert_eq!(report["event"], "TaskCreated", "{}", r.stderr);
+    assert_eq!(report["decision"], "block");
+    assert_eq!(report["honored"], true);
+    assert_eq!(report["reason"], "no task: ship it");
+    assert!(
+        r.stderr
+            .contains("its hooks run only when the host fires the event by name"),
+        "{}",
+        r.stderr
+    );
+}

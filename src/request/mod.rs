@@ -146,6 +146,8 @@ struct Extras {
     tool_kind: Option<ToolKind>,
     /// The tool's name for the hooks of a dialect, when the host names it.
     tool_aliases: Vec<(Dialect, Arc<str>)>,
+    /// The name of an event fired by name ([`Event::Named`]).
+    name: Option<Arc<str>>,
     /// Fields other dialects' envelopes write as given (see `with_wire_fields`).
     wire: Option<Map<String, Value>>,
 }
@@ -414,6 +416,31 @@ impl HookRequest {
     /// `agent_thought`: `{"text": …}`.
     pub fn agent_thought(text: impl Into<String>) -> Self {
         Self::new(Event::AgentThought, json!({ "text": text.into() }))
+    }
+
+    /// An event fired by its dialect's name ([`Event::Named`]): Claude Code's
+    /// `TaskCreated`, `ConfigChange`, `CwdChanged`, … with `arguments` as the
+    /// event's own fields, as that dialect writes them. Only the hooks
+    /// configured for that exact name run.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tower_hooks::{Event, HookRequest};
+    ///
+    /// let req = HookRequest::named("TaskCreated", json!({"task_subject": "ship it"}));
+    /// assert_eq!(req.event(), Event::Named);
+    /// assert_eq!(req.named_event(), Some("TaskCreated"));
+    /// ```
+    pub fn named(name: impl Into<Arc<str>>, arguments: Value) -> Self {
+        let mut req = Self::new(Event::Named, arguments);
+        req.extras_mut().name = Some(name.into());
+        req
+    }
+
+    /// The name of an event fired by name ([`named`](Self::named)); `None`
+    /// for the neutral events.
+    pub fn named_event(&self) -> Option<&str> {
+        self.extras.as_deref()?.name.as_deref()
     }
 
     /// Sets the tool name (the two tool events).

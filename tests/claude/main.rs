@@ -857,3 +857,58 @@ async fn claude_hooks_see_claude_code_names_for_the_hosts_tools() {
     let result = aliased.ready().await.unwrap().call(call).await.unwrap();
     assert_eq!(result, ToolResult::error("blocked by hook: not that"));
 }
+
+/// Every Claude Code event can be fired by name: the hooks of that name run
+/// (and no other's), see the raw fields, and a block means what Claude
+/// Code's exit-2 table says for that event.
+#[tokio::test]
+async fn events_with_no_neutral_point_run_when_fired_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen");
+    let record = format!("cat > {}; echo 'not now' >&2; exit 2", seen.display());
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {
+            "TaskCreated": [{"hooks": [handler(&record)]}],
+            "TeammateIdle": [{"hooks": [handler("cat >/dev/null; echo 'take the next task' >&2; exit 2")]}],
+            "CwdChanged": [{"hooks": [handler(
+                "cat >/dev/null; echo 'export IN_REPO=1' >> \"$CLAUDE_ENV_FILE\"; echo no >&2; exit 2")]}],
+            "ConfigChange": [{"hooks": [handler("exit 2")]}],
+        }}),
+    );
+    let fields = json!({"task_id": "t1", "task_subject": "ship it", "session_id": "s1"});
+    let task = claude::request("TaskCreated", fields.as_object().unwrap().clone()).unwrap();
+    let outcome = stack.clone().oneshot(task).await.unwrap();
+    assert!(outcome.is_blocked(), "TaskCreated: exit 2 blocks");
+    assert_eq!(outcome.reason(), Some("not now"));
+    assert_eq!(
+        outcome.hooks().len(),
+        1,
+        "only the TaskCreated hook is part of it"
+    );
+    let stdin: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(stdin["hook_event_name"], "TaskCreated");
+    assert_eq!(stdin["task_subject"], "ship it");
+    assert_eq!(stdin["session_id"], "s1");
+
+    let idle = HookRequest::named("TeammateIdle", json!({"teammate_name": "b"}));
+    let outcome = stack.clone().oneshot(idle).await.unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.follow_up(), Some("take the next task"));
+
+    // CwdChanged cannot block; its hooks get CLAUDE_ENV_FILE.
+    let cwd = HookRequest::named("CwdChanged", json!({"old_cwd": "/a", "new_cwd": "/b"}))
+        .with_session_id("s1");
+    let outcome = stack.clone().oneshot(cwd).await.unwrap();
+    assert_eq!(outcome.decision(), tower_hooks::Decision::Block);
+    assert!(!outcome.is_honored());
+    assert_eq!(outcome.env(), [("IN_REPO".to_owned(), "1".to_owned())]);
+
+    // A name nobody configured runs nothing.
+    let outcome = stack
+        .oneshot(HookRequest::named("WorktreeCreate", json!({})))
+        .await
+        .unwrap();
+    assert!(outcome.hooks().is_empty());
+    assert!(!outcome.is_blocked());
+}

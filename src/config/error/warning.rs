@@ -105,8 +105,9 @@ pub enum ConfigWarningKind {
         /// case, `_` or `-`.
         suggestion: Option<&'static str>,
     },
-    /// A Claude Code event this host never fires (`TaskCreated`,
-    /// `ConfigChange`, …): its hooks load, and never run.
+    /// A Claude Code event with no neutral point (`TaskCreated`,
+    /// `ConfigChange`, …): its hooks load, and run only when the host fires
+    /// the event by name ([`HookRequest::named`](crate::HookRequest::named)).
     ClaudeUnfiredEvent {
         /// The event, as written.
         event: String,
@@ -303,8 +304,8 @@ impl fmt::Display for ConfigWarningKind {
             }
             ConfigWarningKind::ClaudeUnfiredEvent { ref event } => write!(
                 f,
-                "hooks.{event}: {event} is a Claude Code event this host does not fire, \
-                 so its hooks never run"
+                "hooks.{event}: {event} has no point in the neutral lifecycle: its hooks \
+                 run only when the host fires the event by name"
             ),
             ConfigWarningKind::ClaudeUnknownEvent {
                 ref event,

@@ -15,6 +15,7 @@ use super::wire::{
 };
 use super::ClaudeEvent;
 use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts, ModelAnswer};
+use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::process::Job;
 use crate::request::{HookRequest, ToolKind};
@@ -42,9 +43,11 @@ pub(crate) struct ClaudeHook {
     pub(crate) sessions: Arc<Sessions>,
 }
 
-/// The hook specs of loaded Claude Code handlers, in order; handlers of events
-/// this host does not fire are left out (their load warning says so). A
-/// handler of a type this host cannot run is kept: it is listed, and skipped.
+/// The hook specs of loaded Claude Code handlers, in order. A handler of an
+/// event with no neutral point is at [`Event::Named`]: it runs when the host
+/// fires that event by name. A handler of a name that is no Claude Code event
+/// is left out (its load warning says so). A handler of a type this host
+/// cannot run is kept: it is listed, and skipped.
 pub fn specs<'a>(
     handlers: impl IntoIterator<Item = &'a Handler>,
     project_dir: &Path,
@@ -64,8 +67,9 @@ pub(crate) fn spec(
     project_dir: &str,
     sessions: &Arc<Sessions>,
 ) -> Option<HookSpec> {
-    let event = handler.point?;
     let claude_event = handler.claude_event()?;
+    // An event with no neutral point runs when the host fires it by name.
+    let event = handler.point.unwrap_or(Event::Named);
     let kind = handler.hook_kind();
     let program = match (&handler.args, handler.shell.as_deref()) {
         (Some(args), _) => Program::Exec(args.clone().into()),

@@ -131,8 +131,8 @@
 //! assert_eq!(file.handlers[3].point, None);
 //! assert_eq!(
 //!     file.warnings[0].to_string(),
-//!     "/p/.claude/settings.json: hooks.TaskCreated: TaskCreated is a Claude Code event \
-//!      this host does not fire, so its hooks never run",
+//!     "/p/.claude/settings.json: hooks.TaskCreated: TaskCreated has no point in the \
+//!      neutral lifecycle: its hooks run only when the host fires the event by name",
 //! );
 //!
 //! let err = parse("{\"hooks\": {", path, &Context::new("/p")).unwrap_err();
@@ -340,12 +340,14 @@ impl Handler {
         ClaudeEvent::from_name(&self.event)
     }
 
-    /// Whether this host can run it: a `command` handler of an event it
-    /// fires, or an `http` one when the crate is built with the `http` feature.
+    /// Whether this host can run it: a `command` handler of a Claude Code
+    /// event (one with no neutral point runs when the host fires it by
+    /// name), or an `http` one when the crate is built with the `http`
+    /// feature.
     pub fn is_runnable(&self) -> bool {
         let kind = self.hook_kind();
         let runs = kind == HookKind::Command || (kind == HookKind::Http && cfg!(feature = "http"));
-        runs && self.point.is_some()
+        runs && self.claude_event().is_some()
     }
 
     /// Its `type` ([`kind`](Self::kind) as a [`HookKind`]).

@@ -500,7 +500,7 @@ fn disable_all_hooks_is_read_and_the_handlers_too() {
 }
 
 #[test]
-fn an_unfired_event_is_a_warning_naming_file_and_event() {
+fn an_event_fired_by_name_only_is_a_warning_naming_file_and_event() {
     let file = load_text(
         r#"{"hooks": {
               "TaskCreated": [{"hooks": [{"type": "command", "command": "true"}]}],
@@ -510,13 +510,14 @@ fn an_unfired_event_is_a_warning_naming_file_and_event() {
     assert_eq!(
         warnings(&file),
         [format!(
-            "{PATH}: hooks.TaskCreated: TaskCreated is a Claude Code event this host does not \
-                 fire, so its hooks never run"
+            "{PATH}: hooks.TaskCreated: TaskCreated has no point in the neutral lifecycle: \
+                 its hooks run only when the host fires the event by name"
         )]
     );
     let task = &file.handlers[0];
     assert_eq!(task.point, None);
-    assert!(!task.is_runnable());
+    // It runs when the host fires TaskCreated by name.
+    assert!(task.is_runnable());
     assert!(file.handlers[1].is_runnable());
 }
 

@@ -65,7 +65,9 @@ pub const DEFAULT_FOLLOW_UP_CAP: u32 = 8;
 
 /// The Claude Code event a request fires: its neutral event's Claude Code name, and
 /// `PostToolUseFailure` instead of `PostToolUse` for a tool result marked
-/// `is_error`. `None` for a neutral event Claude Code has no name for.
+/// `is_error`; the name of an event fired by name
+/// ([`HookRequest::named`]). `None` for a neutral event Claude Code has no
+/// name for.
 ///
 /// ```
 /// use std::time::Duration;
@@ -79,7 +81,10 @@ pub const DEFAULT_FOLLOW_UP_CAP: u32 = 8;
 /// assert_eq!(event_name(&failed), Some("PostToolUseFailure"));
 /// assert_eq!(event_name(&HookRequest::turn_start(1, 0)), None);
 /// ```
-pub fn event_name(req: &HookRequest) -> Option<&'static str> {
+pub fn event_name(req: &HookRequest) -> Option<&str> {
+    if req.event() == Event::Named {
+        return req.named_event();
+    }
     let names = req.event().claude_names();
     if req.event() == Event::ToolExecutionEnd && tool_failed(req.arguments()) {
         return names.get(1).or(names.first()).copied();
