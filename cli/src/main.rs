@@ -272,7 +272,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Test(args) => test(*args),
         Command::List(args) => list(args).map(|()| ExitCode::SUCCESS),
-        Command::Check(args) => check(args).map(|()| ExitCode::SUCCESS),
+        Command::Check(args) => check(args),
         Command::Replay(args) => replay::replay(*args),
     };
     match result {
@@ -374,6 +374,12 @@ fn load_with(
 ) -> Result<(Config, Files), Failure> {
     let files = args.files(host)?;
     let config = files.load().map_err(Failure::Config)?;
+    for error in config.errors() {
+        eprintln!(
+            "hooks: error: {} (dropped; the rest of the file loads)",
+            escape(&error.to_string())
+        );
+    }
     for warning in config.warnings().iter().filter(|w| shown(w)) {
         eprintln!("hooks: warning: {}", escape(&warning.to_string()));
     }
@@ -743,7 +749,9 @@ fn list(args: ListArgs) -> Result<(), Failure> {
     print(&text)
 }
 
-fn check(args: ConfigArgs) -> Result<(), Failure> {
+/// `hooks check`: exit 0, or 1 when an entry was dropped (or nothing
+/// loads).
+fn check(args: ConfigArgs) -> Result<ExitCode, Failure> {
     let (config, files) = load(&args, &Host::default())?;
     let named = files.is_named();
     let paths: Vec<PathBuf> = files
@@ -787,12 +795,20 @@ fn check(args: ConfigArgs) -> Result<(), Failure> {
     }
     let hooks = config.hooks().len();
     let warnings = config.warnings().len() + missing.len();
+    let errors = config.errors().len();
     let mut line = format!(
-        "ok: {hooks} hook{} from {} file{}",
+        "{}: {hooks} hook{} from {} file{}",
+        if errors == 0 { "ok" } else { "error" },
         if hooks == 1 { "" } else { "s" },
         files.len(),
         if files.len() == 1 { "" } else { "s" },
     );
+    if errors > 0 {
+        line.push_str(&format!(
+            ", {errors} entr{} dropped (above)",
+            if errors == 1 { "y" } else { "ies" }
+        ));
+    }
     if warnings > 0 {
         line.push_str(&format!(
             ", {warnings} warning{} (above)",
@@ -815,7 +831,12 @@ fn check(args: ConfigArgs) -> Result<(), Failure> {
         })
         .collect();
     line.push_str(&render::searched(&rows));
-    print(&line)
+    print(&line)?;
+    Ok(if errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// Whether `check` found a file it searched.

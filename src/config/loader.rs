@@ -87,6 +87,8 @@ pub(crate) struct LoadCtx<'a> {
     pub(crate) hooks: Vec<HookSpec>,
     /// The warnings so far.
     pub(crate) warnings: Vec<ConfigWarning>,
+    /// The malformed entries dropped so far (their files loaded without them).
+    pub(crate) errors: Vec<std::sync::Arc<ConfigError>>,
 }
 
 impl LoadCtx<'_> {
@@ -94,5 +96,6 @@ impl LoadCtx<'_> {
     pub(crate) fn merge(&mut self, config: Config) {
         self.hooks.extend(config.hooks);
         self.warnings.extend(config.warnings);
+        self.errors.extend(config.errors);
     }
 }

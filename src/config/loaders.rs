@@ -153,6 +153,7 @@ pub(super) fn load(
         openhuman,
         hooks: Vec::new(),
         warnings: Vec::new(),
+        errors: Vec::new(),
     };
     let mut loads: Vec<Box<dyn Load>> = LOADERS.iter().map(|loader| loader.start()).collect();
     let mut loaded: Vec<PathBuf> = Vec::new();
@@ -176,6 +177,7 @@ pub(super) fn load(
     Ok(Config {
         hooks: ctx.hooks,
         warnings: ctx.warnings,
+        errors: ctx.errors,
     })
 }
 

@@ -453,6 +453,15 @@ pub struct Notes {
     /// reaches the model (`Some(false)`). `None`: the event's policy decides.
     /// Of several, the first in config order counts.
     pub block_honored: Option<bool>,
+    /// What one hook did that its dialect ignores (an exit status a Claude
+    /// Code JSON answer overrode, say). The chain moves them to that hook's
+    /// [record](HookRecord::warnings); they never reach the outcome.
+    pub warnings: Vec<String>,
+    /// Variables hooks set for the session (Claude Code's `CLAUDE_ENV_FILE`,
+    /// Cursor's `sessionStart` `env`), in the order they were first set; a
+    /// later value of a name replaces the earlier one. The session's later
+    /// hooks of that dialect get them too.
+    pub env: Vec<(String, String)>,
 }
 
 impl Notes {
@@ -495,6 +504,8 @@ impl Notes {
             && self.follow_up.is_none()
             && !self.approved
             && self.block_honored.is_none()
+            && self.warnings.is_empty()
+            && self.env.is_empty()
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -506,6 +517,13 @@ impl Notes {
         join_into(&mut self.follow_up, other.follow_up);
         self.approved |= other.approved;
         self.block_honored = self.block_honored.or(other.block_honored);
+        self.warnings.extend(other.warnings);
+        for (name, value) in other.env {
+            match self.env.iter_mut().find(|(k, _)| *k == name) {
+                Some(slot) => slot.1 = value,
+                None => self.env.push((name, value)),
+            }
+        }
     }
 }
 
@@ -620,6 +638,12 @@ impl HookOutcome {
         self.notes.as_deref().map_or(&[], |n| &n.user_messages)
     }
 
+    /// The variables hooks set for the session ([`Notes::env`]): for the
+    /// host to use, e.g. in the shell its tools run.
+    pub fn env(&self) -> &[(String, String)] {
+        self.notes.as_deref().map_or(&[], |n| &n.env)
+    }
+
     /// The reason, possibly empty, when a hook asked to stop the agent.
     pub fn stop(&self) -> Option<&str> {
         self.notes.as_deref().and_then(|n| n.stop.as_deref())
@@ -680,7 +704,7 @@ impl HookOutcome {
 impl Serialize for HookOutcome {
     /// The JSON report of the `hooks` CLI.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut m = serializer.serialize_map(Some(11))?;
+        let mut m = serializer.serialize_map(Some(12))?;
         m.serialize_entry("event", &self.event)?;
         m.serialize_entry("decision", self.decision.as_str())?;
         m.serialize_entry("honored", &self.honored)?;
@@ -691,7 +715,21 @@ impl Serialize for HookOutcome {
         m.serialize_entry("user_messages", self.user_messages())?;
         m.serialize_entry("stop", &self.stop())?;
         m.serialize_entry("follow_up", &self.follow_up())?;
+        m.serialize_entry("env", &EnvObject(self.env()))?;
         m.serialize_entry("hooks", &self.hooks[..])?;
+        m.end()
+    }
+}
+
+/// Variables as a JSON object, in their order.
+struct EnvObject<'a>(&'a [(String, String)]);
+
+impl Serialize for EnvObject<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut m = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in self.0 {
+            m.serialize_entry(name, value)?;
+        }
         m.end()
     }
 }

@@ -196,6 +196,7 @@ use super::carried::Carried;
 use crate::layer::fail_open::error_text;
 use crate::outcome::HookOutcome;
 use crate::request::HookRequest;
+use crate::spec::Dialect;
 use crate::BoxError;
 
 /// Runs the tool hooks around a tool service. See the [module docs](self) for an example.
@@ -370,6 +371,29 @@ impl<H> ToolHooksLayer<H> {
     /// Sets the session's working directory the tool events carry.
     pub fn with_cwd(mut self, cwd: impl Into<Arc<str>>) -> Self {
         self.carried.cwd = Some(cwd.into());
+        self
+    }
+
+    /// Names the host's tool `tool` `name` for the hooks of `dialect`, at
+    /// both tool events ([`HookRequest::with_tool_alias`]): say, a `deploy`
+    /// tool that Claude Code hooks know as `mcp__ops__deploy`. Without one,
+    /// each dialect sees its own name for the tool's kind (a `bash` tool is
+    /// Claude Code's `Bash`).
+    ///
+    /// ```
+    /// use tower_hooks::{Dialect, HookStack, ToolHooksLayer};
+    ///
+    /// let layer = ToolHooksLayer::new(HookStack::builder().build())
+    ///     .with_tool_alias("deploy", Dialect::Claude, "mcp__ops__deploy");
+    /// # let _ = layer;
+    /// ```
+    pub fn with_tool_alias(
+        mut self,
+        tool: impl Into<Arc<str>>,
+        dialect: Dialect,
+        name: impl Into<Arc<str>>,
+    ) -> Self {
+        self.carried.alias(tool.into(), dialect, name.into());
         self
     }
 

@@ -108,9 +108,10 @@ pub enum ConfigWarningKind {
         /// The event the key differs from only in case, `_` or `-`.
         suggestion: Option<&'static str>,
     },
-    /// An event of a JSON configuration's dialect that this host never
-    /// fires (Claude Code's `TaskCreated`, `ConfigChange`, …): its hooks
-    /// load, and never run.
+    /// An event of a JSON configuration's dialect with no neutral point
+    /// (Claude Code's `TaskCreated`, `ConfigChange`, …): its hooks load, and
+    /// run only when the host fires the event by name
+    /// ([`HookRequest::named`](crate::HookRequest::named)).
     UnfiredEvent {
         /// The event, as written.
         event: String,
@@ -312,13 +313,10 @@ impl fmt::Display for ConfigWarningKind {
                     None => Ok(()),
                 }
             }
-            ConfigWarningKind::UnfiredEvent {
-                ref event,
-                known_as,
-            } => write!(
+            ConfigWarningKind::UnfiredEvent { ref event, .. } => write!(
                 f,
-                "hooks.{event}: {event} is {known_as} this host does not fire, so its hooks \
-                 never run"
+                "hooks.{event}: {event} has no point in the neutral lifecycle: its hooks \
+                 run only when the host fires the event by name"
             ),
             ConfigWarningKind::UnknownEvent {
                 ref event,

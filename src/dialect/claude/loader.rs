@@ -32,9 +32,10 @@ static EVENT_NAMES: EventNames = EventNames::new(
     "a Claude Code (and react-agent-mini) event",
     "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest",
     || {
-        crate::Event::ALL
+        // The events with no neutral point are fired by name (`Event::Named`).
+        super::ClaudeEvent::ALL
             .into_iter()
-            .flat_map(|event| event.claude_names().iter().map(move |name| (*name, event)))
+            .map(|event| (event.name(), event.event().unwrap_or(crate::Event::Named)))
             .collect()
     },
     super::request,
@@ -85,6 +86,8 @@ struct ClaudeLoad {
     switches: Vec<Switches>,
     /// The `http` handlers' settings-level gates, over every file.
     http_gates: HttpGates,
+    /// What the Claude Code hooks of this configuration share.
+    sessions: Arc<super::session::Sessions>,
 }
 
 /// A Claude Code file's switches for the hooks of the whole load.
@@ -107,6 +110,7 @@ impl Load for ClaudeLoad {
             allow_managed_hooks_only: loaded.allow_managed_hooks_only,
         });
         let project_dir = ctx.project.display().to_string();
+        ctx.errors.extend(loaded.dropped);
         ctx.warnings.extend(
             loaded
                 .warnings
@@ -114,7 +118,7 @@ impl Load for ClaudeLoad {
                 .map(|w| ConfigWarning::in_file(w.path(), w.kind().clone())),
         );
         for handler in loaded.handlers {
-            if let Some(spec) = super::hook::spec(&handler, &project_dir) {
+            if let Some(spec) = super::hook::spec(&handler, &project_dir, &self.sessions) {
                 self.handlers.push((ctx.hooks.len(), handler));
                 ctx.hooks.push(spec);
             }

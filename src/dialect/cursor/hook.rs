@@ -19,7 +19,7 @@ use crate::dialect::claude::Failure;
 use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};
-use crate::request::HookRequest;
+use crate::request::{HookRequest, ToolKind};
 use crate::spec::{Dialect, HookKind, HookSpec, Program};
 use crate::BoxError;
 
@@ -66,8 +66,14 @@ impl Sessions {
 
     /// Keeps what a `sessionStart` hook set for `session`. A name no process
     /// can carry (empty, or with `=` or NUL) is dropped, and so are the
-    /// protocol's own variables, which stay exact.
-    fn set_env(&self, session: &str, vars: &serde_json::Map<String, Value>, app: App) {
+    /// protocol's own variables, which stay exact. Answers what it kept.
+    fn set_env(
+        &self,
+        session: &str,
+        vars: &serde_json::Map<String, Value>,
+        app: App,
+    ) -> Vec<(String, String)> {
+        let mut kept = Vec::new();
         let mut env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
         let list = env.entry(session.to_owned()).or_default();
         for (key, value) in vars {
@@ -81,8 +87,10 @@ impl Sessions {
                 other => other.to_string(),
             };
             list.retain(|(k, _)| k != key);
-            list.push((key.clone(), value));
+            list.push((key.clone(), value.clone()));
+            kept.push((key.clone(), value));
         }
+        kept
     }
 }
 
@@ -262,7 +270,10 @@ fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
         return false;
     }
     if let Some(kind) = hook.event.tool_kind() {
-        return req.tool_kind() == Some(kind);
+        // `afterFileEdit` fires after an edit and after a write alike.
+        return req.tool_kind().is_some_and(|tool| {
+            tool == kind || (kind == ToolKind::Edit && tool == ToolKind::Write)
+        });
     }
     let failed = req.arguments().pointer("/tool_response/is_error") == Some(&Value::Bool(true));
     match hook.event {
@@ -337,9 +348,10 @@ fn neutral(
         return (verdict, Notes::default());
     }
     let session = req.session_id().unwrap_or("");
-    if let (CursorEvent::SessionStart, Some(env)) = (hook.event, &answer.env) {
-        hook.sessions.set_env(session, env, hook.app);
-    }
+    let set = match (hook.event, &answer.env) {
+        (CursorEvent::SessionStart, Some(env)) => hook.sessions.set_env(session, env, hook.app),
+        _ => Vec::new(),
+    };
     let reason = answer.reason();
     let mut notes = Notes {
         context: answer.additional_context.clone().into_iter().collect(),
@@ -356,6 +368,9 @@ fn neutral(
             }),
         approved: answer.permission == Some(CursorPermission::Allow),
         block_honored: None,
+        // What it set, for the host too.
+        env: set,
+        ..Notes::default()
     };
     if hook.event.is_observing() {
         notes.stop = None;

@@ -208,6 +208,14 @@ impl<'de> Deserialize<'de> for Hooks {
     }
 }
 
+/// How many handlers a group's `hooks` value holds (0 unless an array).
+fn count(handlers: &Option<Value>) -> usize {
+    match handlers {
+        Some(Value::Array(handlers)) => handlers.len(),
+        _ => 0,
+    }
+}
+
 /// Walks the `hooks` object of one file.
 pub(super) struct Reader<'a> {
     pub(super) path: &'a Path,
@@ -221,6 +229,16 @@ impl Reader<'_> {
             path: self.path.to_path_buf(),
             kind,
         });
+    }
+
+    /// Drops a malformed entry: the error is kept with the file, which
+    /// loads without it.
+    fn drop_entry(&mut self, kind: ConfigErrorKind) {
+        self.file
+            .dropped
+            .push(std::sync::Arc::new(crate::config::ConfigError::new(
+                self.path, kind,
+            )));
     }
 
     pub(super) fn event(&mut self, event: &str, groups: Value) -> Result<(), ConfigErrorKind> {
@@ -267,14 +285,22 @@ impl Reader<'_> {
                     ))
                 }
             };
-            let mut pattern = matcher::compile(event, matcher.as_deref()).map_err(|error| {
-                let hint = regex_hint(&error);
-                ConfigErrorKind::InvalidPattern {
-                    at: format!("{event} matcher group {group} (hooks.{event}[{group}])"),
-                    error,
-                    hint,
+            let handlers = entry.remove("hooks");
+            // As in Claude Code, a group whose matcher cannot compile is
+            // dropped, and the rest of the file loads.
+            let mut pattern = match matcher::compile(event, matcher.as_deref()) {
+                Ok(pattern) => pattern,
+                Err(error) => {
+                    index += count(&handlers);
+                    let hint = regex_hint(&error);
+                    self.drop_entry(ConfigErrorKind::InvalidPattern {
+                        at: format!("{event} matcher group {group} (hooks.{event}[{group}])"),
+                        error,
+                        hint,
+                    });
+                    continue;
                 }
-            })?;
+            };
             // (A key that is no Claude Code event keeps its matcher: its
             // warning is that the event is unknown.)
             if matcher::is_claude_event(event)
@@ -288,7 +314,7 @@ impl Reader<'_> {
                 });
                 pattern = Pattern::Any;
             }
-            let handlers = match entry.remove("hooks") {
+            let handlers = match handlers {
                 Some(Value::Array(handlers)) => handlers,
                 Some(other) => {
                     return Err(invalid(
@@ -298,11 +324,12 @@ impl Reader<'_> {
                     ))
                 }
                 None => {
-                    return Err(ConfigErrorKind::InvalidValue {
+                    self.drop_entry(ConfigErrorKind::InvalidValue {
                         at: format!("{} (its \"hooks\")", at()),
                         expected: "an array of handlers",
                         found: "nothing: the group has no \"hooks\"".into(),
-                    })
+                    });
+                    continue;
                 }
             };
             for (position, handler) in handlers.into_iter().enumerate() {
@@ -315,9 +342,15 @@ impl Reader<'_> {
                     matcher: matcher.as_deref(),
                     pattern: &pattern,
                 };
-                let handler = self.handler(slot, handler)?;
-                self.file.handlers.push(handler);
                 index += 1;
+                match self.handler(slot, handler) {
+                    Ok(handler) => self.file.handlers.push(handler),
+                    // A command handler without a command is dropped alone.
+                    Err(kind @ ConfigErrorKind::MissingKey { key: "command", .. }) => {
+                        self.drop_entry(kind);
+                    }
+                    Err(kind) => return Err(kind),
+                }
             }
         }
         Ok(())
