@@ -153,6 +153,7 @@ use crate::process::substitute::{placeholders, substitute, Form};
 use crate::spec::HookKind;
 
 mod dedup;
+mod fields;
 mod files;
 mod http_gates;
 mod parse;
