@@ -50,8 +50,11 @@ impl Format {
     /// a top-level `"version"` is Cursor's; any other file is Claude Code's (a
     /// settings file or a plugin's `hooks/hooks.json`).
     ///
-    /// Only the Cursor rule reads the file; a file that cannot be read or parsed
-    /// is taken for Claude Code's, whose loader then reports the problem.
+    /// Every loader is asked by name first (`Loader::detect`), then by
+    /// reading (`Loader::detect_by_reading`), each time in the list's order,
+    /// so a name rule wins over one that reads the file. Only the Cursor rule
+    /// reads the file; a file that cannot be read or parsed is taken for
+    /// Claude Code's, whose loader then reports the problem.
     pub fn detect(path: &Path) -> Format {
         let by_name = || LOADERS.iter().find_map(|loader| loader.detect(path));
         let by_reading = || LOADERS.iter().find_map(|l| l.detect_by_reading(path));

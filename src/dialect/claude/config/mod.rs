@@ -156,6 +156,7 @@ use crate::process::substitute::{placeholders, substitute, Form};
 use crate::spec::HookKind;
 
 mod dedup;
+mod fields;
 mod files;
 mod http_gates;
 mod parse;

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::fields::{handler_error, RawHandler};
 use super::{
     handler_at, Context, Handler, HooksFile, Warning, DEFAULT_TIMEOUT, PROMPT_SUBMIT_TIMEOUT,
     UNSUPPORTED_TYPES,
@@ -367,131 +368,58 @@ impl Reader<'_> {
             pattern,
         } = slot;
         let at = handler_at(event, index, group, position);
-        let Value::Object(mut fields) = value else {
+        if !value.is_object() {
             return Err(invalid(at, "an object", &value));
-        };
+        }
         let field = |name: &str| format!("\"{name}\" of {at}");
-        let kind = take_string(&mut fields, "type", &field)?.unwrap_or_else(|| "command".into());
-        let command = take_string(&mut fields, "command", &field)?;
-        let args = match fields.remove("args") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(items)) => {
-                let mut args = Vec::with_capacity(items.len());
-                for (i, item) in items.into_iter().enumerate() {
-                    match item {
-                        Value::String(arg) => args.push(arg),
-                        other => {
-                            return Err(invalid(
-                                format!("\"args\"[{i}] of {at}"),
-                                "a string",
-                                &other,
-                            ))
-                        }
-                    }
-                }
-                Some(args)
-            }
-            Some(other) => return Err(invalid(field("args"), "an array of strings", &other)),
-        };
-        let shell = take_string(&mut fields, "shell", &field)?;
-        let is_async = take_bool(&mut fields, "async", &field)?;
-        let rewake = take_bool(&mut fields, "asyncRewake", &field)?;
-        let once = take_bool(&mut fields, "once", &field)?;
-        let persistent = take_bool(&mut fields, "persistent", &field)?;
-        let continue_on_block = take_bool(&mut fields, "continueOnBlock", &field)?;
-        let status_message = take_string(&mut fields, "statusMessage", &field)?;
-        let prompt = take_string(&mut fields, "prompt", &field)?;
-        let url = take_string(&mut fields, "url", &field)?;
-        let headers = match fields.remove("headers") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Object(map)) => {
-                let mut headers = Vec::with_capacity(map.len());
-                for (name, value) in map {
-                    const FRAMING: [&str; 4] =
-                        ["host", "content-length", "transfer-encoding", "connection"];
-                    if FRAMING.contains(&name.to_ascii_lowercase().as_str()) {
-                        return Err(ConfigErrorKind::InvalidValue {
-                            at: format!("\"headers\" of {at}"),
-                            expected: "headers the HTTP client does not set itself (not Host, \
-                                       Content-Length, Transfer-Encoding or Connection)",
-                            found: format!("{name:?}"),
-                        });
-                    }
-                    match value {
-                        Value::String(value) => headers.push((name, value)),
-                        other => {
-                            return Err(invalid(
-                                format!("\"headers\".{name:?} of {at}"),
-                                "a string",
-                                &other,
-                            ))
-                        }
-                    }
-                }
-                headers
-            }
-            Some(other) => {
-                return Err(invalid(
-                    field("headers"),
-                    "an object of header names and string values",
-                    &other,
-                ))
-            }
-        };
-        let allowed_env_vars =
-            strings(fields.remove("allowedEnvVars"), &field("allowedEnvVars"))?.unwrap_or_default();
-        let fail_closed = match take_string(&mut fields, "onFailure", &field)?.as_deref() {
-            None | Some("allow") => false,
-            Some("block") => true,
-            Some(other) => {
-                return Err(invalid(
-                    field("onFailure"),
-                    "\"block\" or \"allow\"",
-                    &Value::String(other.to_owned()),
-                ))
-            }
-        };
-        for key in ["failClosed", "fail_closed"] {
-            if fields.contains_key(key) {
+        let raw: RawHandler =
+            serde_path_to_error::deserialize(&value).map_err(|err| handler_error(&err, &at))?;
+        let kind = raw.kind.unwrap_or_else(|| "command".into());
+        let RawHandler {
+            command,
+            args,
+            shell,
+            is_async,
+            rewake,
+            once,
+            persistent,
+            continue_on_block,
+            status_message,
+            prompt,
+            url,
+            headers,
+            allowed_env_vars,
+            fail_closed,
+            ..
+        } = raw;
+        for (key, written) in [
+            ("failClosed", raw.fail_closed_camel),
+            ("fail_closed", raw.fail_closed_snake),
+        ] {
+            if written {
                 self.warn(ConfigWarningKind::ClaudeFailClosedKey {
                     at: at.clone(),
                     key: key.to_owned(),
                 });
             }
         }
-        let timeout = match fields.remove("timeout") {
-            None | Some(Value::Null) => default_timeout(event, &kind),
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(seconds) if seconds > 0.0 => {
-                    if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
-                        self.warn(ConfigWarningKind::LongTimeout {
-                            at: at.clone(),
-                            dialect: "Claude Code",
-                            seconds: whole,
-                        });
-                    }
-                    // A positive timeout too small for the clock is 1 ms, never 0.
-                    Duration::try_from_secs_f64(seconds)
-                        .unwrap_or(Duration::MAX)
-                        .max(Duration::from_millis(1))
+        let timeout = match raw.timeout {
+            None => default_timeout(event, &kind),
+            Some(n) => {
+                if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
+                    self.warn(ConfigWarningKind::LongTimeout {
+                        at: at.clone(),
+                        dialect: "Claude Code",
+                        seconds: whole,
+                    });
                 }
-                _ => {
-                    return Err(invalid(
-                        field("timeout"),
-                        "a positive number of seconds",
-                        &Value::Number(n),
-                    ))
-                }
-            },
-            Some(other) => {
-                return Err(invalid(
-                    field("timeout"),
-                    "a positive number of seconds",
-                    &other,
-                ))
+                // A positive timeout too small for the clock is 1 ms, never 0.
+                Duration::try_from_secs_f64(n.as_f64().unwrap_or(f64::MAX))
+                    .unwrap_or(Duration::MAX)
+                    .max(Duration::from_millis(1))
             }
         };
-        let if_rule = match take_string(&mut fields, "if", &field)? {
+        let if_rule = match raw.if_rule {
             None => None,
             Some(text) => match PermissionRule::parse(&text) {
                 Ok(rule) => Some(rule),
@@ -616,8 +544,8 @@ impl Reader<'_> {
             command,
             prompt: prompt.map(|p| self.ctx.substitute(&p, Form::Exec).into_owned()),
             url,
-            headers,
-            allowed_env_vars,
+            headers: headers.0,
+            allowed_env_vars: allowed_env_vars.unwrap_or_default(),
             fail_closed,
             continue_on_block,
             args,
@@ -679,30 +607,6 @@ fn default_timeout(event: &str, kind: &str) -> Duration {
         (_, Some(ClaudeEvent::UserPromptSubmit)) => PROMPT_SUBMIT_TIMEOUT,
         (_, Some(ClaudeEvent::MessageDisplay)) => Duration::from_secs(10),
         _ => DEFAULT_TIMEOUT,
-    }
-}
-
-fn take_string(
-    fields: &mut Map<String, Value>,
-    name: &str,
-    at: &dyn Fn(&str) -> String,
-) -> Result<Option<String>, ConfigErrorKind> {
-    match fields.remove(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(invalid(at(name), "a string", &other)),
-    }
-}
-
-fn take_bool(
-    fields: &mut Map<String, Value>,
-    name: &str,
-    at: &dyn Fn(&str) -> String,
-) -> Result<bool, ConfigErrorKind> {
-    match fields.remove(name) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(b),
-        Some(other) => Err(invalid(at(name), "true or false", &other)),
     }
 }
 

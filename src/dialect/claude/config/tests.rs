@@ -1258,3 +1258,113 @@ fn a_star_port_does_not_swallow_the_path() {
         assert!(!gates.allows_url(url), "{url}");
     }
 }
+
+#[test]
+fn each_handler_field_of_the_wrong_type_is_an_error_at_its_place() {
+    let at = "PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0])";
+    for (extra, place, rest) in [
+        (
+            json!({"shell": 1}),
+            "\"shell\"",
+            "must be a string, not the number 1",
+        ),
+        (
+            json!({"once": "yes"}),
+            "\"once\"",
+            "must be true or false, not the string \"yes\"",
+        ),
+        (
+            json!({"asyncRewake": 0}),
+            "\"asyncRewake\"",
+            "must be true or false, not the number 0",
+        ),
+        (
+            json!({"continueOnBlock": []}),
+            "\"continueOnBlock\"",
+            "must be true or false, not an array",
+        ),
+        (
+            json!({"statusMessage": {}}),
+            "\"statusMessage\"",
+            "must be a string, not an object",
+        ),
+        (
+            json!({"args": "ls"}),
+            "\"args\"",
+            "must be an array of strings, not the string \"ls\"",
+        ),
+        (
+            json!({"allowedEnvVars": ["A", 1]}),
+            "item 1 of \"allowedEnvVars\"",
+            "must be a string, not the number 1",
+        ),
+        (
+            json!({"headers": {"X-A": true}}),
+            "\"headers\".\"X-A\"",
+            "must be a string, not true",
+        ),
+        (
+            json!({"headers": ["X-A"]}),
+            "\"headers\"",
+            "must be an object of header names and string values, not an array",
+        ),
+        (
+            json!({"onFailure": 1}),
+            "\"onFailure\"",
+            "must be a string, not the number 1",
+        ),
+        (
+            json!({"onFailure": "deny"}),
+            "\"onFailure\"",
+            "must be \"block\" or \"allow\", not the string \"deny\"",
+        ),
+        (
+            json!({"if": false}),
+            "\"if\"",
+            "must be a string, not false",
+        ),
+    ] {
+        let mut handler = cmd("./guard.sh");
+        for (key, value) in extra.as_object().unwrap() {
+            handler[key] = value.clone();
+        }
+        let message = error_json(json!({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}));
+        assert_eq!(
+            message,
+            format!("{PATH}: {place} of {at} {rest}"),
+            "{extra}"
+        );
+    }
+}
+
+#[test]
+fn a_cursor_fail_closed_key_warns_whatever_its_value_and_null_fields_are_absent() {
+    let mut handler = cmd("./guard.sh");
+    handler["failClosed"] = Value::Null;
+    handler["fail_closed"] = json!("yes");
+    for key in [
+        "once",
+        "shell",
+        "headers",
+        "allowedEnvVars",
+        "onFailure",
+        "timeout",
+        "if",
+    ] {
+        handler[key] = Value::Null;
+    }
+    let file = load_json(json!({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}));
+    let warnings = warnings(&file);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].contains("\"failClosed\" is not a Claude Code key"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].contains("\"fail_closed\" is not a Claude Code key"),
+        "{warnings:?}"
+    );
+    let handler = &file.handlers[0];
+    assert!(!handler.once && !handler.fail_closed && handler.if_rule.is_none());
+    assert!(handler.headers.is_empty() && handler.allowed_env_vars.is_empty());
+}
