@@ -477,6 +477,10 @@ pub struct Notes {
     /// Permission updates a hook asked for with its allow (Claude Code's
     /// `updatedPermissions`: `addRules`, `setMode`, …), as written.
     pub updated_permissions: Vec<Value>,
+    /// The tool input a hook that asks wants the person to approve (Claude
+    /// Code's `updatedInput` beside `permissionDecision: "ask"`): the call
+    /// runs with it once approved. Of several, the last in config order.
+    pub ask_input: Option<Map<String, Value>>,
 }
 
 impl Notes {
@@ -526,6 +530,7 @@ impl Notes {
             && self.initial_user_message.is_none()
             && self.watch_paths.is_none()
             && self.updated_permissions.is_empty()
+            && self.ask_input.is_none()
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -549,6 +554,9 @@ impl Notes {
             self.watch_paths.get_or_insert_with(Vec::new).extend(paths);
         }
         self.updated_permissions.extend(other.updated_permissions);
+        if other.ask_input.is_some() {
+            self.ask_input = other.ask_input;
+        }
         for (name, value) in other.env {
             match self.env.iter_mut().find(|(k, _)| *k == name) {
                 Some(slot) => slot.1 = value,
@@ -697,6 +705,16 @@ impl HookOutcome {
     /// ([`Notes::watch_paths`]).
     pub fn watch_paths(&self) -> Option<&[String]> {
         self.notes.as_deref()?.watch_paths.as_deref()
+    }
+
+    /// The tool input to ask the person about, when the decision is
+    /// [`Decision::Ask`] and a hook that asked rewrote the input
+    /// ([`Notes::ask_input`]); the call runs with it once approved.
+    pub fn ask_input(&self) -> Option<&Map<String, Value>> {
+        if self.decision != Decision::Ask {
+            return None;
+        }
+        self.notes.as_deref()?.ask_input.as_ref()
     }
 
     /// The permission updates hooks asked for with their allow

@@ -353,6 +353,11 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
         initial_user_message: answer.initial_user_message,
         watch_paths: answer.watch_paths,
         updated_permissions: answer.updated_permissions,
+        // A rewrite beside an ask is what the person is asked about.
+        ask_input: match answer.decision {
+            ClaudeDecision::Ask => answer.updated_input.clone(),
+            _ => None,
+        },
     };
     let reason = || {
         answer
