@@ -912,3 +912,37 @@ async fn events_with_no_neutral_point_run_when_fired_by_name() {
     assert!(outcome.hooks().is_empty());
     assert!(!outcome.is_blocked());
 }
+
+/// What Claude Code hands its own features (a session title, paths to watch,
+/// permission updates) reaches the host as typed fields of the outcome.
+#[tokio::test]
+async fn fields_for_the_hosts_own_features_reach_the_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "sessionTitle": "Fix the build", "watchPaths": [".env"]}}'"#;
+    let allow = r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]}}}'"#;
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {
+            "SessionStart": [{"hooks": [handler(start)]}],
+            "PermissionRequest": [{"hooks": [handler(allow)]}],
+        }}),
+    );
+    let outcome = stack
+        .clone()
+        .oneshot(HookRequest::session_start(
+            tower_hooks::StartReason::Startup,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(outcome.session_title(), Some("Fix the build"));
+    assert_eq!(outcome.watch_paths(), Some(&[".env".to_owned()][..]));
+
+    let fields = json!({"tool_name": "Edit", "tool_input": {"file_path": "a"}});
+    let ask = claude::request("PermissionRequest", fields.as_object().unwrap().clone()).unwrap();
+    let outcome = stack.oneshot(ask).await.unwrap();
+    assert!(outcome.is_approved());
+    assert_eq!(
+        outcome.updated_permissions(),
+        [json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"})]
+    );
+}

@@ -553,6 +553,11 @@ where
                         return Poll::Ready(Ok(refused));
                     }
                     let reason = outcome.reason().unwrap_or_default().to_owned();
+                    // A hook that asked may have rewritten the input it asks about.
+                    let asked = ask
+                        .as_ref()
+                        .and_then(|_| outcome.ask_input().cloned())
+                        .map(Value::Object);
                     let (name, call_id) = this
                         .names
                         .take()
@@ -560,7 +565,7 @@ where
                     let call = ToolCall {
                         name,
                         call_id,
-                        arguments: outcome.into_arguments(),
+                        arguments: asked.unwrap_or_else(|| outcome.into_arguments()),
                     };
                     match ask {
                         Some(approver) => {

@@ -348,6 +348,16 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
         block_honored: (answer.decision == ClaudeDecision::Block).then_some(answer.honored),
         warnings: answer.warnings,
         env: Vec::new(),
+        session_title: answer.session_title,
+        suppress_original_prompt: answer.suppress_original_prompt,
+        initial_user_message: answer.initial_user_message,
+        watch_paths: answer.watch_paths,
+        updated_permissions: answer.updated_permissions,
+        // A rewrite beside an ask is what the person is asked about.
+        ask_input: match answer.decision {
+            ClaudeDecision::Ask => answer.updated_input.clone(),
+            _ => None,
+        },
     };
     let reason = || {
         answer

@@ -58,6 +58,7 @@ pub fn exit2_reason(stderr: &[u8]) -> String {
 /// | `…decision.behavior` (`PermissionRequest`) | `allow` (with `updatedInput`) or `deny` (a block with `message` as its reason; `interrupt: true` also stops the agent) |
 /// | `…additionalContext` | context on `PreToolUse`, `UserPromptSubmit`, `UserPromptExpansion`, `SessionStart`, `Setup`, `PostToolUse`, `PostToolUseFailure`, `PostToolBatch`, `SubagentStart` |
 /// | `…additionalContext` (`Stop`, `SubagentStop`) | the follow-up: the agent keeps going with it |
+/// | `…sessionTitle` (`UserPromptSubmit`, `SessionStart`), `…suppressOriginalPrompt` (`UserPromptSubmit`), `…initialUserMessage` (`SessionStart`), `…watchPaths` (`SessionStart`, `CwdChanged`, `FileChanged`), `…decision.updatedPermissions` (a `PermissionRequest` allow) | handed to the host as they are ([`ClaudeAnswer`]'s fields of those names) |
 /// | `…updatedToolOutput` (`PostToolUse`; `updatedMCPToolOutput` as a fallback) | replaces the tool's output |
 ///
 /// As in Claude Code, `InstructionsLoaded`, `SessionEnd` and `StopFailure`
@@ -384,10 +385,12 @@ fn read_json_or(
                 Some(PermissionDecision {
                     deny: false,
                     updated_input,
+                    updated_permissions,
                     ..
                 }) if legacy != Some(ClaudeDecision::Block) => {
                     answer.approved = true;
                     answer.updated_input = updated_input.cloned();
+                    answer.updated_permissions = updated_permissions;
                 }
                 _ => match legacy {
                     Some(ClaudeDecision::Block) => {
@@ -435,6 +438,44 @@ fn read_json_or(
             if let Some(context) = context.filter(|c| !c.trim().is_empty()) {
                 join_line(&mut answer.follow_up, context.to_owned());
             }
+        }
+        if matches!(known, Some(C::UserPromptSubmit | C::SessionStart)) {
+            let title = string(specific, "sessionTitle", "hookSpecificOutput.sessionTitle")?;
+            answer.session_title = title.map(str::to_owned);
+        }
+        if known == Some(C::UserPromptSubmit) {
+            answer.suppress_original_prompt = boolean(
+                specific,
+                "suppressOriginalPrompt",
+                "hookSpecificOutput.suppressOriginalPrompt",
+            )?
+            .unwrap_or(false);
+        }
+        if known == Some(C::SessionStart) {
+            let message = string(
+                specific,
+                "initialUserMessage",
+                "hookSpecificOutput.initialUserMessage",
+            )?;
+            answer.initial_user_message = message.map(str::to_owned);
+        }
+        if matches!(
+            known,
+            Some(C::SessionStart | C::CwdChanged | C::FileChanged)
+        ) {
+            answer.watch_paths = match specific.get("watchPaths") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(paths)) => Some(
+                    paths
+                        .iter()
+                        .map(|p| p.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or("hookSpecificOutput.watchPaths must be an array of strings")?,
+                ),
+                Some(_) => {
+                    return Err("hookSpecificOutput.watchPaths must be an array of strings".into())
+                }
+            };
         }
         if known == Some(C::PostToolUse) {
             let output = ["updatedToolOutput", "updatedMCPToolOutput"]
@@ -491,6 +532,7 @@ struct PermissionDecision<'j> {
     message: Option<&'j str>,
     interrupt: bool,
     updated_input: Option<&'j Map<String, Value>>,
+    updated_permissions: Vec<Value>,
 }
 
 impl<'j> PermissionDecision<'j> {
@@ -520,6 +562,17 @@ impl<'j> PermissionDecision<'j> {
                 "updatedInput",
                 "hookSpecificOutput.decision.updatedInput",
             )?,
+            updated_permissions: match decision.get("updatedPermissions") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(updates)) if updates.iter().all(Value::is_object) => {
+                    updates.clone()
+                }
+                Some(_) => {
+                    return Err(format!(
+                        "{AT}.updatedPermissions must be an array of objects"
+                    ))
+                }
+            },
         })
     }
 }

@@ -258,6 +258,21 @@ pub struct ClaudeAnswer {
     /// `timed out after 2 s`, `could not start: …`, or an answer that breaks
     /// Claude Code's schema.
     pub error: Option<String>,
+    /// `sessionTitle` (`UserPromptSubmit`, `SessionStart`): a title for the
+    /// session.
+    pub session_title: Option<String>,
+    /// `suppressOriginalPrompt: true` (`UserPromptSubmit`): the prompt is not
+    /// shown as the user's message.
+    pub suppress_original_prompt: bool,
+    /// `initialUserMessage` (`SessionStart`): a first user message for a
+    /// session without one.
+    pub initial_user_message: Option<String>,
+    /// `watchPaths` (`SessionStart`, `CwdChanged`, `FileChanged`): the paths
+    /// whose changes fire `FileChanged`, replacing the host's list.
+    pub watch_paths: Option<Vec<String>>,
+    /// `decision.updatedPermissions` of a `PermissionRequest` allow: the
+    /// permission updates (`addRules`, `setMode`, …) as written.
+    pub updated_permissions: Vec<Value>,
     /// What the hook did that was ignored, for the person reading its record:
     /// an exit status a JSON answer overrode, a JSON answer that exit 2
     /// overrode.
@@ -279,6 +294,11 @@ impl Default for ClaudeAnswer {
             follow_up: None,
             approved: false,
             error: None,
+            session_title: None,
+            suppress_original_prompt: false,
+            initial_user_message: None,
+            watch_paths: None,
+            updated_permissions: Vec::new(),
             warnings: Vec::new(),
         }
     }

@@ -1225,3 +1225,48 @@ fn block_meanings_of_the_events_this_host_fires() {
         assert_eq!(block_meaning(event), meaning, "{event}");
     }
 }
+
+#[test]
+fn fields_for_the_hosts_own_features_are_handed_over() {
+    let start = json!({"hookSpecificOutput": {"hookEventName": "SessionStart",
+        "sessionTitle": "Fix the build", "initialUserMessage": "run make",
+        "watchPaths": ["/p/.env", "/p/package.json"]}});
+    let a = json_answer(start, "SessionStart");
+    assert_eq!(a.session_title.as_deref(), Some("Fix the build"));
+    assert_eq!(a.initial_user_message.as_deref(), Some("run make"));
+    assert_eq!(
+        a.watch_paths.as_deref(),
+        Some(&["/p/.env".to_owned(), "/p/package.json".to_owned()][..])
+    );
+
+    let prompt = json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+        "sessionTitle": "t", "suppressOriginalPrompt": true}});
+    let a = json_answer(prompt, "UserPromptSubmit");
+    assert_eq!(a.session_title.as_deref(), Some("t"));
+    assert!(a.suppress_original_prompt);
+
+    let cwd = json!({"hookSpecificOutput": {"hookEventName": "FileChanged", "watchPaths": []}});
+    assert_eq!(
+        json_answer(cwd, "FileChanged").watch_paths,
+        Some(Vec::new())
+    );
+
+    let update = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
+        "behavior": "allow", "destination": "session"});
+    let allow = json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+        "decision": {"behavior": "allow", "updatedPermissions": [update.clone()]}}});
+    let a = json_answer(allow, "PermissionRequest");
+    assert!(a.approved);
+    assert_eq!(a.updated_permissions, [update]);
+
+    // Where the event has no such field, it is not read; of the wrong type,
+    // the answer breaks the schema.
+    let elsewhere = json!({"hookSpecificOutput": {"hookEventName": "Stop", "sessionTitle": "x"}});
+    assert_eq!(json_answer(elsewhere, "Stop"), ClaudeAnswer::default());
+    let wrong =
+        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "watchPaths": "/p"}});
+    assert_eq!(
+        json_answer(wrong, "SessionStart").error.as_deref(),
+        Some("invalid answer: hookSpecificOutput.watchPaths must be an array of strings")
+    );
+}
