@@ -79,6 +79,13 @@ pub enum Event {
     /// The agent finished a thought (Cursor's `afterAgentThought`). Arguments:
     /// `{"text"}`.
     AgentThought,
+    /// An event a dialect has and the neutral lifecycle does not (Claude
+    /// Code's `TaskCreated`, `ConfigChange`, `CwdChanged`, …), fired by its
+    /// name ([`HookRequest::named`](crate::HookRequest::named)) with the
+    /// dialect's raw fields as arguments. Only the hooks configured for that
+    /// name run, and whether a block takes effect is the dialect's rule for
+    /// that name (Claude Code's exit-2 table); by default it does not.
+    Named,
 }
 
 /// Whether a block from a hook takes effect at an event.
@@ -392,6 +399,17 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         session_event: false,
         refusal: None,
     },
+    EventInfo {
+        event: Event::Named,
+        name: "named",
+        camel_name: "Named",
+        nanopi: false,
+        block_policy: Advisory,
+        transform_scope: T::None,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: None,
+    },
 ];
 
 /// The v0.11 names that v0.12 retired, with their replacements. They are load errors.
@@ -404,7 +422,7 @@ pub const RETIRED_NAMES: [(&str, Event); 4] = [
 
 impl Event {
     /// How many neutral events there are.
-    pub const COUNT: usize = 20;
+    pub const COUNT: usize = 21;
 
     /// nanopi's eleven events, in the order of its specification's table.
     pub const NANOPI: [Event; 11] = [
@@ -443,6 +461,7 @@ impl Event {
         Event::SubagentStop,
         Event::InstructionsLoaded,
         Event::AgentThought,
+        Event::Named,
     ];
 
     /// The event's position in [`Event::ALL`] and [`TABLE`].

@@ -14,18 +14,85 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 /// The hook ecosystem whose rules a hook follows: its config file, the event
 /// names and stdin envelope it sees, how its answer is read, and how several of
 /// its hooks at one event combine (see [`dialect`](crate::dialect)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Dialect {
-    /// nanopi v0.12 (`[[hooks.<event>]]` in TOML); also every in-process hook.
-    #[default]
-    Nanopi,
-    /// Claude Code and Peri (`settings.json`, a plugin's `hooks/hooks.json`).
-    Claude,
-    /// Cursor and OpenHuman (`hooks.json` with `"version": 1`).
-    Cursor,
-    /// react-agent-mini (`.agents/hooks.json`).
-    Agents,
+///
+/// Each dialect declares its own constant in its folder (`Dialect::Claude` in
+/// `dialect/claude/`), and [`all`](Self::all) lists those the loaders read;
+/// the default is nanopi, the dialect of every spec made by hand. Dialects
+/// compare and order by name.
+///
+/// ```
+/// use tower_hooks::Dialect;
+///
+/// assert_eq!(Dialect::default(), Dialect::Nanopi);
+/// assert_eq!(Dialect::from_name("claude"), Some(Dialect::Claude));
+/// assert!(Dialect::all().contains(&Dialect::Cursor));
+/// assert!(Dialect::Claude.runs_hooks_at_once());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Dialect {
+    name: &'static str,
+    at_once: bool,
+}
+
+impl Dialect {
+    /// The dialect named `name` (the word of reports), whose hooks at one
+    /// event run one after another.
+    pub(crate) const fn new(name: &'static str) -> Dialect {
+        Dialect {
+            name,
+            at_once: false,
+        }
+    }
+
+    /// This dialect, with the hooks that stand next to each other at an
+    /// event run all at once ([`runs_hooks_at_once`](Self::runs_hooks_at_once)).
+    pub(crate) const fn with_hooks_at_once(self) -> Dialect {
+        Dialect {
+            at_once: true,
+            ..self
+        }
+    }
+
+    /// Every dialect a configuration file can be written in, in the order of
+    /// the loaders' list (nanopi first).
+    pub fn all() -> Vec<Dialect> {
+        let mut all: Vec<Dialect> = Vec::new();
+        for format in crate::config::Format::all() {
+            if !all.contains(&format.dialect()) {
+                all.push(format.dialect());
+            }
+        }
+        all
+    }
+
+    /// The dialect whose [`as_str`](Self::as_str) is `name`.
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Dialect::all().into_iter().find(|d| d.name == name)
+    }
+
+    /// Whether the hooks of this dialect that stand next to each other at a
+    /// event run all at once, to completion, and are then merged (Claude
+    /// Code's rule), rather than one after another.
+    pub const fn runs_hooks_at_once(self) -> bool {
+        self.at_once
+    }
+
+    /// `nanopi`, `claude`, `cursor` or `agents`: the word reports use.
+    pub const fn as_str(self) -> &'static str {
+        self.name
+    }
+}
+
+impl Default for Dialect {
+    fn default() -> Self {
+        Dialect::Nanopi
+    }
+}
+
+impl fmt::Debug for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Dialect").field(&self.name).finish()
+    }
 }
 
 /// Which hooks a stack makes fail closed beyond what their own configuration
@@ -96,25 +163,6 @@ impl FailClosedPolicy {
         reached
             && spec.event().block_policy() == crate::BlockPolicy::Enforced
             && !spec.runs_in_background()
-    }
-}
-
-impl Dialect {
-    /// Whether the hooks of this dialect that stand next to each other at a
-    /// event run all at once, to completion, and are then merged (Claude
-    /// Code's rule), rather than one after another.
-    pub const fn runs_hooks_at_once(self) -> bool {
-        matches!(self, Dialect::Claude)
-    }
-
-    /// `nanopi`, `claude`, `cursor` or `agents`: the word reports use.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Dialect::Nanopi => "nanopi",
-            Dialect::Claude => "claude",
-            Dialect::Cursor => "cursor",
-            Dialect::Agents => "agents",
-        }
     }
 }
 

@@ -493,6 +493,44 @@ async fn a_claude_ask_goes_to_the_approver() {
     assert_eq!(tool.ran().len(), 1);
 }
 
+/// An ask beside an `updatedInput`: the person is asked about the rewritten
+/// input, and the tool runs with it once approved.
+#[tokio::test]
+async fn a_claude_ask_with_a_rewrite_asks_about_the_rewritten_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let ask = say(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "ask", "permissionDecisionReason": "force-push?",
+        "updatedInput": {"command": "git push --force-with-lease"}}}));
+    let stack = claude_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler(&ask)]}]}}),
+    );
+    let (tool, person) = (Tool::default(), Person::default());
+    let layered = ServiceBuilder::new()
+        .layer(
+            AgentHooks::new(stack)
+                .tool_layer()
+                .with_approver(person.answering(Approval::Approve)),
+        )
+        .service(tool.service());
+    let result = layered
+        .oneshot(ToolCall::new(
+            "Bash",
+            "toolu_1",
+            json!({"command": "git push --force"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        ToolResult::ok(r#"ran {"command":"git push --force-with-lease"}"#)
+    );
+    assert_eq!(
+        person.asked()[0].call.arguments,
+        json!({"command": "git push --force-with-lease"})
+    );
+}
+
 // ---------------------------------------------------------------- context
 
 /// Claude Code hooks' `additionalContext` at PreToolUse and PostToolUse reach

@@ -36,7 +36,7 @@ use tower_hooks::config::read::{open_append, read_capped, read_regular, FileErro
 use tower_hooks::config::{
     Config, ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format,
 };
-use tower_hooks::dialect::{claude, cursor};
+use tower_hooks::dialect::{EventNames, NamedEvent};
 use tower_hooks::report::Notice;
 use tower_hooks::{Event, HookOutcome, HookRequest, HookStack, Host, MatcherSubject};
 use tower_hooks_layers::audit::AuditLayer;
@@ -135,15 +135,14 @@ enum Command {
 #[derive(Debug, Args)]
 struct ConfigArgs {
     /// Read hooks from FILE only (repeatable, in order) instead of discovering
-    /// files. Its dialect is detected (*.toml: nanopi; JSON with "version":
-    /// cursor; .agents/hooks.json: agents; other JSON: claude) unless a
-    /// prefix names it: nanopi:, claude:, cursor:, openhuman:, agents:.
-    #[arg(long = "config", value_name = "[DIALECT:]FILE")]
+    /// files; its dialect is detected unless a prefix names it (the text is
+    /// [`config_help`], built from the list of formats).
+    #[arg(long = "config", value_name = "[DIALECT:]FILE", help = config_help())]
     configs: Vec<String>,
-    /// Discover this dialect's standard files (repeatable, read in the order
-    /// given): nanopi, claude, cursor, openhuman, agents [default: nanopi].
+    /// Discover this dialect's standard files (the text is
+    /// [`discover_help`], built from the list of formats).
     #[arg(long = "discover", value_name = "DIALECT", value_parser = parse_format,
-          conflicts_with = "configs")]
+          conflicts_with = "configs", help = discover_help())]
     discover: Vec<Format>,
     /// The project root: where discovery looks, and CLAUDE_PROJECT_DIR
     /// [default: the current directory].
@@ -151,10 +150,39 @@ struct ConfigArgs {
     project: Option<PathBuf>,
 }
 
+/// Every format's name, as `--discover` and the `FORMAT:` prefixes take it.
+fn format_names(suffix: &str) -> String {
+    let names: Vec<String> = Format::all()
+        .iter()
+        .map(|f| format!("{}{suffix}", f.name()))
+        .collect();
+    names.join(", ")
+}
+
+/// `--config`'s help.
+fn config_help() -> String {
+    format!(
+        "Read hooks from FILE only (repeatable, in order) instead of discovering files. Its \
+         dialect is detected (*.toml: nanopi; JSON with \"version\": cursor; \
+         .agents/hooks.json: agents; other JSON: claude) unless a prefix names it: {}",
+        format_names(":")
+    )
+}
+
+/// `--discover`'s help.
+fn discover_help() -> String {
+    format!(
+        "Discover this dialect's standard files (repeatable, read in the order given): {} \
+         [default: {}]",
+        format_names(""),
+        Format::default().name()
+    )
+}
+
 /// A `--discover` value.
 fn parse_format(name: &str) -> Result<Format, String> {
     Format::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
         format!("expected one of: {}", names.join(", "))
     })
 }
@@ -245,7 +273,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Test(args) => test(*args),
         Command::List(args) => list(args).map(|()| ExitCode::SUCCESS),
-        Command::Check(args) => check(args).map(|()| ExitCode::SUCCESS),
+        Command::Check(args) => check(args),
         Command::Replay(args) => replay::replay(*args),
     };
     match result {
@@ -323,7 +351,7 @@ impl ConfigArgs {
             return Ok(Files::Named { files, project });
         }
         let formats = if self.discover.is_empty() {
-            vec![Format::Nanopi]
+            vec![Format::default()]
         } else {
             self.discover.clone()
         };
@@ -348,6 +376,12 @@ fn load_with(
     let files = args.files(host)?;
     hint_undiscovered(args, &files);
     let config = files.load().map_err(Failure::Config)?;
+    for error in config.errors() {
+        eprintln!(
+            "hooks: error: {} (dropped; the rest of the file loads)",
+            escape(&error.to_string())
+        );
+    }
     for warning in config.warnings().iter().filter(|w| shown(w)) {
         eprintln!("hooks: warning: {}", escape(&warning.to_string()));
     }
@@ -368,7 +402,7 @@ fn hint_undiscovered(args: &ConfigArgs, files: &Files) {
     let project = discovery.project();
     let home = tower_hooks::config::home_dir();
     let home = home.as_deref();
-    for format in Format::ALL.into_iter().filter(|f| *f != Format::Nanopi) {
+    for format in Format::all().into_iter().filter(|f| *f != Format::Nanopi) {
         let others = Discovery::new(project)
             .with_system_files(false)
             .format(format)
@@ -396,11 +430,9 @@ fn hint_undiscovered(args: &ConfigArgs, files: &Files) {
 enum Named {
     /// A nanopi name: the payload is the event's `arguments`.
     Nanopi(Event),
-    /// A Claude Code name (also react-agent-mini's two): the payload is the
-    /// event's stdin fields.
-    Claude(&'static str, Event),
-    /// A Cursor (and OpenHuman) name: the payload is the event's stdin fields.
-    Cursor(&'static str, Event),
+    /// Another dialect's name (Claude Code's, also react-agent-mini's two;
+    /// Cursor's, also OpenHuman's): the payload is the event's stdin fields.
+    Other(NamedEvent),
 }
 
 impl Named {
@@ -408,40 +440,29 @@ impl Named {
         if let Some(event) = Event::from_name(name) {
             return Ok(Named::Nanopi(event));
         }
-        for event in Event::ALL {
-            if let Some(claude) = event.claude_names().iter().find(|n| **n == name) {
-                return Ok(Named::Claude(claude, event));
-            }
-        }
-        if let Some(event) = cursor::CursorEvent::from_name(name) {
-            return Ok(Named::Cursor(event.name(), event.point()));
+        if let Some(named) = NamedEvent::find(name) {
+            return Ok(Named::Other(named));
         }
         // nanopi's message (with its hint for a CamelCase or retired
         // name), then the names of the other dialects.
-        let nanopi = name.parse::<Event>().unwrap_err();
-        let claude: Vec<&str> = Event::ALL
-            .iter()
-            .flat_map(|e| e.claude_names().iter().copied())
-            .collect();
-        let cursor: Vec<&str> = cursor::CursorEvent::ALL.iter().map(|e| e.name()).collect();
-        Err(Failure::Usage(format!(
-            "{nanopi}; or a Claude Code (and react-agent-mini) event: {}; or a Cursor (and \
-             OpenHuman) event: {}",
-            claude.join(", "),
-            cursor.join(", ")
-        )))
+        let mut message = name.parse::<Event>().unwrap_err().to_string();
+        for names in EventNames::all() {
+            message += &format!("; or {}: {}", names.described(), names.names().join(", "));
+        }
+        Err(Failure::Usage(message))
     }
 
     fn event(self) -> Event {
         match self {
-            Named::Nanopi(event) | Named::Claude(_, event) | Named::Cursor(_, event) => event,
+            Named::Nanopi(event) => event,
+            Named::Other(named) => named.event(),
         }
     }
 
     fn name(self) -> &'static str {
         match self {
             Named::Nanopi(event) => event.name(),
-            Named::Claude(name, _) | Named::Cursor(name, _) => name,
+            Named::Other(named) => named.name(),
         }
     }
 }
@@ -449,21 +470,16 @@ impl Named {
 /// The long help of `--event`: every name it takes, dialect by dialect.
 fn event_help() -> String {
     let nanopi: Vec<&str> = Event::ALL.iter().map(|e| e.name()).collect();
-    let claude: Vec<&str> = Event::ALL
-        .iter()
-        .flat_map(|e| e.claude_names().iter().copied())
-        .collect();
-    let cursor: Vec<&str> = cursor::CursorEvent::ALL.iter().map(|e| e.name()).collect();
-    format!(
-        "The event, spelled exactly as its dialect spells it; the payload is in that \
-         dialect's terms.\n\n\
-         nanopi (the payload is the event's `arguments`): {}\n\n\
-         Claude Code, also react-agent-mini (the payload is the stdin fields): {}\n\n\
-         Cursor and OpenHuman (the payload is the stdin fields): {}",
-        nanopi.join(", "),
-        claude.join(", "),
-        cursor.join(", ")
-    )
+    let mut help = format!(
+        "The event, spelled exactly as its dialect spells it. For a nanopi name the payload \
+         is the event's `arguments`; for another dialect's, its stdin fields.\n\n\
+         nanopi: {}",
+        nanopi.join(", ")
+    );
+    for names in EventNames::all() {
+        help += &format!("\n\n{}: {}", names.described(), names.names().join(", "));
+    }
+    help
 }
 
 fn test(args: TestArgs) -> Result<ExitCode, Failure> {
@@ -494,7 +510,7 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
             }
             req
         }
-        Named::Claude(name, _) | Named::Cursor(name, _) => {
+        Named::Other(named) => {
             // The flags fill what the payload leaves out; the payload wins.
             let mut fields = payload;
             for (key, flag) in [
@@ -508,11 +524,9 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
                         .or_insert_with(|| Value::String(value.clone()));
                 }
             }
-            let fired = match named {
-                Named::Cursor(..) => cursor::request(name, fields),
-                _ => claude::request(name, fields),
-            };
-            fired.map_err(|e| Failure::Usage(format!("the payload of {name}: {e}")))?
+            named
+                .request(fields)
+                .map_err(|e| Failure::Usage(format!("the payload of {}: {e}", named.name())))?
         }
     };
     req = req.with_cwd(cwd);
@@ -525,9 +539,7 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     {
         let (missing, hint) = match named {
             Named::Nanopi(_) => ("--tool", "try --tool bash"),
-            Named::Claude(..) | Named::Cursor(..) => {
-                ("tool name", "give \"tool_name\" in --payload, or --tool")
-            }
+            Named::Other(_) => ("tool name", "give \"tool_name\" in --payload, or --tool"),
         };
         eprintln!(
             "hooks: warning: no {missing} given: the matchers of {} hooks see an empty tool \
@@ -653,12 +665,10 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
 /// Claude Code name, the `message` and `arguments` of that dialect.
 fn json_report(outcome: &HookOutcome, named: Named) -> Value {
     let mut report = serde_json::to_value(outcome).expect("an outcome always serializes");
-    if let (Named::Claude(name, event) | Named::Cursor(name, event), Value::Object(map)) =
-        (named, &mut report)
-    {
-        map.insert("event".into(), Value::from(name));
+    if let (Named::Other(other), Value::Object(map)) = (named, &mut report) {
+        map.insert("event".into(), Value::from(other.name()));
         map.insert("message".into(), Value::from(message(outcome, named)));
-        if event == Event::ToolExecutionEnd {
+        if other.event() == Event::ToolExecutionEnd {
             let input = outcome.arguments().get("tool_input").cloned();
             map.insert("arguments".into(), input.unwrap_or(Value::Null));
         }
@@ -672,10 +682,10 @@ fn json_report(outcome: &HookOutcome, named: Named) -> Value {
 fn message(outcome: &HookOutcome, named: Named) -> Option<String> {
     match named {
         Named::Nanopi(_) => outcome.message(),
-        Named::Claude(..) | Named::Cursor(..) if !outcome.is_blocked() => None,
-        Named::Claude(_, event) | Named::Cursor(_, event) => {
+        Named::Other(_) if !outcome.is_blocked() => None,
+        Named::Other(other) => {
             let reason = outcome.reason().unwrap_or_default();
-            Some(if event == Event::ToolExecutionStart {
+            Some(if other.event() == Event::ToolExecutionStart {
                 format!("blocked by hook: {reason}")
             } else {
                 reason.to_owned()
@@ -736,8 +746,7 @@ fn tool_flags_fit_the_event(args: &TestArgs, named: Named) -> Result<(), Failure
     };
     let events = match named {
         Named::Nanopi(_) => "tool_execution_start, tool_execution_end",
-        Named::Claude(..) => "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest",
-        Named::Cursor(..) => "preToolUse, postToolUse and the events of a kind of tool",
+        Named::Other(other) => other.names().tool_events(),
     };
     Err(Failure::Usage(format!(
         "{flag} is only for the tool events ({events}): {} has no tool",
@@ -794,7 +803,9 @@ fn list(args: ListArgs) -> Result<(), Failure> {
     print(&text)
 }
 
-fn check(args: ConfigArgs) -> Result<(), Failure> {
+/// `hooks check`: exit 0, or 1 when an entry was dropped (or nothing
+/// loads).
+fn check(args: ConfigArgs) -> Result<ExitCode, Failure> {
     let (config, files) = load(&args, &Host::default())?;
     let named = files.is_named();
     let paths: Vec<PathBuf> = files
@@ -838,12 +849,20 @@ fn check(args: ConfigArgs) -> Result<(), Failure> {
     }
     let hooks = config.hooks().len();
     let warnings = config.warnings().len() + missing.len();
+    let errors = config.errors().len();
     let mut line = format!(
-        "ok: {hooks} hook{} from {} file{}",
+        "{}: {hooks} hook{} from {} file{}",
+        if errors == 0 { "ok" } else { "error" },
         if hooks == 1 { "" } else { "s" },
         files.len(),
         if files.len() == 1 { "" } else { "s" },
     );
+    if errors > 0 {
+        line.push_str(&format!(
+            ", {errors} entr{} dropped (above)",
+            if errors == 1 { "y" } else { "ies" }
+        ));
+    }
     if warnings > 0 {
         line.push_str(&format!(
             ", {warnings} warning{} (above)",
@@ -866,7 +885,12 @@ fn check(args: ConfigArgs) -> Result<(), Failure> {
         })
         .collect();
     line.push_str(&render::searched(&rows));
-    print(&line)
+    print(&line)?;
+    Ok(if errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// Whether `check` found a file it searched.

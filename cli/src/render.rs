@@ -289,8 +289,9 @@ fn run_details(out: &mut String, record: &HookRecord, run: &RunDetail) {
             lines.push(("note", note));
         }
     }
-    // What the answer held that its dialect ignores (Claude Code, Cursor).
-    for warning in run.warnings() {
+    // What its dialect ignored (an exit status a Claude Code JSON answer
+    // overrode, say).
+    for warning in record.warnings() {
         lines.push(("note", one_line(warning)));
     }
     if lines.is_empty() {
@@ -352,6 +353,13 @@ pub(crate) fn outcome(
             out.push_str(&format!("{label:<10} {}\n", one_line(text)));
         }
     }
+    for (name, value) in outcome.env() {
+        out.push_str(&format!(
+            "{:<10} {}\n",
+            "env",
+            one_line(&format!("{name}={value}"))
+        ));
+    }
     out.push_str(&format!(
         "arguments  {}\n",
         one_line(&outcome.arguments().to_string())
@@ -380,10 +388,13 @@ pub(crate) fn outcome(
         &["HOOK", "MATCHER", "OUTCOME", "DURATION", "ENDED", "REASON"],
         &rows,
     ));
-    // A block the hook asked for says why in its reason; the others may not.
+    // A block the hook asked for says why in its reason, unless its
+    // dialect ignored part of what it did; the others may not.
     for record in outcome.hooks() {
         match record.run() {
-            Some(run) if record.outcome() != RecordOutcome::Block => {
+            Some(run)
+                if record.outcome() != RecordOutcome::Block || !record.warnings().is_empty() =>
+            {
                 run_details(&mut out, record, run);
             }
             _ => {}

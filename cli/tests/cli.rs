@@ -137,12 +137,12 @@ fn test_prints_the_contract_json_report() {
             "reason": "refused by guard",
             "message": "blocked by hook: refused by guard",
             "arguments": {"command": "rm -rf build/"},
-            "context": [], "user_messages": [], "stop": null, "follow_up": null,
+            "context": [], "user_messages": [], "stop": null, "follow_up": null, "env": {},
             "hooks": [{"dialect": "nanopi", "source": path_str(&cfg), "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block",
                        "reason": "refused by guard", "duration_ms": 0,
                        "exit": 2, "signal": null, "stderr": "refused by guard\n",
-                       "persistent": false, "warnings": []}]
+                       "persistent": false, "tool_name": "bash", "warnings": []}]
         })
     );
 }

@@ -305,3 +305,246 @@ fn model_hooks_run_with_an_evaluator_command_and_are_skipped_without() {
     assert_eq!(r.json()["hooks"][0]["outcome"], "skipped");
     assert!(r.stderr.contains("answered by a model"), "{}", r.stderr);
 }
+
+/// A malformed Claude Code entry is dropped with a `hooks: error:` line
+/// naming the file and the entry; the rest of the file loads; `check` exits
+/// 1, `list` and `test` go on.
+#[test]
+fn a_malformed_claude_entry_is_dropped_and_check_fails() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"PreToolUse": [
+            {"matcher": "(Bash", "hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]},
+            {"matcher": "Read", "hooks": [{"type": "command"}, {"type": "command", "command": "true"}]},
+            {"matcher": "Edit"}
+        ]})),
+    );
+    let r = s.run(&["check", "--config", path(&settings)]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("hooks: error: "))
+        .collect();
+    assert_eq!(errors.len(), 3, "{}", r.stderr);
+    for (line, place) in errors.iter().zip([
+        "PreToolUse matcher group 0 (hooks.PreToolUse[0])",
+        "PreToolUse handler 1 (hooks.PreToolUse[1].hooks[0])",
+        "matcher group hooks.PreToolUse[2]",
+    ]) {
+        assert!(line.contains(path(&settings)), "{line}");
+        assert!(line.contains(place), "{place}: {line}");
+        assert!(
+            line.ends_with("(dropped; the rest of the file loads)"),
+            "{line}"
+        );
+    }
+    assert!(
+        r.stdout
+            .starts_with("error: 1 hook from 1 file, 3 entries dropped"),
+        "{}",
+        r.stdout
+    );
+
+    let r = s.run(&["list", "--json", "--config", path(&settings)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json().as_array().unwrap().len(), 1);
+    assert_eq!(r.stderr.matches("hooks: error: ").count(), 3);
+}
+
+/// Claude Code reads the JSON answer on any exit status: a guard that
+/// prints a deny and exits 1 denies, and its row says the status was
+/// ignored; exit 2 takes its reason from the JSON's own deny.
+#[test]
+fn a_claude_json_answer_counts_on_every_exit_status() {
+    let s = Sandbox::new();
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}});
+    for code in ["1", "2"] {
+        let deny = format!(
+            "cat >/dev/null; printf '%s' '{}'; echo 'stderr no' >&2; exit {code}",
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecision": "deny", "permissionDecisionReason": "json no"}})
+        );
+        let settings = s.write(
+            "proj/.claude/settings.json",
+            &claude(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": deny}]}]})),
+        );
+        let r = s.run(&[
+            "test",
+            "--json",
+            "--config",
+            path(&settings),
+            "--event",
+            "PreToolUse",
+            "--payload",
+            &payload.to_string(),
+        ]);
+        let report = r.json();
+        assert_eq!(report["decision"], "block", "exit {code}: {}", r.stderr);
+        assert_eq!(report["reason"], "json no", "exit {code}");
+        assert_eq!(report["hooks"][0]["exit"], code.parse::<i32>().unwrap());
+        let warnings = report["hooks"][0]["warnings"].as_array().unwrap();
+        if code == "1" {
+            assert!(
+                warnings[0].as_str().unwrap().contains("status 1"),
+                "{warnings:?}"
+            );
+        } else {
+            assert!(warnings.is_empty(), "{warnings:?}");
+        }
+    }
+}
+
+/// A Stop hook's `additionalContext` keeps the agent going: the decision
+/// stays allow and `follow_up` is the text.
+#[test]
+fn a_claude_stop_hooks_additional_context_is_the_follow_up() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"Stop": [{"hooks": [{"type": "command", "command":
+            r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "tests fail"}}'"#}]}]})),
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--event",
+        "Stop",
+        "--payload",
+        "{}",
+    ]);
+    let report = r.json();
+    assert_eq!(report["decision"], "allow", "{}", r.stderr);
+    assert_eq!(report["follow_up"], "tests fail");
+    assert_eq!(report["hooks"][0]["outcome"], "allow");
+}
+
+/// The report's `env`: what a Claude Code SessionStart hook wrote to
+/// `CLAUDE_ENV_FILE`, and what a Cursor sessionStart hook answered in `env`;
+/// a line that is no assignment shows in the hook's `warnings`.
+#[test]
+fn the_report_env_holds_what_session_start_hooks_set() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"SessionStart": [{"hooks": [{"type": "command", "command":
+            "cat >/dev/null; echo 'export NODE_ENV=production' >> \"$CLAUDE_ENV_FILE\"; echo 'nvm use 20' >> \"$CLAUDE_ENV_FILE\""}]}]})),
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--event",
+        "SessionStart",
+        "--payload",
+        r#"{"source":"startup"}"#,
+    ]);
+    let report = r.json();
+    assert_eq!(
+        report["env"],
+        json!({"NODE_ENV": "production"}),
+        "{}",
+        r.stderr
+    );
+    let warnings = report["hooks"][0]["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].as_str().unwrap().contains("nvm use 20"));
+
+    let hooks = s.write(
+        "proj/.cursor/hooks.json",
+        &json!({"version": 1, "hooks": {"sessionStart": [{"command":
+            "cat >/dev/null; echo '{\"env\": {\"REGION\": \"eu\"}}'"}]}})
+        .to_string(),
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&hooks),
+        "--event",
+        "sessionStart",
+        "--payload",
+        "{}",
+    ]);
+    assert_eq!(r.json()["env"], json!({"REGION": "eu"}), "{}", r.stderr);
+}
+
+/// `hooks test --event tool_execution_start --tool bash` runs a Claude Code
+/// `"matcher": "Bash"` guard: each dialect sees its own name for the tool's
+/// kind, and `hooks[].tool_name` reports it.
+#[test]
+fn a_claude_bash_guard_runs_for_a_hosts_bash_tool() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "cat >/dev/null; echo 'no rm' >&2; exit 2"}]}]})),
+    );
+    let nanopi = s.write(
+        "proj/.nanopi/config.toml",
+        "[[hooks.tool_execution_start]]\nmatcher = \"^bash$\"\ncommand = \"true\"\n",
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&nanopi),
+        "--config",
+        path(&settings),
+        "--event",
+        "tool_execution_start",
+        "--tool",
+        "bash",
+        "--payload",
+        r#"{"command":"rm -rf x"}"#,
+    ]);
+    let report = r.json();
+    assert_eq!(report["decision"], "block", "{}", r.stderr);
+    assert_eq!(report["reason"], "no rm");
+    let names: Vec<&Value> = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| &h["tool_name"])
+        .collect();
+    assert_eq!(names, [&json!("bash"), &json!("Bash")]);
+}
+
+/// `hooks test --event TaskCreated`: every Claude Code event is fired by
+/// name with its payload as the stdin fields, and exit 2 blocks where Claude
+/// Code's table says it does; the load warning says how such hooks run.
+#[test]
+fn a_claude_event_with_no_neutral_point_is_fired_by_name() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &claude(json!({"TaskCreated": [{"hooks": [{"type": "command", "command":
+            "subject=$(cat | sed -n 's/.*\"task_subject\": *\"\\([^\"]*\\)\".*/\\1/p'); echo \"no task: $subject\" >&2; exit 2"}]}]})),
+    );
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--event",
+        "TaskCreated",
+        "--payload",
+        r#"{"task_id":"t1","task_subject":"ship it"}"#,
+    ]);
+    let report = r.json();
+    assert_eq!(report["event"], "TaskCreated", "{}", r.stderr);
+    assert_eq!(report["decision"], "block");
+    assert_eq!(report["honored"], true);
+    assert_eq!(report["reason"], "no task: ship it");
+    assert!(
+        r.stderr
+            .contains("its hooks run only when the host fires the event by name"),
+        "{}",
+        r.stderr
+    );
+}

@@ -6,9 +6,13 @@ use std::sync::Arc;
 
 use crate::outcome::HookOutcome;
 use crate::request::HookRequest;
+use crate::spec::Dialect;
 
 /// A callback that sees every request and the stack's answer to it.
 type Observer = Arc<dyn Fn(&HookRequest, &HookOutcome) + Send + Sync>;
+
+/// A host tool's name for one dialect's hooks: (tool, dialect, name).
+type ToolAlias = (Arc<str>, Dialect, Arc<str>);
 
 /// What the facade and its tool layer add to every request.
 #[derive(Clone)]
@@ -16,6 +20,9 @@ pub(crate) struct Carried {
     pub(crate) session_id: Option<Arc<str>>,
     pub(crate) cwd: Option<Arc<str>>,
     pub(crate) on_outcome: Option<Observer>,
+    /// The host's names of its tools for a dialect's hooks: (tool, dialect,
+    /// name).
+    pub(crate) tool_aliases: Option<Arc<[ToolAlias]>>,
 }
 
 impl Carried {
@@ -24,7 +31,21 @@ impl Carried {
             session_id: None,
             cwd: None,
             on_outcome: None,
+            tool_aliases: None,
         }
+    }
+
+    /// Names `tool` `name` for the hooks of `dialect`.
+    pub(crate) fn alias(&mut self, tool: Arc<str>, dialect: Dialect, name: Arc<str>) {
+        let mut aliases: Vec<_> = self
+            .tool_aliases
+            .iter()
+            .flat_map(|aliases| aliases.iter())
+            .filter(|(t, d, _)| !(*t == tool && *d == dialect))
+            .cloned()
+            .collect();
+        aliases.push((tool, dialect, name));
+        self.tool_aliases = Some(aliases.into());
     }
 
     /// Adds the session id and the working directory.
@@ -34,6 +55,12 @@ impl Carried {
         }
         if let Some(cwd) = &self.cwd {
             req = req.with_cwd(cwd.clone());
+        }
+        if let Some(aliases) = &self.tool_aliases {
+            let tool = req.tool_name_shared().cloned();
+            for (_, dialect, name) in aliases.iter().filter(|(t, _, _)| Some(t) == tool.as_ref()) {
+                req = req.with_tool_alias(*dialect, name.clone());
+            }
         }
         req
     }
@@ -56,6 +83,7 @@ impl fmt::Debug for Carried {
         f.debug_struct("Carried")
             .field("session_id", &self.session_id)
             .field("cwd", &self.cwd)
+            .field("tool_aliases", &self.tool_aliases)
             .field("on_outcome", &self.on_outcome.as_ref().map(|_| "<fn>"))
             .finish()
     }

@@ -31,50 +31,75 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::loaders::LOADERS;
 use super::{home_dir, ConfigError};
 use crate::dialect::cursor;
 use crate::host::Host;
+use crate::spec::Dialect;
 
 /// The format of a configuration file: which dialect's loader reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Format {
-    /// nanopi's TOML (`config.toml`, `settings.toml`).
-    Nanopi,
-    /// A Claude Code settings file, or a plugin's `hooks/hooks.json`.
-    Claude,
-    /// Cursor's `hooks.json` (`"version": 1`).
-    Cursor,
-    /// OpenHuman's `hooks.json`: Cursor's format with OpenHuman's environment.
-    OpenHuman,
-    /// react-agent-mini's `.agents/hooks.json`.
-    Agents,
+///
+/// Each dialect's folder declares its formats (`Format::Claude`; Cursor's
+/// declares `Format::Cursor` and `Format::OpenHuman`, both of
+/// [`Dialect::Cursor`](crate::Dialect::Cursor): OpenHuman is Cursor under
+/// another app's name), and [`all`](Self::all) lists them in the loaders'
+/// order. The default is nanopi's.
+///
+/// ```
+/// use tower_hooks::config::Format;
+/// use tower_hooks::Dialect;
+///
+/// assert_eq!(Format::from_name("openhuman"), Some(Format::OpenHuman));
+/// assert_eq!(Format::OpenHuman.dialect(), Dialect::Cursor);
+/// assert_eq!(Format::default(), Format::Nanopi);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Format {
+    name: &'static str,
+    dialect: Dialect,
 }
 
 impl Format {
-    /// Every format, in the order of [`name`](Self::name)'s list.
-    pub const ALL: [Format; 5] = [
-        Format::Nanopi,
-        Format::Claude,
-        Format::Cursor,
-        Format::OpenHuman,
-        Format::Agents,
-    ];
+    /// The format named `name`, read by `dialect`'s loader.
+    pub(crate) const fn new(name: &'static str, dialect: Dialect) -> Format {
+        Format { name, dialect }
+    }
 
-    /// `nanopi`, `claude`, `cursor`, `openhuman` or `agents`.
+    /// Every format, in the order of the loaders' list: `nanopi`, `claude`,
+    /// `cursor`, `openhuman`, `agents`.
+    pub fn all() -> Vec<Format> {
+        LOADERS
+            .iter()
+            .flat_map(|loader| loader.formats().iter().copied())
+            .collect()
+    }
+
+    /// `nanopi`, `claude`, `cursor`, `openhuman` or `agents`: its name, and
+    /// its prefix on a [`ConfigFile::parse`] argument.
     pub const fn name(self) -> &'static str {
-        match self {
-            Format::Nanopi => "nanopi",
-            Format::Claude => "claude",
-            Format::Cursor => "cursor",
-            Format::OpenHuman => "openhuman",
-            Format::Agents => "agents",
-        }
+        self.name
+    }
+
+    /// The dialect its hooks speak.
+    pub const fn dialect(self) -> Dialect {
+        self.dialect
     }
 
     /// The format of that [`name`](Self::name).
     pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
+        Format::all().into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl Default for Format {
+    fn default() -> Self {
+        Format::Nanopi
+    }
+}
+
+impl fmt::Debug for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Format").field(&self.name).finish()
     }
 }
 

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::{Config, ConfigError, ConfigWarning};
 use crate::dialect::cursor;
+use crate::dialect::EventNames;
 use crate::spec::HookSpec;
 
 /// A dialect's configuration files: where they are, how a file of its is
@@ -30,8 +31,32 @@ pub(crate) trait Loader: Sync {
     }
 
     /// The format of the file at `path` when it is one of this loader's, as
-    /// its name (or its content) says. Loaders are asked in the list's order.
-    fn detect(&self, path: &Path) -> Option<Format>;
+    /// its name says (without reading it). Loaders are asked in the list's
+    /// order, before any is asked [`detect_by_reading`](Self::detect_by_reading).
+    fn detect(&self, _path: &Path) -> Option<Format> {
+        None
+    }
+
+    /// The format of the file at `path` when it is one of this loader's, by
+    /// what no other loader's name rule claimed: its folders or its content.
+    fn detect_by_reading(&self, _path: &Path) -> Option<Format> {
+        None
+    }
+
+    /// Whether it takes any file no loader recognised (Claude Code's, whose
+    /// settings files and plugin files have no telling name), in its first
+    /// format.
+    fn takes_any_file(&self) -> bool {
+        false
+    }
+
+    /// Its events by name, for a host that fires one by name (`hooks test
+    /// --event`); `None` when it has no names of its own to fire by (nanopi's
+    /// are [`Event`](crate::Event)'s own; react-agent-mini's are Claude
+    /// Code's).
+    fn event_names(&self) -> Option<&'static EventNames> {
+        None
+    }
 
     /// A load of its files: what it keeps from one file to the next.
     fn start(&self) -> Box<dyn Load>;
@@ -62,6 +87,8 @@ pub(crate) struct LoadCtx<'a> {
     pub(crate) hooks: Vec<HookSpec>,
     /// The warnings so far.
     pub(crate) warnings: Vec<ConfigWarning>,
+    /// The malformed entries dropped so far (their files loaded without them).
+    pub(crate) errors: Vec<std::sync::Arc<ConfigError>>,
 }
 
 impl LoadCtx<'_> {
@@ -69,5 +96,6 @@ impl LoadCtx<'_> {
     pub(crate) fn merge(&mut self, config: Config) {
         self.hooks.extend(config.hooks);
         self.warnings.extend(config.warnings);
+        self.errors.extend(config.errors);
     }
 }

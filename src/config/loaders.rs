@@ -1,5 +1,25 @@
 //! The one list of every dialect's loader, and what goes through it: a
 //! file's format, a discovery's files, a load.
+//!
+//! What a dialect provides, all in its folder `src/dialect/<name>/`:
+//!
+//! * its [`Dialect`] constant and its [`Format`] constants (in an
+//!   `impl Dialect` / `impl Format` block of its `loader.rs`);
+//! * a [`Loader`]: its formats, its standard files, how a file of its is
+//!   recognised (by name, by reading, or as the format of any file), and a
+//!   [`Load`] that turns one file into specs and warnings and finishes the
+//!   whole load;
+//! * a `DialectHook` on each spec it makes (its encoder, decoder, matcher,
+//!   and what it does with a model's or a server's answer);
+//! * optionally, its [`EventNames`](crate::dialect::EventNames): the names a
+//!   host fires its events by, and the request each name and its stdin
+//!   fields make (`hooks test --event`);
+//! * its errors and warnings, in the dialect-neutral kinds of
+//!   [`ConfigErrorKind`](super::ConfigErrorKind) and
+//!   [`ConfigWarningKind`](super::ConfigWarningKind), each worded with where
+//!   in its file the problem is.
+//!
+//! Then it is one line in [`LOADERS`]; nothing outside its folder names it.
 
 use std::path::{Path, PathBuf};
 
@@ -7,16 +27,20 @@ use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
 use super::{env_home, home_dir, Config, ConfigError};
 use crate::dialect::{agents, claude, cursor, nanopi};
+#[cfg(doc)]
+use crate::spec::Dialect;
 
-/// Every dialect's loader, in the order a file's format is detected
-/// ([`Format::detect`]): by its name first, by its content next, and Claude
-/// Code's, which takes any file, last. A new dialect is its folder and a line
-/// here.
-pub(super) static LOADERS: &[&dyn Loader] = &[
+/// Every dialect's loader. A new dialect is its folder and a line here.
+///
+/// The order is that of [`Format::all`] and [`Dialect::all`](crate::Dialect::all)
+/// (the CLI's `--discover` names, `hooks test --event`'s list), and the
+/// order in which the loaders are asked a file's format
+/// ([`Format::detect`]).
+pub(crate) static LOADERS: &[&dyn Loader] = &[
     &nanopi::loader::NanopiLoader,
-    &agents::loader::AgentsLoader,
-    &cursor::loader::CursorLoader,
     &claude::loader::ClaudeLoader,
+    &cursor::loader::CursorLoader,
+    &agents::loader::AgentsLoader,
 ];
 
 impl Format {
@@ -26,13 +50,24 @@ impl Format {
     /// a top-level `"version"` is Cursor's; any other file is Claude Code's (a
     /// settings file or a plugin's `hooks/hooks.json`).
     ///
-    /// Only the Cursor rule reads the file; a file that cannot be read or parsed
-    /// is taken for Claude Code's, whose loader then reports the problem.
+    /// Every loader is asked by name first (`Loader::detect`), then by
+    /// reading (`Loader::detect_by_reading`), each time in the list's order,
+    /// so a name rule wins over one that reads the file. Only the Cursor rule
+    /// reads the file; a file that cannot be read or parsed is taken for
+    /// Claude Code's, whose loader then reports the problem.
     pub fn detect(path: &Path) -> Format {
-        LOADERS
-            .iter()
-            .find_map(|loader| loader.detect(path))
-            .unwrap_or(Format::Claude)
+        let by_name = || LOADERS.iter().find_map(|loader| loader.detect(path));
+        let by_reading = || LOADERS.iter().find_map(|l| l.detect_by_reading(path));
+        let any = || {
+            LOADERS
+                .iter()
+                .find(|loader| loader.takes_any_file())
+                .and_then(|loader| loader.formats().first().copied())
+        };
+        by_name()
+            .or_else(by_reading)
+            .or_else(any)
+            .unwrap_or_default()
     }
 
     /// The position in [`LOADERS`] of the loader that reads this format.
@@ -121,6 +156,7 @@ pub(super) fn load(
         openhuman,
         hooks: Vec::new(),
         warnings: Vec::new(),
+        errors: Vec::new(),
     };
     let mut loads: Vec<Box<dyn Load>> = LOADERS.iter().map(|loader| loader.start()).collect();
     let mut loaded: Vec<PathBuf> = Vec::new();
@@ -144,6 +180,7 @@ pub(super) fn load(
     Ok(Config {
         hooks: ctx.hooks,
         warnings: ctx.warnings,
+        errors: ctx.errors,
     })
 }
 
@@ -161,5 +198,52 @@ fn label_sources(hooks: &mut [crate::HookSpec], project: &Path, home: Option<&Pa
             continue;
         };
         spec.source_label = Some(label);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::{EventNames, NamedEvent};
+    use crate::spec::Dialect;
+
+    /// Each loader brings what the rest of the crate and the CLI ask the list
+    /// for, and no two loaders claim the same dialect, format or event name.
+    #[test]
+    fn every_loader_provides_a_dialect_its_formats_and_its_names() {
+        let mut dialects = Vec::new();
+        let mut formats = Vec::new();
+        for loader in LOADERS {
+            let own = loader.formats();
+            assert!(!own.is_empty());
+            let dialect = own[0].dialect();
+            assert!(own.iter().all(|f| f.dialect() == dialect), "{own:?}");
+            assert!(!dialects.contains(&dialect), "{dialect} twice");
+            dialects.push(dialect);
+            for format in own {
+                assert!(!formats.contains(&format.name()), "{format} twice");
+                formats.push(format.name());
+                assert_eq!(Format::from_name(format.name()), Some(*format));
+            }
+            assert_eq!(Dialect::from_name(dialect.as_str()), Some(dialect));
+            if let Some(names) = loader.event_names() {
+                assert_eq!(names.dialect(), dialect);
+                assert!(!names.names().is_empty());
+                for name in names.names() {
+                    // nanopi's names are asked first; no other dialect's
+                    // name may hide behind one, or behind another's.
+                    assert!(crate::Event::from_name(name).is_none(), "{name}");
+                    assert_eq!(NamedEvent::find(name).unwrap().dialect(), dialect);
+                }
+            }
+        }
+        assert_eq!(Dialect::all(), dialects);
+        assert_eq!(dialects[0], Dialect::default());
+        assert_eq!(
+            EventNames::all().len(),
+            LOADERS.iter().filter(|l| l.event_names().is_some()).count()
+        );
+        // Exactly one loader takes the files no other recognises.
+        assert_eq!(LOADERS.iter().filter(|l| l.takes_any_file()).count(), 1);
     }
 }

@@ -109,12 +109,13 @@
 //! such as a timeout under 100 ms (`timeout = 5 is 5 milliseconds, not seconds;
 //! write 5000 for five seconds`). The library never prints either.
 
+pub(crate) mod derived;
 mod discovery;
 mod duplicate_keys;
 mod error;
 mod expand;
 pub(crate) mod loader;
-mod loaders;
+pub(crate) mod loaders;
 mod programs;
 
 pub(crate) use self::duplicate_keys::duplicate_keys;
@@ -122,10 +123,11 @@ pub mod read;
 mod schema;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use self::discovery::{ConfigFile, Discovery, Format};
-pub(crate) use self::error::describe_json;
+pub(crate) use self::error::{describe_json, invalid_value};
 pub use self::error::{ConfigError, ConfigErrorKind, ConfigWarning, ConfigWarningKind};
 pub use self::expand::expand_home;
 pub use self::read::MAX_CONFIG_SIZE;
@@ -193,6 +195,7 @@ pub fn home_dir() -> Option<PathBuf> {
 pub struct Config {
     hooks: Vec<HookSpec>,
     warnings: Vec<ConfigWarning>,
+    errors: Vec<Arc<ConfigError>>,
 }
 
 impl Config {
@@ -246,6 +249,28 @@ impl Config {
     /// What loaded but looks wrong, in file order.
     pub fn warnings(&self) -> &[ConfigWarning] {
         &self.warnings
+    }
+
+    /// The malformed entries that were left out while the rest of their file
+    /// loaded, in file order (a Claude Code matcher group whose matcher does
+    /// not compile, say): errors, not warnings, since a hook meant to run
+    /// does not. `hooks check` exits 1 when there is any.
+    ///
+    /// ```
+    /// use tower_hooks::config::{Config, ConfigFile, Format};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("settings.json");
+    /// std::fs::write(&path, r#"{"hooks": {"PreToolUse": [
+    ///     {"matcher": "(Bash", "hooks": [{"type": "command", "command": "a.sh"}]},
+    ///     {"matcher": "Read", "hooks": [{"type": "command", "command": "b.sh"}]}]}}"#)?;
+    /// let config = Config::load_files(&[ConfigFile::new(&path, Format::Claude)], dir.path())?;
+    /// assert_eq!(config.hooks().len(), 1, "the second group loads");
+    /// assert!(config.errors()[0].to_string().contains("invalid matcher \"(Bash\""));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn errors(&self) -> &[Arc<ConfigError>] {
+        &self.errors
     }
 
     /// Takes the hooks out, dropping the warnings.
@@ -306,10 +331,12 @@ impl Config {
             .collect()
     }
 
-    /// Appends `other`'s hooks and warnings after this one's: `other` runs later.
+    /// Appends `other`'s hooks, warnings and errors after this one's:
+    /// `other` runs later.
     pub fn merge(&mut self, other: Config) {
         self.hooks.extend(other.hooks);
         self.warnings.extend(other.warnings);
+        self.errors.extend(other.errors);
     }
 }
 

@@ -12,9 +12,11 @@ pub mod claude;
 pub mod cursor;
 mod envelope;
 mod model_answer;
+mod named;
 pub mod nanopi;
 
 pub use self::model_answer::ModelAnswer;
+pub use self::named::{EventNames, NamedEvent};
 
 use std::any::Any;
 use std::fmt;
@@ -25,7 +27,7 @@ use crate::host::Host;
 use crate::outcome::{Notes, Verdict};
 use crate::process::persistent::PROTOCOL_VAR;
 use crate::process::{Finished, Job};
-use crate::request::HookRequest;
+use crate::request::{HookRequest, ToolKind};
 use crate::spec::{Dialect, HookSpec};
 use crate::BoxError;
 
@@ -88,13 +90,6 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
         ended: Ended<'_>,
     ) -> Result<(Verdict, Notes), BoxError>;
 
-    /// What a finished run's answer held that this dialect ignores, for the
-    /// run's record ([`RunDetail::warnings`](crate::RunDetail::warnings)):
-    /// none by default.
-    fn answer_warnings(&self, _spec: Option<&HookSpec>, _finished: &Finished) -> Vec<String> {
-        Vec::new()
-    }
-
     /// A model's answer, for a dialect with model-evaluated hooks; `Err` is
     /// an answer that could not be had or read. `None`: this dialect has
     /// none.
@@ -128,6 +123,15 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
     /// The directory the hook runs in when its dialect decides it; `None`:
     /// the session's working directory.
     fn run_dir(&self) -> Option<&Path> {
+        None
+    }
+
+    /// Its dialect's own name for a tool of `kind` that the host calls
+    /// `host` (Claude Code's `Bash` for a shell tool); `None`: the host's
+    /// name (nanopi's rule for every kind, every dialect's for a tool of
+    /// kind "other", and for a host name that is already one of the
+    /// dialect's own). See [`tool_name`].
+    fn kind_tool_name(&self, _kind: ToolKind, _host: &str) -> Option<&'static str> {
         None
     }
 
@@ -212,7 +216,7 @@ pub(crate) fn env_value(value: &str) -> String {
 /// The job of a hook whose dialect encoded it: the stack's variables less
 /// the dialect's own names, then the hook's and the event's; it runs where
 /// its dialect says, by default in the session's working directory.
-fn assemble(
+pub(crate) fn assemble(
     spec: Option<&HookSpec>,
     leaf: &JobParts<'_>,
     req: &HookRequest,
@@ -274,6 +278,47 @@ fn assemble(
     job.current_dir = current_dir;
     job.deadline = req.deadline();
     job
+}
+
+/// The tool's name as the hooks of `hook`'s dialect see it, on an event with
+/// a tool: the host's alias for that dialect
+/// ([`HookRequest::with_tool_alias`]), else the dialect's own name for the
+/// tool's kind ([`DialectHook::kind_tool_name`]), else the host's name.
+pub(crate) fn tool_name<'r>(hook: &dyn DialectHook, req: &'r HookRequest) -> Option<&'r str> {
+    tool_name_seen(hook, req).map(|seen| match seen {
+        SeenName::Static(name) => name,
+        SeenName::Shared(name) => &**name,
+    })
+}
+
+/// A tool's name as one dialect sees it ([`tool_name`]), kept without a
+/// copy: its own name for the kind, or the host's (or alias's) shared text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SeenName<'r> {
+    /// The dialect's own name for the tool's kind.
+    Static(&'static str),
+    /// The host's name, or its alias for the dialect.
+    Shared(&'r Arc<str>),
+}
+
+/// [`tool_name`], as a [`SeenName`].
+pub(crate) fn tool_name_seen<'r>(
+    hook: &dyn DialectHook,
+    req: &'r HookRequest,
+) -> Option<SeenName<'r>> {
+    let host = req.tool_name_shared()?;
+    if let Some(alias) = req.tool_alias_shared(hook.dialect()) {
+        return Some(SeenName::Shared(alias));
+    }
+    Some(
+        match req
+            .tool_kind()
+            .and_then(|kind| hook.kind_tool_name(kind, host))
+        {
+            Some(name) => SeenName::Static(name),
+            None => SeenName::Shared(host),
+        },
+    )
 }
 
 /// The directory a hook runs in when its dialect decides it (a Cursor hook

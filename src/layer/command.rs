@@ -217,11 +217,11 @@ async fn run_and_answer(
         Ok(run) => {
             finished = run;
             if let Some(slot) = slot {
-                let warnings = dialect.answer_warnings(req.hook().map(|s| &**s), &finished);
-                slot.put(
-                    RunDetail::ended(finished.termination, &finished.stdout, &finished.stderr)
-                        .with_warnings(warnings),
-                );
+                slot.put(RunDetail::ended(
+                    finished.termination,
+                    &finished.stdout,
+                    &finished.stderr,
+                ));
             }
             match finished.termination {
                 Termination::TimedOut => span.record("exit_status", "timed out"),

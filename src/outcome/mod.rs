@@ -453,6 +453,34 @@ pub struct Notes {
     /// reaches the model (`Some(false)`). `None`: the event's policy decides.
     /// Of several, the first in config order counts.
     pub block_honored: Option<bool>,
+    /// What one hook did that its dialect ignores (an exit status a Claude
+    /// Code JSON answer overrode, say). The chain moves them to that hook's
+    /// [record](HookRecord::warnings); they never reach the outcome.
+    pub warnings: Vec<String>,
+    /// Variables hooks set for the session (Claude Code's `CLAUDE_ENV_FILE`,
+    /// Cursor's `sessionStart` `env`), in the order they were first set; a
+    /// later value of a name replaces the earlier one. The session's later
+    /// hooks of that dialect get them too.
+    pub env: Vec<(String, String)>,
+    /// A title for the session (Claude Code's `sessionTitle`); of several,
+    /// the last in config order.
+    pub session_title: Option<String>,
+    /// The prompt is not to be shown as the user's message (Claude Code's
+    /// `suppressOriginalPrompt`).
+    pub suppress_original_prompt: bool,
+    /// A first user message for a session started without one (Claude
+    /// Code's `initialUserMessage`); of several, the last in config order.
+    pub initial_user_message: Option<String>,
+    /// The paths whose changes the host watches from now on, replacing its
+    /// list (Claude Code's `watchPaths`); several hooks' lists add up.
+    pub watch_paths: Option<Vec<String>>,
+    /// Permission updates a hook asked for with its allow (Claude Code's
+    /// `updatedPermissions`: `addRules`, `setMode`, …), as written.
+    pub updated_permissions: Vec<Value>,
+    /// The tool input a hook that asks wants the person to approve (Claude
+    /// Code's `updatedInput` beside `permissionDecision: "ask"`): the call
+    /// runs with it once approved. Of several, the last in config order.
+    pub ask_input: Option<Map<String, Value>>,
 }
 
 impl Notes {
@@ -495,6 +523,14 @@ impl Notes {
             && self.follow_up.is_none()
             && !self.approved
             && self.block_honored.is_none()
+            && self.warnings.is_empty()
+            && self.env.is_empty()
+            && self.session_title.is_none()
+            && !self.suppress_original_prompt
+            && self.initial_user_message.is_none()
+            && self.watch_paths.is_none()
+            && self.updated_permissions.is_empty()
+            && self.ask_input.is_none()
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -506,6 +542,27 @@ impl Notes {
         join_into(&mut self.follow_up, other.follow_up);
         self.approved |= other.approved;
         self.block_honored = self.block_honored.or(other.block_honored);
+        self.warnings.extend(other.warnings);
+        if other.session_title.is_some() {
+            self.session_title = other.session_title;
+        }
+        self.suppress_original_prompt |= other.suppress_original_prompt;
+        if other.initial_user_message.is_some() {
+            self.initial_user_message = other.initial_user_message;
+        }
+        if let Some(paths) = other.watch_paths {
+            self.watch_paths.get_or_insert_with(Vec::new).extend(paths);
+        }
+        self.updated_permissions.extend(other.updated_permissions);
+        if other.ask_input.is_some() {
+            self.ask_input = other.ask_input;
+        }
+        for (name, value) in other.env {
+            match self.env.iter_mut().find(|(k, _)| *k == name) {
+                Some(slot) => slot.1 = value,
+                None => self.env.push((name, value)),
+            }
+        }
     }
 }
 
@@ -620,6 +677,54 @@ impl HookOutcome {
         self.notes.as_deref().map_or(&[], |n| &n.user_messages)
     }
 
+    /// The variables hooks set for the session ([`Notes::env`]): for the
+    /// host to use, e.g. in the shell its tools run.
+    pub fn env(&self) -> &[(String, String)] {
+        self.notes.as_deref().map_or(&[], |n| &n.env)
+    }
+
+    /// A title for the session a hook gave ([`Notes::session_title`]).
+    pub fn session_title(&self) -> Option<&str> {
+        self.notes.as_deref()?.session_title.as_deref()
+    }
+
+    /// Whether a hook asked that the prompt not be shown as the user's
+    /// message ([`Notes::suppress_original_prompt`]).
+    pub fn suppresses_original_prompt(&self) -> bool {
+        self.notes
+            .as_deref()
+            .is_some_and(|n| n.suppress_original_prompt)
+    }
+
+    /// A first user message a hook gave ([`Notes::initial_user_message`]).
+    pub fn initial_user_message(&self) -> Option<&str> {
+        self.notes.as_deref()?.initial_user_message.as_deref()
+    }
+
+    /// The paths to watch from now on, when a hook gave them
+    /// ([`Notes::watch_paths`]).
+    pub fn watch_paths(&self) -> Option<&[String]> {
+        self.notes.as_deref()?.watch_paths.as_deref()
+    }
+
+    /// The tool input to ask the person about, when the decision is
+    /// [`Decision::Ask`] and a hook that asked rewrote the input
+    /// ([`Notes::ask_input`]); the call runs with it once approved.
+    pub fn ask_input(&self) -> Option<&Map<String, Value>> {
+        if self.decision != Decision::Ask {
+            return None;
+        }
+        self.notes.as_deref()?.ask_input.as_ref()
+    }
+
+    /// The permission updates hooks asked for with their allow
+    /// ([`Notes::updated_permissions`]).
+    pub fn updated_permissions(&self) -> &[Value] {
+        self.notes
+            .as_deref()
+            .map_or(&[], |n| &n.updated_permissions)
+    }
+
     /// The reason, possibly empty, when a hook asked to stop the agent.
     pub fn stop(&self) -> Option<&str> {
         self.notes.as_deref().and_then(|n| n.stop.as_deref())
@@ -680,7 +785,7 @@ impl HookOutcome {
 impl Serialize for HookOutcome {
     /// The JSON report of the `hooks` CLI.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut m = serializer.serialize_map(Some(11))?;
+        let mut m = serializer.serialize_map(Some(12))?;
         m.serialize_entry("event", &self.event)?;
         m.serialize_entry("decision", self.decision.as_str())?;
         m.serialize_entry("honored", &self.honored)?;
@@ -691,7 +796,21 @@ impl Serialize for HookOutcome {
         m.serialize_entry("user_messages", self.user_messages())?;
         m.serialize_entry("stop", &self.stop())?;
         m.serialize_entry("follow_up", &self.follow_up())?;
+        m.serialize_entry("env", &EnvObject(self.env()))?;
         m.serialize_entry("hooks", &self.hooks[..])?;
+        m.end()
+    }
+}
+
+/// Variables as a JSON object, in their order.
+struct EnvObject<'a>(&'a [(String, String)]);
+
+impl Serialize for EnvObject<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut m = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in self.0 {
+            m.serialize_entry(name, value)?;
+        }
         m.end()
     }
 }

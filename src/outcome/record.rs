@@ -26,8 +26,6 @@ pub struct RunDetail {
     termination: Option<Termination>,
     stderr: Box<str>,
     last_stdout_line: Option<Box<str>>,
-    /// What its answer held that its dialect ignores.
-    warnings: Vec<String>,
 }
 
 impl RunDetail {
@@ -39,14 +37,7 @@ impl RunDetail {
             stderr: head(stderr).into(),
             last_stdout_line: last_nonempty_line(stdout)
                 .map(|line| head(line).trim_end_matches('\r').into()),
-            warnings: Vec::new(),
         }
-    }
-
-    /// The detail with what its answer held that its dialect ignores.
-    pub(crate) fn with_warnings(mut self, warnings: Vec<String>) -> Self {
-        self.warnings = warnings;
-        self
     }
 
     /// The detail of a process that could not be started.
@@ -55,7 +46,6 @@ impl RunDetail {
             termination: None,
             stderr: Box::default(),
             last_stdout_line: None,
-            warnings: Vec::new(),
         }
     }
 
@@ -102,14 +92,6 @@ impl RunDetail {
     pub fn last_stdout_line(&self) -> Option<&str> {
         self.last_stdout_line.as_deref()
     }
-
-    /// What its answer held that its dialect ignores, said for people: stdout
-    /// that is not JSON where JSON decides, keys the dialect does not know
-    /// (with the known one they most likely meant), log lines before the JSON.
-    /// Empty when none (and always for nanopi, whose report line says it).
-    pub fn warnings(&self) -> &[String] {
-        &self.warnings
-    }
 }
 
 /// The first [`RUN_DETAIL_LIMIT`] bytes of `bytes`, lossily decoded, cut on a
@@ -137,6 +119,9 @@ pub(crate) struct RunSlot(Arc<Mutex<SlotContent>>);
 struct SlotContent {
     detail: Option<Box<RunDetail>>,
     notes: Option<Notes>,
+    /// What a dialect made for this run and reads when it is over (Claude
+    /// Code's `CLAUDE_ENV_FILE`); dropped with the slot.
+    scratch: Option<Box<dyn std::any::Any + Send>>,
 }
 
 impl RunSlot {
@@ -157,6 +142,23 @@ impl RunSlot {
         if !notes.is_empty() {
             self.0.lock().unwrap_or_else(PoisonError::into_inner).notes = Some(notes);
         }
+    }
+
+    /// Keeps what a dialect made for this run, for its `finish` to take.
+    pub(crate) fn put_scratch(&self, scratch: Box<dyn std::any::Any + Send>) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .scratch = Some(scratch);
+    }
+
+    /// Takes what [`put_scratch`](Self::put_scratch) kept.
+    pub(crate) fn take_scratch(&self) -> Option<Box<dyn std::any::Any + Send>> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .scratch
+            .take()
     }
 
     pub(crate) fn take_notes(&self) -> Option<Notes> {
@@ -186,6 +188,17 @@ pub struct HookRecord {
     cause: Option<BlockCause>,
     // Command hooks only; boxed so that other records stay small.
     run: Option<Box<RunDetail>>,
+    // Rare; boxed for the same reason.
+    warnings: Option<Box<[String]>>,
+    // The tool's name as this hook's dialect sees it, on tool events.
+    tool_name: Option<ToolNameSeen>,
+}
+
+/// A tool's name as a hook saw it, without a copy.
+#[derive(Debug, Clone)]
+enum ToolNameSeen {
+    Static(&'static str),
+    Shared(Arc<str>),
 }
 
 impl HookRecord {
@@ -202,7 +215,23 @@ impl HookRecord {
             outcome: verdict.record_outcome(),
             cause,
             run: None,
+            warnings: None,
+            tool_name: None,
         }
+    }
+
+    /// Attaches the tool's name as the hook's dialect sees it.
+    pub(crate) fn set_tool_name(&mut self, seen: Option<crate::dialect::SeenName<'_>>) {
+        self.tool_name = seen.map(|seen| match seen {
+            crate::dialect::SeenName::Static(name) => ToolNameSeen::Static(name),
+            crate::dialect::SeenName::Shared(name) => ToolNameSeen::Shared(name.clone()),
+        });
+    }
+
+    /// Attaches what the hook did that its dialect ignores.
+    pub(crate) fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = (!warnings.is_empty()).then(|| warnings.into_boxed_slice());
+        self
     }
 
     /// Attaches what the hook's process did.
@@ -242,6 +271,8 @@ impl HookRecord {
             outcome: RecordOutcome::NotRun,
             cause: None,
             run: None,
+            warnings: None,
+            tool_name: None,
         }
     }
 
@@ -268,6 +299,24 @@ impl HookRecord {
         self.reason.as_deref()
     }
 
+    /// What the hook did that its dialect ignores, one sentence each (a
+    /// Claude Code hook's exit status that its JSON answer overrode, say);
+    /// empty for most hooks.
+    pub fn warnings(&self) -> &[String] {
+        self.warnings.as_deref().unwrap_or(&[])
+    }
+
+    /// The tool's name as this hook saw it, on a tool event: its dialect's
+    /// own name for the tool's kind (Claude Code's `Bash` for a host's
+    /// `bash`), the host's alias for the dialect, or the host's name. `None`
+    /// off tool events, and for a record made outside a chain.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.tool_name.as_ref().map(|seen| match seen {
+            ToolNameSeen::Static(name) => *name,
+            ToolNameSeen::Shared(name) => &**name,
+        })
+    }
+
     /// What made a block: the hook, a timeout, or a fail-closed failure.
     pub fn block_cause(&self) -> Option<BlockCause> {
         self.cause
@@ -284,7 +333,7 @@ impl Serialize for HookRecord {
     /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let run = self.run();
-        let mut s = serializer.serialize_struct("HookRecord", 14)?;
+        let mut s = serializer.serialize_struct("HookRecord", 15)?;
         s.serialize_field("dialect", self.spec.dialect().as_str())?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
@@ -298,8 +347,8 @@ impl Serialize for HookRecord {
         s.serialize_field("signal", &run.and_then(RunDetail::signal))?;
         s.serialize_field("stderr", &run.and_then(RunDetail::stderr))?;
         s.serialize_field("persistent", &self.spec.is_persistent())?;
-        let warnings = run.map_or(&[][..], RunDetail::warnings);
-        s.serialize_field("warnings", warnings)?;
+        s.serialize_field("tool_name", &self.tool_name())?;
+        s.serialize_field("warnings", self.warnings())?;
         s.end()
     }
 }

@@ -16,6 +16,7 @@ fn notes_merge_in_order_and_join_their_texts() {
         follow_up: Some("go on".into()),
         approved: true,
         block_honored: Some(false),
+        ..Notes::default()
     });
     assert!(notes.approved);
     assert_eq!(notes.block_honored, Some(false));
@@ -90,11 +91,11 @@ fn serializes_to_the_contract_shape() {
             "event": "tool_execution_start", "decision": "block", "honored": true,
             "reason": "why", "message": "blocked by hook: why",
             "arguments": {"command": "rm"},
-            "context": [], "user_messages": [], "stop": null, "follow_up": null,
+            "context": [], "user_messages": [], "stop": null, "follow_up": null, "env": {},
             "hooks": [{"dialect": "nanopi", "source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block", "reason": "why",
                        "duration_ms": 4, "exit": null, "signal": null, "stderr": null,
-                       "persistent": false, "warnings": []}]
+                       "persistent": false, "tool_name": null, "warnings": []}]
         })
     );
 }

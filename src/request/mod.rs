@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use crate::event::{Event, MatcherSubject};
 use crate::outcome::{Decision, HookOutcome, Records, RunSlot};
-use crate::spec::HookSpec;
+use crate::spec::{Dialect, HookSpec};
 
 mod reason;
 
@@ -57,8 +57,11 @@ pub enum ToolKind {
     Shell,
     /// Reads a file (`beforeReadFile`).
     Read,
-    /// Writes or edits a file (`afterFileEdit`).
+    /// Edits a file (`afterFileEdit`).
     Edit,
+    /// Writes a whole file (`afterFileEdit` too: Cursor's `Write` covers
+    /// edit and write).
+    Write,
     /// A tool of an MCP server (`beforeMCPExecution`, `afterMCPExecution`).
     Mcp,
     /// Anything else: only the generic tool hooks fire.
@@ -67,11 +70,13 @@ pub enum ToolKind {
 
 impl ToolKind {
     /// The kind a tool name suggests, ignoring case: `bash`, `shell`,
-    /// `run_command`, `run_terminal_cmd`, `terminal` are shell tools; `read`,
-    /// `file_read`, `read_file` read; `write`, `edit`, `multiedit`,
-    /// `apply_patch`, `file_write`, `str_replace`, `edit_file`,
-    /// `search_replace` edit; a `mcp__`, `mcp_` or `mcp:` prefix
-    /// is an MCP tool; anything else is [`Other`](Self::Other).
+    /// `run_command`, `run_terminal_cmd`, `run_shell_command`, `terminal`
+    /// are shell tools; `read`, `file_read`, `read_file` read; `write`,
+    /// `file_write`, `write_file` write; `edit`, `multiedit`, `apply_patch`,
+    /// `str_replace`, `edit_file`, `search_replace`, `replace` edit; a
+    /// `mcp__`, `mcp_` or `mcp:` prefix is an MCP tool; anything else is
+    /// [`Other`](Self::Other). Each dialect's own names for the kinds
+    /// (`Bash`, `Shell`, `run_shell_command`, `write_file`, …) are among them.
     ///
     /// ```
     /// use tower_hooks::ToolKind;
@@ -79,6 +84,7 @@ impl ToolKind {
     /// assert_eq!(ToolKind::infer("Bash"), ToolKind::Shell);
     /// assert_eq!(ToolKind::infer("mcp__github__create_issue"), ToolKind::Mcp);
     /// assert_eq!(ToolKind::infer("MultiEdit"), ToolKind::Edit);
+    /// assert_eq!(ToolKind::infer("write_file"), ToolKind::Write);
     /// assert_eq!(ToolKind::infer("WebFetch"), ToolKind::Other);
     /// ```
     pub fn infer(tool_name: &str) -> ToolKind {
@@ -95,20 +101,22 @@ impl ToolKind {
             "shell",
             "run_command",
             "run_terminal_cmd",
+            "run_shell_command",
             "terminal",
         ]) {
             ToolKind::Shell
         } else if is(&["read", "file_read", "read_file"]) {
             ToolKind::Read
+        } else if is(&["write", "file_write", "write_file"]) {
+            ToolKind::Write
         } else if is(&[
-            "write",
             "edit",
             "multiedit",
             "apply_patch",
-            "file_write",
             "str_replace",
             "edit_file",
             "search_replace",
+            "replace",
         ]) {
             ToolKind::Edit
         } else {
@@ -116,12 +124,13 @@ impl ToolKind {
         }
     }
 
-    /// `shell`, `read`, `edit`, `mcp` or `other`.
+    /// `shell`, `read`, `edit`, `write`, `mcp` or `other`.
     pub const fn as_str(self) -> &'static str {
         match self {
             ToolKind::Shell => "shell",
             ToolKind::Read => "read",
             ToolKind::Edit => "edit",
+            ToolKind::Write => "write",
             ToolKind::Mcp => "mcp",
             ToolKind::Other => "other",
         }
@@ -135,6 +144,10 @@ struct Extras {
     tool_call_id: Option<Arc<str>>,
     /// The kind of tool, when the host states it.
     tool_kind: Option<ToolKind>,
+    /// The tool's name for the hooks of a dialect, when the host names it.
+    tool_aliases: Vec<(Dialect, Arc<str>)>,
+    /// The name of an event fired by name ([`Event::Named`]).
+    name: Option<Arc<str>>,
     /// Fields other dialects' envelopes write as given (see `with_wire_fields`).
     wire: Option<Map<String, Value>>,
     /// The wire fields that state the arguments: a rewrite of the arguments
@@ -408,6 +421,31 @@ impl HookRequest {
         Self::new(Event::AgentThought, json!({ "text": text.into() }))
     }
 
+    /// An event fired by its dialect's name ([`Event::Named`]): Claude Code's
+    /// `TaskCreated`, `ConfigChange`, `CwdChanged`, … with `arguments` as the
+    /// event's own fields, as that dialect writes them. Only the hooks
+    /// configured for that exact name run.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tower_hooks::{Event, HookRequest};
+    ///
+    /// let req = HookRequest::named("TaskCreated", json!({"task_subject": "ship it"}));
+    /// assert_eq!(req.event(), Event::Named);
+    /// assert_eq!(req.named_event(), Some("TaskCreated"));
+    /// ```
+    pub fn named(name: impl Into<Arc<str>>, arguments: Value) -> Self {
+        let mut req = Self::new(Event::Named, arguments);
+        req.extras_mut().name = Some(name.into());
+        req
+    }
+
+    /// The name of an event fired by name ([`named`](Self::named)); `None`
+    /// for the neutral events.
+    pub fn named_event(&self) -> Option<&str> {
+        self.extras.as_deref()?.name.as_deref()
+    }
+
     /// Sets the tool name (the two tool events).
     pub fn with_tool_name(mut self, tool_name: impl Into<Arc<str>>) -> Self {
         self.tool_name = Some(tool_name.into());
@@ -462,6 +500,52 @@ impl HookRequest {
     pub fn with_tool_kind(mut self, kind: ToolKind) -> Self {
         self.extras_mut().tool_kind = Some(kind);
         self
+    }
+
+    /// Names the tool for the hooks of `dialect`: they see `name` in their
+    /// envelope, their matchers and `if` rules test it, and their records
+    /// report it, whatever the tool's kind would make of it. Without an
+    /// alias a dialect sees its own name for the tool's
+    /// [kind](Self::tool_kind) (Claude Code's `Bash` for a shell tool), or
+    /// the host's name for a tool of another kind; nanopi always sees the
+    /// host's name.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tower_hooks::{Dialect, HookRequest};
+    ///
+    /// let req = HookRequest::tool_execution_start("deploy", json!({}))
+    ///     .with_tool_alias(Dialect::Claude, "mcp__ops__deploy");
+    /// assert_eq!(req.tool_alias(Dialect::Claude), Some("mcp__ops__deploy"));
+    /// assert_eq!(req.tool_alias(Dialect::Cursor), None);
+    /// ```
+    pub fn with_tool_alias(mut self, dialect: Dialect, name: impl Into<Arc<str>>) -> Self {
+        let name = name.into();
+        let aliases = &mut self.extras_mut().tool_aliases;
+        aliases.retain(|(d, _)| *d != dialect);
+        aliases.push((dialect, name));
+        self
+    }
+
+    /// The host's name of the tool for the hooks of `dialect`
+    /// ([`with_tool_alias`](Self::with_tool_alias)), if it gave one.
+    pub fn tool_alias(&self, dialect: Dialect) -> Option<&str> {
+        self.tool_alias_shared(dialect).map(|name| &**name)
+    }
+
+    /// [`tool_alias`](Self::tool_alias), shared.
+    pub(crate) fn tool_alias_shared(&self, dialect: Dialect) -> Option<&Arc<str>> {
+        self.extras
+            .as_deref()?
+            .tool_aliases
+            .iter()
+            .find(|(d, _)| *d == dialect)
+            .map(|(_, name)| name)
+    }
+
+    /// [`tool_name`](Self::tool_name), shared.
+    pub(crate) fn tool_name_shared(&self) -> Option<&Arc<str>> {
+        self.tool_name.as_ref()
     }
 
     /// Fields that a Claude Code hook's stdin object takes as given: each one

@@ -116,10 +116,11 @@ async fn a_claude_guard_blocks_through_the_tool_layer_unchanged() {
     assert_eq!(seen["tool_use_id"], "toolu_3");
     assert!(seen.get("event").is_none() && seen.get("arguments").is_none());
 
-    // Another tool: the matcher `Bash` is exact and case-sensitive.
+    // Another tool: the matcher `Bash` is exact (a host's `bash` is Claude
+    // Code's `Bash`, a `Grep` tool is not).
     let outcome = stack
         .oneshot(HookRequest::tool_execution_start(
-            "bash",
+            "Grep",
             json!({"command": "rm -rf /"}),
         ))
         .await
@@ -634,5 +635,314 @@ async fn a_claude_block_means_what_claude_code_says_at_each_event() {
         lines.lock().unwrap().is_empty(),
         "{:?}",
         lines.lock().unwrap()
+    );
+}
+
+/// Claude Code reads a hook's JSON answer whatever its exit status: a guard
+/// that prints a deny and exits 1 denies; one that exits 2 blocks with its
+/// JSON's own reason and still hands over its context and message; the
+/// hook's record says which of these happened.
+#[tokio::test]
+async fn a_json_answer_counts_on_every_exit_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let deny_exit_1 = r#"cat >/dev/null
+cat <<'JSON'
+{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+  "permissionDecisionReason": "no rm here"}}
+JSON
+exit 1"#;
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler(deny_exit_1)]}]}}),
+    );
+    let outcome = stack
+        .oneshot(HookRequest::tool_execution_start(
+            "Bash",
+            json!({"command": "rm -rf x"}),
+        ))
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.reason(), Some("no rm here"));
+    let record = &outcome.hooks()[0];
+    assert_eq!(record.outcome(), RecordOutcome::Block);
+    assert_eq!(record.run().and_then(|r| r.exit_code()), Some(1));
+    assert!(
+        record.warnings()[0].contains("status 1"),
+        "{:?}",
+        record.warnings()
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let exit_2 = r#"cat >/dev/null
+echo '{"systemMessage": "guard v2", "decision": "block", "reason": "json reason",
+  "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "see AGENTS.md"}}'
+echo "stderr reason" >&2
+exit 2"#;
+    let allow_exit_2 = r#"cat >/dev/null
+echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+  "additionalContext": "allowed?"}}'
+echo "stderr reason" >&2
+exit 2"#;
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"hooks": [handler(exit_2), handler(allow_exit_2)]}]}}),
+    );
+    let outcome = stack
+        .oneshot(HookRequest::tool_execution_start(
+            "Bash",
+            json!({"command": "ls"}),
+        ))
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.reason(), Some("json reason\nstderr reason"));
+    assert_eq!(outcome.context(), ["see AGENTS.md", "allowed?"]);
+    assert_eq!(outcome.user_messages(), ["guard v2"]);
+    assert!(outcome.hooks()[0].warnings().is_empty());
+    assert_eq!(outcome.hooks()[1].warnings().len(), 1);
+}
+
+/// A Stop hook's `additionalContext` sends the agent back to work without a
+/// block: the outcome allows, and its follow-up is the text.
+#[tokio::test]
+async fn stop_additional_context_is_a_follow_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep_going = r#"cat >/dev/null
+echo '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "the tests still fail"}}'"#;
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"Stop": [{"hooks": [handler(keep_going)]}]}}),
+    );
+    let outcome = stack
+        .oneshot(HookRequest::stop(false, "done"))
+        .await
+        .unwrap();
+    assert_eq!(outcome.decision(), tower_hooks::Decision::Allow);
+    assert!(!outcome.is_blocked());
+    assert_eq!(outcome.follow_up(), Some("the tests still fail"));
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Allow);
+}
+
+/// `CLAUDE_ENV_FILE` at SessionStart: the lines a hook writes become the
+/// outcome's environment and reach the session's later hooks (and no other
+/// session's); a line that is no assignment is left out with a warning in
+/// the hook's record; the file is gone once the run is over.
+#[tokio::test]
+async fn claude_env_file_variables_reach_the_host_and_later_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen");
+    let setup = r#"cat >/dev/null
+printf '%s' "$CLAUDE_ENV_FILE" > "$CLAUDE_PROJECT_DIR/env-file-path"
+echo 'export NODE_ENV=production' >> "$CLAUDE_ENV_FILE"
+echo "PROFILE='dev box'" >> "$CLAUDE_ENV_FILE"
+echo 'source ~/.nvm/nvm.sh' >> "$CLAUDE_ENV_FILE""#;
+    let later = format!(
+        "cat >/dev/null; printf '%s|%s|%s' \"$NODE_ENV\" \"$PROFILE\" \"${{CLAUDE_ENV_FILE-none}}\" > {}",
+        seen.display()
+    );
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {
+            "SessionStart": [{"hooks": [handler(setup)]}],
+            "PreToolUse": [{"hooks": [handler(&later)]}],
+        }}),
+    );
+    let outcome = stack
+        .clone()
+        .oneshot(
+            HookRequest::session_start(tower_hooks::StartReason::Startup).with_session_id("s1"),
+        )
+        .await
+        .unwrap();
+    let env: Vec<(&str, &str)> = outcome
+        .env()
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(env, [("NODE_ENV", "production"), ("PROFILE", "dev box")]);
+    let warnings = outcome.hooks()[0].warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("source ~/.nvm/nvm.sh"), "{warnings:?}");
+    // The file was private to the run, and is gone.
+    let path = std::fs::read_to_string(dir.path().join("env-file-path")).unwrap();
+    assert!(!path.is_empty());
+    assert!(!Path::new(&path).exists(), "{path}");
+    let json = serde_json::to_value(&outcome).unwrap();
+    assert_eq!(
+        json["env"],
+        json!({"NODE_ENV": "production", "PROFILE": "dev box"})
+    );
+
+    // A later hook of the session has them, and no env file of its own.
+    let call = HookRequest::tool_execution_start("Bash", json!({"command": "ls"}));
+    stack
+        .clone()
+        .oneshot(call.clone().with_session_id("s1"))
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap(),
+        "production|dev box|none"
+    );
+    // Another session does not.
+    stack.oneshot(call.with_session_id("s2")).await.unwrap();
+    assert_eq!(std::fs::read_to_string(&seen).unwrap(), "||none");
+}
+
+/// Each dialect sees its own name for the tool's kind: a host's `bash` is
+/// Claude Code's `Bash`, so a `"matcher": "Bash"` guard and its `if` rule
+/// run, its envelope says `Bash`, and its record reports it; a host name
+/// that is already Claude Code's stays; a host's alias for Claude Code wins.
+#[tokio::test]
+async fn claude_hooks_see_claude_code_names_for_the_hosts_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen");
+    let guard = format!("cat > {}; echo 'no rm here' >&2; exit 2", seen.display());
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": guard, "if": "Bash(rm *)"}]},
+            {"matcher": "MultiEdit|mcp__ops__.*", "hooks": [handler("cat >/dev/null; echo 'not that' >&2; exit 2")]},
+        ]}}),
+    );
+    let outcome = stack
+        .clone()
+        .oneshot(HookRequest::tool_execution_start(
+            "bash",
+            json!({"command": "rm -rf x"}),
+        ))
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked(), "{:?}", outcome.hooks());
+    assert_eq!(outcome.reason(), Some("no rm here"));
+    let stdin: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(stdin["tool_name"], "Bash");
+    assert_eq!(outcome.hooks()[0].tool_name(), Some("Bash"));
+    // The host's own name is what the request and the outcome keep.
+    assert_eq!(outcome.arguments(), &json!({"command": "rm -rf x"}));
+
+    // `MultiEdit` is Claude Code's own name: it stays.
+    let outcome = stack
+        .clone()
+        .oneshot(HookRequest::tool_execution_start("MultiEdit", json!({})))
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.hooks()[1].tool_name(), Some("MultiEdit"));
+
+    // A tool of kind "other" keeps the host's name, unless the host aliases it.
+    let tools = tower::service_fn(|_call: ToolCall| async {
+        Ok::<_, Infallible>(ToolResult::ok("deployed"))
+    });
+    let mut plain = ServiceBuilder::new()
+        .layer(ToolHooksLayer::new(stack.clone()))
+        .service(tools);
+    let call = ToolCall::new("deploy", "t1", json!({}));
+    let result = plain
+        .ready()
+        .await
+        .unwrap()
+        .call(call.clone())
+        .await
+        .unwrap();
+    assert_eq!(result, ToolResult::ok("deployed"));
+    let mut aliased = ServiceBuilder::new()
+        .layer(
+            ToolHooksLayer::new(stack)
+                .with_tool_alias("deploy", Dialect::Claude, "mcp__ops__deploy")
+                .with_tool_alias("deploy", Dialect::Cursor, "ignored here"),
+        )
+        .service(tools);
+    let result = aliased.ready().await.unwrap().call(call).await.unwrap();
+    assert_eq!(result, ToolResult::error("blocked by hook: not that"));
+}
+
+/// Every Claude Code event can be fired by name: the hooks of that name run
+/// (and no other's), see the raw fields, and a block means what Claude
+/// Code's exit-2 table says for that event.
+#[tokio::test]
+async fn events_with_no_neutral_point_run_when_fired_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen");
+    let record = format!("cat > {}; echo 'not now' >&2; exit 2", seen.display());
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {
+            "TaskCreated": [{"hooks": [handler(&record)]}],
+            "TeammateIdle": [{"hooks": [handler("cat >/dev/null; echo 'take the next task' >&2; exit 2")]}],
+            "CwdChanged": [{"hooks": [handler(
+                "cat >/dev/null; echo 'export IN_REPO=1' >> \"$CLAUDE_ENV_FILE\"; echo no >&2; exit 2")]}],
+            "ConfigChange": [{"hooks": [handler("exit 2")]}],
+        }}),
+    );
+    let fields = json!({"task_id": "t1", "task_subject": "ship it", "session_id": "s1"});
+    let task = claude::request("TaskCreated", fields.as_object().unwrap().clone()).unwrap();
+    let outcome = stack.clone().oneshot(task).await.unwrap();
+    assert!(outcome.is_blocked(), "TaskCreated: exit 2 blocks");
+    assert_eq!(outcome.reason(), Some("not now"));
+    assert_eq!(
+        outcome.hooks().len(),
+        1,
+        "only the TaskCreated hook is part of it"
+    );
+    let stdin: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(stdin["hook_event_name"], "TaskCreated");
+    assert_eq!(stdin["task_subject"], "ship it");
+    assert_eq!(stdin["session_id"], "s1");
+
+    let idle = HookRequest::named("TeammateIdle", json!({"teammate_name": "b"}));
+    let outcome = stack.clone().oneshot(idle).await.unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.follow_up(), Some("take the next task"));
+
+    // CwdChanged cannot block; its hooks get CLAUDE_ENV_FILE.
+    let cwd = HookRequest::named("CwdChanged", json!({"old_cwd": "/a", "new_cwd": "/b"}))
+        .with_session_id("s1");
+    let outcome = stack.clone().oneshot(cwd).await.unwrap();
+    assert_eq!(outcome.decision(), tower_hooks::Decision::Block);
+    assert!(!outcome.is_honored());
+    assert_eq!(outcome.env(), [("IN_REPO".to_owned(), "1".to_owned())]);
+
+    // A name nobody configured runs nothing.
+    let outcome = stack
+        .oneshot(HookRequest::named("WorktreeCreate", json!({})))
+        .await
+        .unwrap();
+    assert!(outcome.hooks().is_empty());
+    assert!(!outcome.is_blocked());
+}
+
+/// What Claude Code hands its own features (a session title, paths to watch,
+/// permission updates) reaches the host as typed fields of the outcome.
+#[tokio::test]
+async fn fields_for_the_hosts_own_features_reach_the_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "sessionTitle": "Fix the build", "watchPaths": [".env"]}}'"#;
+    let allow = r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]}}}'"#;
+    let stack = settings_stack(
+        dir.path(),
+        json!({"hooks": {
+            "SessionStart": [{"hooks": [handler(start)]}],
+            "PermissionRequest": [{"hooks": [handler(allow)]}],
+        }}),
+    );
+    let outcome = stack
+        .clone()
+        .oneshot(HookRequest::session_start(
+            tower_hooks::StartReason::Startup,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(outcome.session_title(), Some("Fix the build"));
+    assert_eq!(outcome.watch_paths(), Some(&[".env".to_owned()][..]));
+
+    let fields = json!({"tool_name": "Edit", "tool_input": {"file_path": "a"}});
+    let ask = claude::request("PermissionRequest", fields.as_object().unwrap().clone()).unwrap();
+    let outcome = stack.oneshot(ask).await.unwrap();
+    assert!(outcome.is_approved());
+    assert_eq!(
+        outcome.updated_permissions(),
+        [json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"})]
     );
 }

@@ -834,9 +834,16 @@ mod dialects {
             }
             _ => prop_assert!(answer.honored),
         }
-        if answer.follow_up.is_some() {
+        if let Some(follow_up) = &answer.follow_up {
             prop_assert!(event == "Stop" || event == "SubagentStop");
-            prop_assert_eq!(&answer.follow_up, &answer.reason);
+            // A block's reason first; `additionalContext` keeps the agent
+            // going without a block.
+            match (answer.decision, &answer.reason) {
+                (ClaudeDecision::Block, Some(reason)) => {
+                    prop_assert!(follow_up.starts_with(reason.as_str()))
+                }
+                _ => prop_assert!(!follow_up.trim().is_empty()),
+            }
         }
         if matches!(answer.decision, ClaudeDecision::Ask | ClaudeDecision::Defer) {
             prop_assert_eq!(event, "PreToolUse");
@@ -856,12 +863,27 @@ mod dialects {
         ) {
             let answer = claude::decode(exit, &stdout, &stderr, event);
             check_answer(&answer, event)?;
+            // What stdout says read as on exit 0.
+            let as_exit_0 = claude::decode(Some(0), &stdout, b"", event);
             match exit {
                 Some(2) => {
                     prop_assert_eq!(answer.decision, ClaudeDecision::Block);
-                    prop_assert_eq!(answer.reason, Some(exit2_reason(&stderr)));
+                    // stderr, or the reason of the JSON answer's own block.
+                    let own = (as_exit_0.decision == ClaudeDecision::Block)
+                        .then_some(as_exit_0.reason.clone())
+                        .flatten();
+                    prop_assert!(
+                        answer.reason == Some(exit2_reason(&stderr)) || answer.reason == own,
+                        "{:?}", answer.reason
+                    );
                 }
                 Some(0) => {}
+                // A JSON answer decides as on exit 0, and says so.
+                Some(_) if !answer.is_error() => {
+                    prop_assert!(!as_exit_0.is_error());
+                    prop_assert_eq!(answer.decision, as_exit_0.decision);
+                    prop_assert_eq!(answer.warnings.len(), as_exit_0.warnings.len() + 1);
+                }
                 _ => {
                     prop_assert_eq!(answer.decision, ClaudeDecision::Allow);
                     let error = answer.error.unwrap_or_default();

@@ -196,6 +196,7 @@ use super::carried::Carried;
 use crate::layer::fail_open::error_text;
 use crate::outcome::HookOutcome;
 use crate::request::HookRequest;
+use crate::spec::Dialect;
 use crate::BoxError;
 
 /// Runs the tool hooks around a tool service. See the [module docs](self) for an example.
@@ -373,6 +374,29 @@ impl<H> ToolHooksLayer<H> {
         self
     }
 
+    /// Names the host's tool `tool` `name` for the hooks of `dialect`, at
+    /// both tool events ([`HookRequest::with_tool_alias`]): say, a `deploy`
+    /// tool that Claude Code hooks know as `mcp__ops__deploy`. Without one,
+    /// each dialect sees its own name for the tool's kind (a `bash` tool is
+    /// Claude Code's `Bash`).
+    ///
+    /// ```
+    /// use tower_hooks::{Dialect, HookStack, ToolHooksLayer};
+    ///
+    /// let layer = ToolHooksLayer::new(HookStack::builder().build())
+    ///     .with_tool_alias("deploy", Dialect::Claude, "mcp__ops__deploy");
+    /// # let _ = layer;
+    /// ```
+    pub fn with_tool_alias(
+        mut self,
+        tool: impl Into<Arc<str>>,
+        dialect: Dialect,
+        name: impl Into<Arc<str>>,
+    ) -> Self {
+        self.carried.alias(tool.into(), dialect, name.into());
+        self
+    }
+
     /// Calls `f` with each tool event and the stack's answer, e.g. to keep a transcript.
     pub fn on_outcome<F>(mut self, f: F) -> Self
     where
@@ -529,6 +553,11 @@ where
                         return Poll::Ready(Ok(refused));
                     }
                     let reason = outcome.reason().unwrap_or_default().to_owned();
+                    // A hook that asked may have rewritten the input it asks about.
+                    let asked = ask
+                        .as_ref()
+                        .and_then(|_| outcome.ask_input().cloned())
+                        .map(Value::Object);
                     let (name, call_id) = this
                         .names
                         .take()
@@ -536,7 +565,7 @@ where
                     let call = ToolCall {
                         name,
                         call_id,
-                        arguments: outcome.into_arguments(),
+                        arguments: asked.unwrap_or_else(|| outcome.into_arguments()),
                     };
                     match ask {
                         Some(approver) => {

@@ -44,16 +44,32 @@ fn formats_are_detected_from_the_name_and_the_version_key() {
 }
 
 #[test]
-fn every_format_has_one_loader() {
-    for format in Format::ALL {
+fn a_name_rule_wins_over_a_rule_that_reads_the_file() {
+    // Cursor's loader comes before react-agent-mini's in the list, but its
+    // rules (an `.openhuman` folder, a `"version"` key) are asked only when
+    // no loader knows the file by its name.
+    let dir = tmp("detect-order");
+    let agents = dir.join(".openhuman/.agents/hooks.json");
+    write(&agents, r#"{"version": 1, "PreToolUse": []}"#);
+    assert_eq!(Format::detect(&agents), Format::Agents);
+    let toml = dir.join(".openhuman/hooks.toml");
+    write(&toml, "");
+    assert_eq!(Format::detect(&toml), Format::Nanopi);
+}
+
+#[test]
+fn every_format_has_one_loader_and_a_name_of_its_own() {
+    let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["nanopi", "claude", "cursor", "openhuman", "agents"]);
+    for format in Format::all() {
         let loaders = LOADERS
             .iter()
             .filter(|loader| loader.formats().contains(&format))
             .count();
         assert_eq!(loaders, 1, "{format}");
+        assert_eq!(Format::from_name(format.name()), Some(format));
     }
-    let formats: usize = LOADERS.iter().map(|loader| loader.formats().len()).sum();
-    assert_eq!(formats, Format::ALL.len());
+    assert_eq!(Format::OpenHuman.dialect(), crate::Dialect::Cursor);
 }
 
 #[test]

@@ -176,24 +176,14 @@ pub enum ConfigErrorKind {
         index: usize,
     },
 
-    /// A value in a react-agent-mini `.agents/hooks.json` has the wrong JSON
-    /// type, or one no hook can use (a `timeoutMs` of 0, a NUL in a command).
+    /// A value in a JSON configuration (a Claude Code, Cursor, OpenHuman or
+    /// react-agent-mini file) has the wrong JSON type, or one no hook can use
+    /// (a timeout of 0, a NUL in a command).
     #[error("{at} must be {expected}, not {found}")]
-    AgentsInvalidValue {
-        /// Where the value is: `the file`, `"PreToolUse"`, or an entry's field
-        /// with its JSON path: `"timeoutMs" of PreToolUse entry 2 (PreToolUse[2])`.
-        at: String,
-        /// What it must be: `a positive number of milliseconds`.
-        expected: &'static str,
-        /// What it is: `the string "5s"`.
-        found: String,
-    },
-
-    /// A value in a Cursor or OpenHuman `hooks.json` has the wrong JSON type, or
-    /// one no hook can use.
-    #[error("{at} must be {expected}, not {found}")]
-    CursorInvalidValue {
-        /// Where the value is, as a JSON path: `hooks.stop[0].timeout`.
+    InvalidValue {
+        /// Where the value is, in the terms of its file: `"hooks"`,
+        /// `hooks.stop[0].timeout`, or an entry's field with its JSON path,
+        /// `"timeout" of PreToolUse handler 2 (hooks.PreToolUse[1].hooks[0])`.
         at: String,
         /// What it must be: `a positive number of seconds`.
         expected: &'static str,
@@ -201,134 +191,85 @@ pub enum ConfigErrorKind {
         found: String,
     },
 
-    /// A Cursor or OpenHuman entry has no `command`, or a blank one.
-    #[error(
-        "{at} has no \"command\": a hooks.json entry needs the shell command to run \
-         (with sh -c)"
-    )]
-    CursorMissingCommand {
-        /// The entry, as a JSON path: `hooks.stop[0]`.
+    /// An entry of a JSON configuration lacks a key it needs (or has it
+    /// empty): a `command`, an `http` handler's `url`.
+    #[error("{at} has no \"{key}\": {needs}")]
+    MissingKey {
+        /// The entry, as its file's dialect names it: `hooks.stop[0]`,
+        /// `PreToolUse handler 2 (hooks.PreToolUse[1].hooks[0])`.
         at: String,
+        /// The key: `command`.
+        key: &'static str,
+        /// What it is for: `a hooks.json entry needs the shell command to run
+        /// (with sh -c)`.
+        needs: &'static str,
     },
 
-    /// A react-agent-mini entry has no `command`, or a blank one.
-    #[error(
-        "{at} has no \"command\": a react-agent-mini hook needs the shell command to run \
-         (with sh -c)"
-    )]
-    AgentsMissingCommand {
-        /// The entry and its JSON path: `PreToolUse entry 0 (hooks.PreToolUse[0])`.
-        at: String,
-    },
-
-    /// A JSON configuration (a Claude Code settings file, a plugin's
-    /// `hooks/hooks.json`) does not parse. The message is serde_json's, which
-    /// ends with the line and column.
+    /// A JSON configuration does not parse. The message is serde_json's,
+    /// which ends with the line and column.
     #[error("not valid JSON: {0}")]
     InvalidJson(#[source] serde_json::Error),
 
-    /// A value in a Claude Code hooks file has the wrong JSON type, or a value
-    /// no hook can use (a timeout of 0 seconds).
-    #[error("{at} must be {expected}, not {found}")]
-    ClaudeInvalidValue {
-        /// Where the value is: `"hooks"`, `hooks.PreToolUse`, or a handler's
-        /// field with the event, the handler's index and its JSON path:
-        /// `"timeout" of PreToolUse handler 2 (hooks.PreToolUse[1].hooks[0])`.
-        at: String,
-        /// What it must be: `a number of seconds`.
-        expected: &'static str,
-        /// What it is: `the string "30"`.
-        found: String,
-    },
-
-    /// A Claude Code handler of type `command` has no `command`, or an empty one.
+    /// A matcher of a JSON configuration that is not a pattern its dialect
+    /// reads, or not a regex the `regex` crate compiles (it has no
+    /// look-around and no backreferences). The message quotes at most the
+    /// first 200 characters of the pattern.
     #[error(
-        "{at} has no \"command\": a handler of type \"command\" needs the shell command \
-         to run (with \"args\": the program to start)"
-    )]
-    ClaudeMissingCommand {
-        /// The handler: its event, its index through the event's matcher groups
-        /// and its JSON path, `PreToolUse handler 2 (hooks.PreToolUse[1].hooks[0])`.
-        at: String,
-    },
-
-    /// A Claude Code matcher that is not a list of names and not a regex the
-    /// `regex` crate compiles (it has no look-around and no backreferences). The
-    /// message quotes at most the first 200 characters of the pattern.
-    #[error(
-        "invalid matcher \"{}\" in {event} matcher group {group} (hooks.{event}[{group}]): {}{}",
+        "invalid matcher \"{}\" in {at}: {}{hint}",
         crate::pattern::display_pattern(.error.pattern()),
-        .error.explanation(),
-        regex_hint(.error)
+        .error.explanation()
     )]
-    ClaudeInvalidMatcher {
-        /// The event, as written.
-        event: String,
-        /// The matcher group's position in the event's list, from 0.
-        group: usize,
+    InvalidPattern {
+        /// Where the matcher is: `PreToolUse matcher group 1 (hooks.PreToolUse[1])`.
+        at: String,
         /// Why it does not compile; [`PatternError::pattern`] is the matcher as
         /// written.
         #[source]
         error: PatternError,
+        /// What the dialect adds for this error (a pointer to the regex
+        /// features the `regex` crate lacks), or nothing.
+        hint: &'static str,
     },
 
-    /// A Claude Code handler's `if` is not one permission rule `Tool(pattern)`.
+    /// A rule an entry is limited by (a Claude Code handler's `if`) that
+    /// does not read.
     #[error(
-        "invalid \"if\" rule \"{}\" of {at}: {reason}",
+        "invalid \"{key}\" rule \"{}\" of {at}: {reason}",
         crate::pattern::display_pattern(.rule)
     )]
-    ClaudeInvalidIf {
-        /// The handler, as in [`ClaudeMissingCommand`](Self::ClaudeMissingCommand).
+    InvalidRule {
+        /// The entry, as in [`MissingKey`](Self::MissingKey).
         at: String,
+        /// The key that holds the rule: `if`.
+        key: &'static str,
         /// The rule as written.
         rule: String,
         /// What is wrong with it.
         reason: &'static str,
     },
 
-    /// A Claude Code `command` or `args` item holds a NUL character.
+    /// A `command` (or an `args` item) of a JSON configuration holds a NUL
+    /// character.
     #[error(
         "{at} contains a NUL character (\\u0000), which no process argument can carry; \
          remove it"
     )]
-    ClaudeNulCharacter {
-        /// The field and its handler: `"command" of PreToolUse handler 0 (…)`.
+    NulCharacter {
+        /// The field and its entry: `"command" of PreToolUse handler 0 (…)`.
         at: String,
     },
 
-    /// A Claude Code handler of type `http` has no `url`, or an empty one.
-    #[error(
-        "{at} has no \"url\": a handler of type \"http\" needs the URL to post the \
-         event to (\"url\": \"http://127.0.0.1:8700/hook\")"
-    )]
-    ClaudeMissingUrl {
-        /// The handler, as in [`ClaudeMissingCommand`](Self::ClaudeMissingCommand).
-        at: String,
-    },
-
-    /// A Claude Code `http` handler's `url` is not an absolute `http://` or
-    /// `https://` URL with a host.
+    /// An entry's `url` is not an absolute `http://` or `https://` URL with
+    /// a host.
     #[error("\"url\" {url:?} of {at} cannot be posted to: {reason}")]
-    ClaudeInvalidUrl {
-        /// The handler, as in [`ClaudeMissingCommand`](Self::ClaudeMissingCommand).
+    InvalidUrl {
+        /// The entry, as in [`MissingKey`](Self::MissingKey).
         at: String,
         /// The URL as written.
         url: String,
         /// What is wrong with it.
         reason: &'static str,
     },
-}
-
-/// A pointer for the regex features JavaScript has and the `regex` crate does
-/// not, which Claude Code matchers written for JavaScript sometimes use.
-fn regex_hint(error: &PatternError) -> &'static str {
-    let message = error.regex_error().to_string();
-    if message.contains("look-around") || message.contains("backreferences") {
-        " (Claude Code matchers are JavaScript regexes; this host compiles them with \
-         Rust's regex crate, which has neither look-around nor backreferences)"
-    } else {
-        ""
-    }
 }
 
 /// toml ends its rendering with a newline; the path prefix and the caller's own
@@ -350,6 +291,20 @@ fn size(limit: u64) -> String {
 }
 
 /// Something in a configuration file that loads but is probably not what was
+/// [`ConfigErrorKind::InvalidValue`] of the JSON value `found` at `at`: the
+/// one constructor every JSON dialect's loader uses.
+pub(crate) fn invalid_value(
+    at: impl Into<String>,
+    expected: &'static str,
+    found: &serde_json::Value,
+) -> ConfigErrorKind {
+    ConfigErrorKind::InvalidValue {
+        at: at.into(),
+        expected,
+        found: describe_json(found),
+    }
+}
+
 /// A JSON value as an error message names it: `the string "5s"` (control
 /// characters escaped, a long one cut), `the number 2`, `an array`, … Shared
 /// by the loaders of the JSON dialects.

@@ -96,40 +96,56 @@ pub enum ConfigWarningKind {
         /// `"command"`, when the type is a close misspelling of it.
         suggestion: Option<&'static str>,
     },
-    /// A key of a react-agent-mini `.agents/hooks.json` that is not one of its
-    /// two events, `PreToolUse` and `PostToolUse`: its entries never run.
-    AgentsUnsupportedEvent {
+    /// A key of a JSON configuration that names an event its dialect has no
+    /// hooks for (react-agent-mini runs `PreToolUse` and `PostToolUse`
+    /// only): its entries never run.
+    UnsupportedEvent {
         /// The key, as written.
         event: String,
-        /// `PreToolUse` or `PostToolUse`, when the key differs from it only in
-        /// case, `_` or `-`.
+        /// The events the dialect runs: `react-agent-mini hooks run on
+        /// PreToolUse and PostToolUse only`.
+        runs_on: &'static str,
+        /// The event the key differs from only in case, `_` or `-`.
         suggestion: Option<&'static str>,
     },
-    /// A Claude Code event this host never fires (`TaskCreated`,
-    /// `ConfigChange`, …): its hooks load, and never run.
-    ClaudeUnfiredEvent {
+    /// An event of a JSON configuration's dialect with no neutral point
+    /// (Claude Code's `TaskCreated`, `ConfigChange`, …): its hooks load, and
+    /// run only when the host fires the event by name
+    /// ([`HookRequest::named`](crate::HookRequest::named)).
+    UnfiredEvent {
         /// The event, as written.
         event: String,
+        /// What it is: `a Claude Code event`.
+        known_as: &'static str,
     },
-    /// A key under a Claude Code file's `hooks` that is no Claude Code event.
-    ClaudeUnknownEvent {
+    /// A key under a JSON configuration's `hooks` that is no event of its
+    /// dialect, however spelled: its entries never run.
+    UnknownEvent {
         /// The key, as written.
         event: String,
+        /// What it is not: `a Claude Code event`, `a Cursor hook event`.
+        expected: &'static str,
         /// The event it is a close misspelling of.
         suggestion: Option<&'static str>,
     },
-    /// A Claude Code handler type this host cannot run yet (`http`, `prompt`,
-    /// `agent`, `mcp_tool`): the handler loads and never runs.
-    ClaudeUnsupportedType {
-        /// The handler: `PreToolUse handler 2 (hooks.PreToolUse[1].hooks[0])`.
+    /// An entry of a type this host cannot run (Claude Code's `http`
+    /// without the `http` feature, its `mcp_tool`; Cursor's `prompt`): it
+    /// loads, is listed, and never runs.
+    UnsupportedType {
+        /// The entry: `PreToolUse handler 2 (hooks.PreToolUse[1].hooks[0])`,
+        /// `hooks.stop[0]`.
         at: String,
+        /// What its dialect calls an entry, in the plural: `handlers`, `hooks`.
+        entries: &'static str,
         /// The type as written.
         kind: String,
+        /// Why it cannot run here: `only "command" runs`.
+        why: &'static str,
     },
     /// A Claude Code `http` handler whose URL no pattern of the settings'
     /// `allowedHttpHookUrls` matches: it is listed and never runs.
     ClaudeHttpUrlNotAllowed {
-        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
         /// The URL.
         url: String,
@@ -142,7 +158,7 @@ pub enum ConfigWarningKind {
     /// that set `allowedHttpHookUrls`: no pattern allows such a URL, so the
     /// hook is listed and never runs.
     ClaudeHttpUrlNeverAllowed {
-        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
         /// The URL.
         url: String,
@@ -152,18 +168,23 @@ pub enum ConfigWarningKind {
     /// ([`Builder::evaluator`](crate::Builder::evaluator)), and is skipped
     /// elsewhere (blocks, when it fails closed).
     ModelHook {
-        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
         /// The type as written.
         kind: String,
     },
-    /// A Claude Code handler `type` that Claude Code does not have.
-    ClaudeUnknownType {
-        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+    /// An entry of a JSON configuration whose `type` its dialect does not
+    /// have (a Claude Code handler's): it loads and never runs.
+    UnknownEntryType {
+        /// The entry, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
         /// The type as written.
         kind: String,
-        /// `"command"`, when the type is a close misspelling of it.
+        /// What it is not: `a Claude Code handler type`.
+        expected: &'static str,
+        /// What its dialect calls an entry: `handler`.
+        entry: &'static str,
+        /// The type it is a close misspelling of.
         suggestion: Option<&'static str>,
     },
     /// A key written twice in one JSON object: the last one counts and the
@@ -195,7 +216,7 @@ pub enum ConfigWarningKind {
     /// Claude Code keys (Cursor's are): ignored, so the handler fails open.
     /// Claude Code's own key is `"onFailure": "block"`.
     ClaudeFailClosedKey {
-        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
         /// The key as written.
         key: String,
@@ -203,24 +224,26 @@ pub enum ConfigWarningKind {
     /// A Claude Code handler with `if` on an event that is not a tool event:
     /// Claude Code tests `if` on tool events only, so the handler never runs.
     ClaudeIfOnNonToolEvent {
-        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+        /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
     },
-    /// A Claude Code handler of a type Claude Code does not run at its event
-    /// (a `prompt` handler at `SessionEnd`, an `http` one at `SessionStart`):
-    /// it is listed and never runs.
-    ClaudeTypeNotOnEvent {
-        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+    /// An entry of a type its dialect does not run at its event (a Claude
+    /// Code `prompt` handler at `SessionEnd`, an `http` one at
+    /// `SessionStart`): it is listed and never runs.
+    TypeNotOnEvent {
+        /// The entry, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
+        /// The dialect, as a message names it: `Claude Code`.
+        dialect: &'static str,
         /// The type as written.
         kind: String,
         /// The event, as written.
         event: String,
     },
-    /// A matcher on a Claude Code event that has no matcher (`Stop`,
-    /// `UserPromptSubmit`, …): ignored, as Claude Code ignores it, so the
+    /// A matcher on an event that has no matcher (Claude Code's `Stop`,
+    /// `UserPromptSubmit`, …): ignored, as its dialect ignores it, so the
     /// group's hooks run every time.
-    ClaudeIgnoredMatcher {
+    IgnoredMatcher {
         /// The event, as written.
         event: String,
         /// The matcher group's position in the event's list, from 0.
@@ -228,31 +251,28 @@ pub enum ConfigWarningKind {
         /// The matcher as written.
         matcher: String,
     },
-    /// A Claude Code `timeout` of a whole number of thousands of seconds: most
-    /// likely milliseconds written where seconds are meant.
-    ClaudeLongTimeout {
-        /// The handler, as in [`ClaudeUnsupportedType`](Self::ClaudeUnsupportedType).
+    /// A `timeout` in seconds that is a whole number of thousands (a
+    /// Claude Code handler's): most likely milliseconds written where
+    /// seconds are meant.
+    LongTimeout {
+        /// The entry, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
+        /// The dialect whose timeouts are in seconds: `Claude Code`.
+        dialect: &'static str,
         /// The timeout as written, in seconds.
         seconds: u64,
     },
-    /// A Cursor or OpenHuman `hooks.json` whose `version` is not 1: the file
+    /// A JSON configuration whose `version` is not one this host reads (a
+    /// Cursor or OpenHuman `hooks.json` of another version than 1): the file
     /// is skipped.
-    CursorOtherVersion {
+    OtherVersion {
         /// The version as written: `the number 2`.
         found: String,
     },
-    /// A key under a `hooks.json`'s `hooks` that is no Cursor event, however
-    /// spelled: its entries never run.
-    CursorUnknownEvent {
-        /// The key, as written.
-        event: String,
-        /// The event it is a close misspelling of.
-        suggestion: Option<&'static str>,
-    },
-    /// A Cursor matcher the `regex` crate cannot compile: the entry selects
-    /// nothing.
-    CursorInvalidMatcher {
+    /// A matcher of a JSON configuration that its dialect warns about
+    /// rather than refuses (Cursor's): a regex the `regex` crate cannot
+    /// compile, so the entry selects nothing.
+    InvalidMatcher {
         /// The entry, as a JSON path: `hooks.preToolUse[0]`.
         at: String,
         /// The matcher as written.
@@ -260,9 +280,10 @@ pub enum ConfigWarningKind {
         /// Why it does not compile.
         error: String,
     },
-    /// A matcher on a Cursor event that has nothing to match (`sessionStart`,
-    /// `sessionEnd`, `preCompact`): ignored, so the hook runs every time.
-    CursorIgnoredMatcher {
+    /// A matcher on an entry whose event has nothing to match (Cursor's
+    /// `sessionStart`, `sessionEnd`, `preCompact`): ignored, so the hook runs
+    /// every time.
+    IgnoredEntryMatcher {
         /// The entry, as a JSON path: `hooks.sessionStart[0]`.
         at: String,
         /// The event, as written.
@@ -270,27 +291,19 @@ pub enum ConfigWarningKind {
         /// The matcher as written.
         matcher: String,
     },
-    /// A Cursor entry of a type this host does not run (`prompt`): it is
-    /// listed, and never runs.
-    CursorUnsupportedType {
-        /// The entry, as a JSON path.
-        at: String,
-        /// The type as written.
-        kind: String,
-    },
 }
 
 impl fmt::Display for ConfigWarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            ConfigWarningKind::AgentsUnsupportedEvent {
+            ConfigWarningKind::UnsupportedEvent {
                 ref event,
+                runs_on,
                 suggestion,
             } => {
                 write!(
                     f,
-                    "{event:?}: react-agent-mini hooks run on PreToolUse and PostToolUse only, \
-                     so the hooks listed under it never run"
+                    "{event:?}: {runs_on}, so the hooks listed under it never run"
                 )?;
                 match suggestion {
                     Some(known) => write!(f, "; did you mean {known:?}?"),
@@ -311,35 +324,34 @@ impl fmt::Display for ConfigWarningKind {
                     None => Ok(()),
                 }
             }
-            ConfigWarningKind::ClaudeUnfiredEvent { ref event } => write!(
+            ConfigWarningKind::UnfiredEvent { ref event, .. } => write!(
                 f,
-                "hooks.{event}: {event} is a Claude Code event this host does not fire, \
-                 so its hooks never run"
+                "hooks.{event}: {event} has no point in the neutral lifecycle: its hooks \
+                 run only when the host fires the event by name"
             ),
-            ConfigWarningKind::ClaudeUnknownEvent {
+            ConfigWarningKind::UnknownEvent {
                 ref event,
+                expected,
                 suggestion,
             } => {
                 write!(
                     f,
-                    "hooks.{event}: {event:?} is not a Claude Code event, so its hooks never run"
+                    "hooks.{event}: {event:?} is not {expected}, so its hooks never run"
                 )?;
                 match suggestion {
                     Some(known) => write!(f, "; did you mean {known:?}?"),
                     None => Ok(()),
                 }
             }
-            ConfigWarningKind::ClaudeUnsupportedType { ref at, ref kind } if kind == "http" => {
-                write!(
-                    f,
-                    "{at}: handlers of type \"http\" are not runnable by this host (it was \
-                     built without the tower-hooks feature \"http\"), so this one never runs"
-                )
-            }
-            ConfigWarningKind::ClaudeUnsupportedType { ref at, ref kind } => write!(
+            ConfigWarningKind::UnsupportedType {
+                ref at,
+                entries,
+                ref kind,
+                why,
+            } => write!(
                 f,
-                "{at}: handlers of type {kind:?} are not runnable by this host (only \
-                 \"command\" and \"http\" run), so this one never runs"
+                "{at}: {entries} of type {kind:?} are not runnable by this host ({why}), so \
+                 this one never runs"
             ),
             ConfigWarningKind::ClaudeHttpUrlNotAllowed {
                 ref at,
@@ -370,28 +382,30 @@ impl fmt::Display for ConfigWarningKind {
                  the host supplies one (hooks test --evaluator-command CMD), and is skipped \
                  otherwise"
             ),
-            ConfigWarningKind::ClaudeUnknownType {
+            ConfigWarningKind::UnknownEntryType {
                 ref at,
                 ref kind,
+                expected,
+                entry,
                 suggestion,
             } => {
                 write!(
                     f,
-                    "{at}: type {kind:?} is not a Claude Code handler type, so this handler \
-                     never runs"
+                    "{at}: type {kind:?} is not {expected}, so this {entry} never runs"
                 )?;
                 match suggestion {
                     Some(known) => write!(f, "; did you mean {known:?}?"),
                     None => Ok(()),
                 }
             }
-            ConfigWarningKind::ClaudeTypeNotOnEvent {
+            ConfigWarningKind::TypeNotOnEvent {
                 ref at,
+                dialect,
                 ref kind,
                 ref event,
             } => write!(
                 f,
-                "{at}: Claude Code runs no handler of type {kind:?} at {event}, so this one \
+                "{at}: {dialect} runs no handler of type {kind:?} at {event}, so this one \
                  never runs; use a \"command\" handler there"
             ),
             ConfigWarningKind::DuplicateKey {
@@ -427,7 +441,7 @@ impl fmt::Display for ConfigWarningKind {
                  PostToolUseFailure, PermissionRequest, PermissionDenied), so this handler \
                  never runs"
             ),
-            ConfigWarningKind::ClaudeIgnoredMatcher {
+            ConfigWarningKind::IgnoredMatcher {
                 ref event,
                 group,
                 ref matcher,
@@ -437,31 +451,22 @@ impl fmt::Display for ConfigWarningKind {
                  so the group's hooks run every time",
                 crate::pattern::display_pattern(matcher)
             ),
-            ConfigWarningKind::ClaudeLongTimeout { ref at, seconds } => write!(
+            ConfigWarningKind::LongTimeout {
+                ref at,
+                dialect,
+                seconds,
+            } => write!(
                 f,
-                "{at}: \"timeout\": {seconds} is {seconds} seconds; Claude Code timeouts are \
+                "{at}: \"timeout\": {seconds} is {seconds} seconds; {dialect} timeouts are \
                  in seconds, not milliseconds (write {} for {} seconds)",
                 seconds / 1000,
                 seconds / 1000
             ),
-            ConfigWarningKind::CursorOtherVersion { ref found } => write!(
+            ConfigWarningKind::OtherVersion { ref found } => write!(
                 f,
                 "\"version\" is {found}; only version 1 is read, so this file's hooks never run"
             ),
-            ConfigWarningKind::CursorUnknownEvent {
-                ref event,
-                suggestion,
-            } => {
-                write!(
-                    f,
-                    "hooks.{event}: {event:?} is not a Cursor hook event, so its hooks never run"
-                )?;
-                match suggestion {
-                    Some(known) => write!(f, "; did you mean {known:?}?"),
-                    None => Ok(()),
-                }
-            }
-            ConfigWarningKind::CursorInvalidMatcher {
+            ConfigWarningKind::InvalidMatcher {
                 ref at,
                 ref matcher,
                 ref error,
@@ -470,7 +475,7 @@ impl fmt::Display for ConfigWarningKind {
                 "{at}: matcher \"{}\" is not a valid regex ({error}), so this hook never runs",
                 crate::pattern::display_pattern(matcher)
             ),
-            ConfigWarningKind::CursorIgnoredMatcher {
+            ConfigWarningKind::IgnoredEntryMatcher {
                 ref at,
                 ref event,
                 ref matcher,
@@ -479,11 +484,6 @@ impl fmt::Display for ConfigWarningKind {
                 "{at}: matcher \"{}\" is ignored: {event} has nothing to match, so this hook \
                  runs every time",
                 crate::pattern::display_pattern(matcher)
-            ),
-            ConfigWarningKind::CursorUnsupportedType { ref at, ref kind } => write!(
-                f,
-                "{at}: hooks of type {kind:?} are not runnable by this host (only \"command\" \
-                 runs), so this one never runs"
             ),
             ConfigWarningKind::ShortTimeout { ms } => {
                 let unit = if ms == 1 {

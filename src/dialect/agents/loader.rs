@@ -4,6 +4,19 @@ use std::path::{Path, PathBuf};
 
 use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, Discovery, Format};
+use crate::spec::Dialect;
+
+#[allow(non_upper_case_globals)]
+impl Dialect {
+    /// react-agent-mini (`.agents/hooks.json`).
+    pub const Agents: Dialect = Dialect::new("agents");
+}
+
+#[allow(non_upper_case_globals)]
+impl Format {
+    /// react-agent-mini's `.agents/hooks.json`.
+    pub const Agents: Format = Format::new("agents", Dialect::Agents);
+}
 
 /// react-agent-mini's [`Loader`].
 #[derive(Debug)]

@@ -71,11 +71,13 @@ use std::borrow::Cow;
 use std::path::Path;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::config::derived::{refuse, refuse_described, shaped, Refused, Shape};
 use crate::config::read::{read_config, MAX_CONFIG_SIZE};
-use crate::config::{ConfigError, ConfigErrorKind, ConfigWarningKind};
+use crate::config::{invalid_value as invalid, ConfigError, ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::Failure;
 use crate::event::Event;
 use crate::outcome::{last_nonempty_line, DEFAULT_BLOCK_REASON};
@@ -171,7 +173,7 @@ pub struct AgentsFile {
     /// The entries.
     pub hooks: Vec<AgentsHook>,
     /// Keys that are no event of react-agent-mini
-    /// ([`ConfigWarningKind::AgentsUnsupportedEvent`]).
+    /// ([`ConfigWarningKind::UnsupportedEvent`]).
     pub warnings: Vec<ConfigWarningKind>,
 }
 
@@ -187,109 +189,252 @@ pub fn load(path: &Path) -> Result<AgentsFile, ConfigError> {
 ///
 /// Errors: JSON that does not parse ([`ConfigErrorKind::InvalidJson`], with
 /// its line and column), an entry without a command
-/// ([`ConfigErrorKind::AgentsMissingCommand`]), a value of the wrong type
-/// ([`ConfigErrorKind::AgentsInvalidValue`]). A key that is not `PreToolUse` or
+/// ([`ConfigErrorKind::MissingKey`]), a value of the wrong type
+/// ([`ConfigErrorKind::InvalidValue`]). A key that is not `PreToolUse` or
 /// `PostToolUse` is a warning.
 pub fn parse(text: &str) -> Result<AgentsFile, ConfigErrorKind> {
     let root: Value = serde_json::from_str(text).map_err(ConfigErrorKind::InvalidJson)?;
-    let Value::Object(root) = root else {
+    let Value::Object(fields) = &root else {
         return Err(invalid("the file", "a JSON object of events", &root));
     };
-    let (events, prefix) = match root.get("hooks") {
-        Some(Value::Object(events)) => (events, "hooks."),
+    let (events, prefix) = match fields.get("hooks") {
+        Some(events @ Value::Object(_)) => (events, "hooks."),
         Some(other) => return Err(invalid("\"hooks\"", "an object of events", other)),
         None => (&root, ""),
     };
+    let mut others = Vec::new();
+    let mut other_key = |path: serde_ignored::Path<'_>| {
+        // A key of the events object; an entry's other keys are left alone.
+        if let serde_ignored::Path::Map {
+            parent: serde_ignored::Path::Root,
+            key,
+        } = path
+        {
+            others.push(key);
+        }
+    };
+    let events = serde_ignored::Deserializer::new(events, &mut other_key);
+    let events: Events =
+        serde_path_to_error::deserialize(events).map_err(|err| refused(&err, prefix))?;
     let mut file = AgentsFile {
         warnings: crate::config::duplicate_keys(text),
         ..AgentsFile::default()
     };
-    for event in AgentsEvent::ALL {
-        let entries = match events.get(event.name()) {
-            None | Some(Value::Null) => continue,
-            Some(Value::Array(entries)) => entries,
-            Some(other) => {
-                let at = format!("\"{}\" ({prefix}{})", event.name(), event.name());
-                return Err(invalid(&at, "an array of hook entries", other));
-            }
-        };
-        for (index, entry) in entries.iter().enumerate() {
-            let at = format!(
-                "{} entry {index} ({prefix}{}[{index}])",
-                event.name(),
-                event.name()
-            );
-            file.hooks.push(entry_of(event, index, entry, &at)?);
+    for (event, entries) in [
+        (AgentsEvent::PreToolUse, events.pre_tool_use),
+        (AgentsEvent::PostToolUse, events.post_tool_use),
+    ] {
+        for (index, entry) in entries.0.into_iter().enumerate() {
+            file.hooks.push(AgentsHook {
+                event,
+                index,
+                matcher: entry.matcher,
+                command: entry.command,
+                timeout: entry.timeout.unwrap_or(DEFAULT_TIMEOUT),
+                deny_on_failure: entry.deny_on_failure,
+                persistent: entry.persistent,
+            });
         }
     }
-    for key in events.keys() {
-        if AgentsEvent::from_name(key).is_none() {
-            file.warnings
-                .push(ConfigWarningKind::AgentsUnsupportedEvent {
-                    event: key.clone(),
-                    suggestion: suggestion(key),
-                });
-        }
+    for key in others {
+        file.warnings.push(ConfigWarningKind::UnsupportedEvent {
+            suggestion: suggestion(&key),
+            event: key,
+            runs_on: "react-agent-mini hooks run on PreToolUse and PostToolUse only",
+        });
     }
     Ok(file)
 }
 
-fn entry_of(
-    event: AgentsEvent,
-    index: usize,
-    entry: &Value,
-    at: &str,
-) -> Result<AgentsHook, ConfigErrorKind> {
-    let Value::Object(entry) = entry else {
-        return Err(invalid(at, "an object with a \"command\"", entry));
-    };
-    let field = |key: &str| entry.get(key).filter(|v| !v.is_null());
-    let field_at = |key: &str| format!("\"{key}\" of {at}");
+// --- the file's types --------------------------------------------------------
 
-    let matcher = match field("matcher") {
-        None => None,
-        Some(Value::String(m)) if m.is_empty() || m == "*" => None,
-        Some(Value::String(m)) => Some(m.clone()),
-        Some(other) => return Err(invalid(&field_at("matcher"), "a tool name or \"*\"", other)),
-    };
-    let command = match field("command") {
-        Some(Value::String(c)) if !c.trim().is_empty() => c,
-        None | Some(Value::String(_)) => {
-            return Err(ConfigErrorKind::AgentsMissingCommand { at: at.to_owned() })
-        }
-        Some(other) => return Err(invalid(&field_at("command"), "a shell command", other)),
-    };
-    if command.contains('\0') {
-        return Err(ConfigErrorKind::AgentsInvalidValue {
-            at: field_at("command"),
-            expected: "a command without NUL characters (\\u0000)",
-            found: "a string with one".into(),
-        });
+/// What an entry's `matcher` must be.
+const A_TOOL_NAME: &str = "a tool name or \"*\"";
+/// What an entry's `command` must be.
+const A_COMMAND: &str = "a shell command";
+/// What a `command` with a NUL character must be.
+const NO_NUL: &str = "a command without NUL characters (\\u0000)";
+/// What `timeoutMs` must be.
+const MILLISECONDS: &str = "a positive number of milliseconds";
+/// What `denyOnFailure` and `persistent` must be.
+const A_FLAG: &str = "true or false";
+/// What an event's value must be.
+const ENTRIES: &str = "an array of hook entries";
+/// What an entry must be.
+const AN_ENTRY: &str = "an object with a \"command\"";
+/// The refusal of an entry without a command (the error is
+/// [`ConfigErrorKind::MissingKey`], not a wrong value).
+const NO_COMMAND: &str = "\"command\"";
+/// Every refusal the file's types raise.
+const REFUSALS: [&str; 8] = [
+    A_TOOL_NAME,
+    A_COMMAND,
+    NO_NUL,
+    MILLISECONDS,
+    A_FLAG,
+    ENTRIES,
+    AN_ENTRY,
+    NO_COMMAND,
+];
+
+/// The events of a `.agents/hooks.json`, bare or under `"hooks"`. Any other
+/// key is reported by `serde_ignored` and becomes a warning.
+#[derive(Debug, Deserialize)]
+struct Events {
+    #[serde(rename = "PreToolUse", default)]
+    pre_tool_use: Entries,
+    #[serde(rename = "PostToolUse", default)]
+    post_tool_use: Entries,
+}
+
+/// An event's entries (`null` is none).
+#[derive(Debug, Default)]
+struct Entries(Vec<Entry>);
+
+impl<'de> Shape<'de> for Entries {
+    const EXPECTED: &'static str = ENTRIES;
+
+    fn null<E: de::Error>() -> Result<Self, E> {
+        Ok(Entries::default())
     }
-    let timeout = match field("timeoutMs") {
-        None => DEFAULT_TIMEOUT,
-        Some(value) => milliseconds(value).ok_or_else(|| {
-            invalid(
-                &field_at("timeoutMs"),
-                "a positive number of milliseconds",
-                value,
-            )
-        })?,
+
+    fn seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(entry) = seq.next_element::<Entry>()? {
+            entries.push(entry);
+        }
+        Ok(Entries(entries))
+    }
+}
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        shaped(d)
+    }
+}
+
+/// One entry, its fields checked, with a command. Other keys are left
+/// alone.
+#[derive(Debug, Deserialize)]
+struct RawEntry {
+    #[serde(default, deserialize_with = "matcher")]
+    matcher: Option<String>,
+    #[serde(default, deserialize_with = "command")]
+    command: Option<String>,
+    #[serde(default, rename = "timeoutMs", deserialize_with = "timeout_ms")]
+    timeout: Option<Duration>,
+    #[serde(default, rename = "denyOnFailure", deserialize_with = "flag")]
+    deny_on_failure: bool,
+    #[serde(default, deserialize_with = "flag")]
+    persistent: bool,
+}
+
+/// A [`RawEntry`] that has its command.
+#[derive(Debug)]
+struct Entry {
+    matcher: Option<String>,
+    command: String,
+    timeout: Option<Duration>,
+    deny_on_failure: bool,
+    persistent: bool,
+}
+
+impl<'de> Shape<'de> for Entry {
+    const EXPECTED: &'static str = AN_ENTRY;
+
+    fn map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        let raw = RawEntry::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        let Some(command) = raw.command else {
+            return Err(refuse_described(NO_COMMAND, ""));
+        };
+        Ok(Entry {
+            matcher: raw.matcher,
+            command,
+            timeout: raw.timeout,
+            deny_on_failure: raw.deny_on_failure,
+            persistent: raw.persistent,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        shaped(d)
+    }
+}
+
+/// A tool name; `*`, `""` and `null` are every tool (`None`).
+fn matcher<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::String(m) if m.is_empty() || m == "*" => Ok(None),
+        Value::String(m) => Ok(Some(m)),
+        other => Err(refuse(A_TOOL_NAME, &other)),
+    }
+}
+
+/// A command that is not blank (`None` when it is, or `null`).
+fn command<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::String(c) if c.trim().is_empty() => Ok(None),
+        Value::String(c) if c.contains('\0') => Err(refuse_described(NO_NUL, "a string with one")),
+        Value::String(c) => Ok(Some(c)),
+        Value::Null => Ok(None),
+        other => Err(refuse(A_COMMAND, &other)),
+    }
+}
+
+/// `timeoutMs`: [`milliseconds`], or `None` for `null`.
+fn timeout_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        value => milliseconds(&value)
+            .map(Some)
+            .ok_or_else(|| refuse(MILLISECONDS, &value)),
+    }
+}
+
+/// `true` or `false`; `null` is `false`.
+fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(false),
+        Value::Bool(b) => Ok(b),
+        other => Err(refuse(A_FLAG, &other)),
+    }
+}
+
+/// The error of a refusal at its path, named as the file names it:
+/// `"PreToolUse" (hooks.PreToolUse)`, `PreToolUse entry 2 (PreToolUse[2])`,
+/// `"timeoutMs" of PreToolUse entry 2 (PreToolUse[2])`.
+fn refused(err: &serde_path_to_error::Error<serde_json::Error>, prefix: &str) -> ConfigErrorKind {
+    use serde_path_to_error::Segment;
+    let Some(refusal) = Refused::read(err, &REFUSALS) else {
+        // Every check of the file's types is a refusal; this is serde's own.
+        return ConfigErrorKind::InvalidValue {
+            at: format!("{prefix}{}", err.path()),
+            expected: "a react-agent-mini hook entry",
+            found: err.inner().to_string(),
+        };
     };
-    let flag = |key: &str| match field(key) {
-        None => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(invalid(&field_at(key), "true or false", other)),
+    let segments: Vec<&Segment> = refusal.path.iter().collect();
+    let entry =
+        |event: &str, index: &usize| format!("{event} entry {index} ({prefix}{event}[{index}])");
+    let at = match segments.as_slice() {
+        [Segment::Map { key: event }] => format!("\"{event}\" ({prefix}{event})"),
+        [Segment::Map { key: event }, Segment::Seq { index }] => entry(event, index),
+        [Segment::Map { key: event }, Segment::Seq { index }, Segment::Map { key }] => {
+            format!("\"{key}\" of {}", entry(event, index))
+        }
+        _ => format!("{prefix}{}", refusal.path),
     };
-    Ok(AgentsHook {
-        event,
-        index,
-        matcher,
-        command: command.clone(),
-        timeout,
-        deny_on_failure: flag("denyOnFailure")?,
-        persistent: flag("persistent")?,
-    })
+    if refusal.expected == NO_COMMAND {
+        return ConfigErrorKind::MissingKey {
+            at,
+            key: "command",
+            needs: "a react-agent-mini hook needs the shell command to run (with sh -c)",
+        };
+    }
+    refusal.at(at)
 }
 
 /// A positive number of milliseconds; a fraction rounds up.
@@ -315,14 +460,6 @@ fn suggestion(key: &str) -> Option<&'static str> {
         .into_iter()
         .map(AgentsEvent::name)
         .find(|name| name.to_ascii_lowercase() == folded)
-}
-
-fn invalid(at: &str, expected: &'static str, found: &Value) -> ConfigErrorKind {
-    ConfigErrorKind::AgentsInvalidValue {
-        at: at.to_owned(),
-        expected,
-        found: crate::config::describe_json(found),
-    }
 }
 
 // --- the envelope -----------------------------------------------------------

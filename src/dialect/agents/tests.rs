@@ -92,10 +92,7 @@ fn an_entry_without_a_command_is_an_error_naming_it() {
     for command in [json!(""), json!("  "), Value::Null] {
         let text = json!({"PostToolUse": [{"command": command}]}).to_string();
         assert!(
-            matches!(
-                parse(&text),
-                Err(ConfigErrorKind::AgentsMissingCommand { .. })
-            ),
+            matches!(parse(&text), Err(ConfigErrorKind::MissingKey { .. })),
             "{text}"
         );
     }
@@ -386,4 +383,30 @@ fn event_names_round_trip() {
         assert_eq!(AgentsEvent::at(event.point()), Some(event));
     }
     assert_eq!(AgentsEvent::from_name("preToolUse"), None);
+}
+
+#[test]
+fn an_entrys_other_keys_and_the_wrapped_files_other_keys_are_left_alone() {
+    let file = parse(
+        r#"{"version": 2, "hooks": {"PreToolUse": [{"command": "x", "description": "guard",
+            "retries": [1, 2], "timeoutMs": null}]}}"#,
+    )
+    .unwrap();
+    assert_eq!(file.hooks, [hook(AgentsEvent::PreToolUse, 0, None, "x")]);
+    assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+}
+
+#[test]
+fn of_several_faults_the_first_met_is_reported_with_its_place() {
+    // PostToolUse comes first in the file and in key order, so its fault is
+    // met before PreToolUse's two.
+    let err = error_of(
+        r#"{"PostToolUse": [{"command": "x", "persistent": 1}],
+            "PreToolUse": [{"command": 5, "timeoutMs": "5s"}]}"#,
+    );
+    assert_eq!(
+        err,
+        "\"persistent\" of PostToolUse entry 0 (PostToolUse[0]) must be true or false, not the \
+         number 1"
+    );
 }

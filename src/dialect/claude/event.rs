@@ -415,6 +415,7 @@ mod tests {
             (Event::SubagentStop, &["SubagentStop"]),
             (Event::InstructionsLoaded, &["InstructionsLoaded"]),
             (Event::AgentThought, &[]),
+            (Event::Named, &[]),
         ];
         for (event, names) in old {
             assert_eq!(event.claude_names(), names, "{event}");

@@ -7,15 +7,18 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::config::Handler;
-use super::rule::{if_allows, PermissionRule};
+use super::rule::{if_allows_seen, PermissionRule};
+use super::session::{takes_env_file, EnvFile, Sessions, ENV_FILE_VAR};
 use super::wire::{
     decode, env_vars, event_name, stdin_bytes, tool_output_transform, ClaudeAnswer, ClaudeDecision,
     Envelope,
 };
 use super::ClaudeEvent;
-use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
+use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts, ModelAnswer};
+use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
-use crate::request::HookRequest;
+use crate::process::Job;
+use crate::request::{HookRequest, ToolKind};
 use crate::spec::{Dialect, HookKind, HookSpec, HttpTarget, Program};
 use crate::BoxError;
 
@@ -35,25 +38,38 @@ pub(crate) struct ClaudeHook {
     /// A model's no on a tool call lets the turn go on (`continueOnBlock`,
     /// and every `agent` handler).
     pub(crate) continue_on_block: bool,
+    /// What the Claude Code hooks of one configuration share: the variables
+    /// each session's `CLAUDE_ENV_FILE`s set.
+    pub(crate) sessions: Arc<Sessions>,
 }
 
-/// The hook specs of loaded Claude Code handlers, in order; handlers of events
-/// this host does not fire are left out (their load warning says so). A
-/// handler of a type this host cannot run is kept: it is listed, and skipped.
+/// The hook specs of loaded Claude Code handlers, in order. A handler of an
+/// event with no neutral point is at [`Event::Named`]: it runs when the host
+/// fires that event by name. A handler of a name that is no Claude Code event
+/// is left out (its load warning says so). A handler of a type this host
+/// cannot run is kept: it is listed, and skipped.
 pub fn specs<'a>(
     handlers: impl IntoIterator<Item = &'a Handler>,
     project_dir: &Path,
 ) -> Vec<HookSpec> {
     let project_dir: Box<str> = project_dir.display().to_string().into();
+    let sessions = Arc::default();
     handlers
         .into_iter()
-        .filter_map(|handler| spec(handler, &project_dir))
+        .filter_map(|handler| spec(handler, &project_dir, &sessions))
         .collect()
 }
 
-pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
-    let event = handler.point?;
+/// The hook spec of `handler`; `sessions` is shared by the Claude Code hooks
+/// of one configuration.
+pub(crate) fn spec(
+    handler: &Handler,
+    project_dir: &str,
+    sessions: &Arc<Sessions>,
+) -> Option<HookSpec> {
     let claude_event = handler.claude_event()?;
+    // An event with no neutral point runs when the host fires it by name.
+    let event = handler.point.unwrap_or(Event::Named);
     let kind = handler.hook_kind();
     let program = match (&handler.args, handler.shell.as_deref()) {
         (Some(args), _) => Program::Exec(args.clone().into()),
@@ -70,6 +86,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         if_rule: handler.if_rule.clone(),
         is_async: handler.is_async,
         continue_on_block: handler.continue_on_block || kind == HookKind::Agent,
+        sessions: sessions.clone(),
     };
     let mut spec = HookSpec::command(event, handler.command.clone().unwrap_or_default())
         .with_source(handler.source.display().to_string(), handler.index)
@@ -118,18 +135,6 @@ impl DialectHook for ClaudeHook {
         Dialect::Claude
     }
 
-    fn answer_warnings(
-        &self,
-        _spec: Option<&HookSpec>,
-        finished: &crate::process::Finished,
-    ) -> Vec<String> {
-        let exit = match finished.termination {
-            Termination::Exited(code) => Some(code),
-            _ => return Vec::new(),
-        };
-        super::ignored::answer_warnings(self.event.name(), exit, &finished.stdout)
-    }
-
     fn event_name<'a>(&'a self, _spec: &'a HookSpec) -> &'a str {
         self.event.name()
     }
@@ -146,13 +151,35 @@ impl DialectHook for ClaudeHook {
         encode(self, req, cwd)
     }
 
+    fn kind_tool_name(&self, kind: ToolKind, host: &str) -> Option<&'static str> {
+        kind_tool_name(kind, host)
+    }
+
+    fn job(&self, spec: Option<&HookSpec>, leaf: &JobParts<'_>, req: &HookRequest) -> Job {
+        let mut encoded = encode(self, req, leaf.cwd);
+        if let Some(path) = env_file(self, req) {
+            encoded.event_env.push((ENV_FILE_VAR.to_owned(), path));
+        }
+        assemble(spec, leaf, req, encoded)
+    }
+
     fn finish(
         &self,
         spec: Option<&HookSpec>,
-        _req: &HookRequest,
+        req: &HookRequest,
         ended: Ended<'_>,
     ) -> Result<(Verdict, Notes), BoxError> {
         let timeout = spec.map(HookSpec::timeout).unwrap_or_default();
+        // What its stdout held that Claude Code ignores, for the hook's record.
+        let ignored = match &ended {
+            Ok(finished) => match finished.termination {
+                Termination::Exited(code) => {
+                    super::ignored::answer_warnings(self.event.name(), Some(code), &finished.stdout)
+                }
+                _ => Vec::new(),
+            },
+            Err(_) => Vec::new(),
+        };
         let answer = match ended {
             Ok(finished) => answer(
                 self,
@@ -163,11 +190,10 @@ impl DialectHook for ClaudeHook {
             ),
             Err(error) => ClaudeAnswer::could_not_start(&error),
         };
-        Ok(neutral(
-            self,
-            spec.is_some_and(HookSpec::fail_closed),
-            answer,
-        ))
+        let (verdict, mut notes) = neutral(self, spec.is_some_and(HookSpec::fail_closed), answer);
+        read_env_file(self, req, &mut notes);
+        notes.warnings.extend(ignored);
+        Ok((verdict, notes))
     }
 
     fn model_answer(
@@ -198,6 +224,26 @@ impl DialectHook for ClaudeHook {
     }
 }
 
+/// Claude Code's own tool names, which a host that uses them keeps.
+const CLAUDE_TOOLS: [&str; 6] = ["Bash", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit"];
+
+/// Claude Code's name for a tool of `kind` that the host calls `host`:
+/// `Bash`, `Read`, `Edit`, `Write`; `None` (the host's name) for an MCP
+/// tool, a tool of another kind, and a host name that is already Claude
+/// Code's (`MultiEdit` stays `MultiEdit`).
+fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
+    if CLAUDE_TOOLS.contains(&host) {
+        return None;
+    }
+    match kind {
+        ToolKind::Shell => Some("Bash"),
+        ToolKind::Read => Some("Read"),
+        ToolKind::Edit => Some("Edit"),
+        ToolKind::Write => Some("Write"),
+        _ => None,
+    }
+}
+
 /// Whether a Claude Code hook is part of a call of `req`: its event is the
 /// one the request is under Claude Code's names (`PostToolUseFailure` for a
 /// tool that failed, `PostToolUse` otherwise).
@@ -208,16 +254,23 @@ fn applies(hook: &ClaudeHook, req: &HookRequest) -> bool {
 /// Whether a Claude Code hook runs for `req`: it [applies](applies), its
 /// matcher matches that event's subject, and its `if` rule allows it.
 fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) -> bool {
-    applies(hook, req)
-        && spec
-            .pattern()
-            .matches(&super::matcher::subject_of(hook.event, req))
-        && if_allows(hook.if_rule.as_ref(), hook.event.name(), req)
+    if !applies(hook, req) {
+        return false;
+    }
+    // Matchers and `if` rules test the tool's Claude Code name.
+    let tool = crate::dialect::tool_name(hook, req);
+    spec.pattern()
+        .matches(&super::matcher::subject_seen(hook.event, req, tool))
+        && if_allows_seen(hook.if_rule.as_ref(), hook.event.name(), req, tool)
 }
 
-/// The stdin bytes and the variables of a Claude Code hook's run.
+/// The stdin bytes and the variables of a Claude Code hook's run: the
+/// project's (and plugin's) roots, and what the session's env files set.
 fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> Encoded {
-    let envelope = Envelope::new(cwd).with_event_name(hook.event.name());
+    let mut envelope = Envelope::new(cwd).with_event_name(hook.event.name());
+    if let Some(tool) = crate::dialect::tool_name(hook, req) {
+        envelope = envelope.with_tool_name(tool);
+    }
     let stdin = stdin_bytes(req, &envelope);
     let env = env_vars(&hook.project_dir, hook.plugin_root.as_deref())
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
@@ -225,8 +278,47 @@ fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> Encoded {
     Encoded {
         stdin,
         env,
+        session_env: hook.sessions.env(req.session_id().unwrap_or("")),
         ..Default::default()
     }
+}
+
+/// At `SessionStart`, `CwdChanged` and `FileChanged`, a new env file for
+/// this run, kept in the run's slot for [`read_env_file`]: its path. `None`
+/// at other events, for a run outside a chain (no slot), and when the file
+/// cannot be made (the hook then runs without one).
+fn env_file(hook: &ClaudeHook, req: &HookRequest) -> Option<String> {
+    if !takes_env_file(hook.event) {
+        return None;
+    }
+    let slot = req.run_slot()?;
+    let file = match EnvFile::create() {
+        Ok(file) => file,
+        Err(error) => {
+            tracing::warn!(%error, "could not make a CLAUDE_ENV_FILE; the hook runs without one");
+            return None;
+        }
+    };
+    let path = file.path().display().to_string();
+    slot.put_scratch(Box::new(file));
+    Some(path)
+}
+
+/// Reads the run's env file, if it had one, into `notes` and the session;
+/// the file goes away with it.
+fn read_env_file(hook: &ClaudeHook, req: &HookRequest, notes: &mut Notes) {
+    let Some(file) = req
+        .run_slot()
+        .and_then(|slot| slot.take_scratch())
+        .and_then(|scratch| scratch.downcast::<EnvFile>().ok())
+    else {
+        return;
+    };
+    let parsed = file.read();
+    hook.sessions
+        .set_env(req.session_id().unwrap_or(""), &parsed.vars);
+    notes.env = parsed.vars;
+    notes.warnings.extend(parsed.warnings);
 }
 
 /// How a Claude Code hook's run ended, as its answer.
@@ -265,6 +357,18 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
         approved: answer.approved,
         // Claude Code's own table says whether its block takes effect here.
         block_honored: (answer.decision == ClaudeDecision::Block).then_some(answer.honored),
+        warnings: answer.warnings,
+        env: Vec::new(),
+        session_title: answer.session_title,
+        suppress_original_prompt: answer.suppress_original_prompt,
+        initial_user_message: answer.initial_user_message,
+        watch_paths: answer.watch_paths,
+        updated_permissions: answer.updated_permissions,
+        // A rewrite beside an ask is what the person is asked about.
+        ask_input: match answer.decision {
+            ClaudeDecision::Ask => answer.updated_input.clone(),
+            _ => None,
+        },
     };
     let reason = || {
         answer

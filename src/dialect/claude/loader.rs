@@ -9,6 +9,37 @@ use std::sync::Arc;
 use super::config::{self, Handler, HttpGates, Scope};
 use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format};
+use crate::dialect::EventNames;
+use crate::spec::Dialect;
+
+#[allow(non_upper_case_globals)]
+impl Dialect {
+    /// Claude Code and Peri (`settings.json`, a plugin's `hooks/hooks.json`),
+    /// whose neighbouring hooks at an event run all at once.
+    pub const Claude: Dialect = Dialect::new("claude").with_hooks_at_once();
+}
+
+#[allow(non_upper_case_globals)]
+impl Format {
+    /// A Claude Code settings file, or a plugin's `hooks/hooks.json`.
+    pub const Claude: Format = Format::new("claude", Dialect::Claude);
+}
+
+/// Claude Code's event names, each with the neutral event it fires (react-agent-mini's
+/// two are among them).
+static EVENT_NAMES: EventNames = EventNames::new(
+    Dialect::Claude,
+    "a Claude Code (and react-agent-mini) event",
+    "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest",
+    || {
+        // The events with no neutral point are fired by name (`Event::Named`).
+        super::ClaudeEvent::ALL
+            .into_iter()
+            .map(|event| (event.name(), event.event().unwrap_or(crate::Event::Named)))
+            .collect()
+    },
+    super::request,
+);
 
 /// Claude Code's [`Loader`].
 #[derive(Debug)]
@@ -30,10 +61,14 @@ impl Loader for ClaudeLoader {
         path == config::managed_settings_path() || path.starts_with("/etc")
     }
 
-    /// Any file: a settings file or a plugin's `hooks/hooks.json` (the last
-    /// loader asked; one that cannot be read is reported by the load).
-    fn detect(&self, _: &Path) -> Option<Format> {
-        Some(Format::Claude)
+    /// Any file: a settings file or a plugin's `hooks/hooks.json` (one that
+    /// cannot be read is reported by the load).
+    fn takes_any_file(&self) -> bool {
+        true
+    }
+
+    fn event_names(&self) -> Option<&'static EventNames> {
+        Some(&EVENT_NAMES)
     }
 
     fn start(&self) -> Box<dyn Load> {
@@ -51,6 +86,8 @@ struct ClaudeLoad {
     switches: Vec<Switches>,
     /// The `http` handlers' settings-level gates, over every file.
     http_gates: HttpGates,
+    /// What the Claude Code hooks of this configuration share.
+    sessions: Arc<super::session::Sessions>,
 }
 
 /// A Claude Code file's switches for the hooks of the whole load.
@@ -73,6 +110,7 @@ impl Load for ClaudeLoad {
             allow_managed_hooks_only: loaded.allow_managed_hooks_only,
         });
         let project_dir = ctx.project.display().to_string();
+        ctx.errors.extend(loaded.dropped);
         ctx.warnings.extend(
             loaded
                 .warnings
@@ -80,7 +118,7 @@ impl Load for ClaudeLoad {
                 .map(|w| ConfigWarning::in_file(w.path(), w.kind().clone())),
         );
         for handler in loaded.handlers {
-            if let Some(spec) = super::hook::spec(&handler, &project_dir) {
+            if let Some(spec) = super::hook::spec(&handler, &project_dir, &self.sessions) {
                 self.handlers.push((ctx.hooks.len(), handler));
                 ctx.hooks.push(spec);
             }

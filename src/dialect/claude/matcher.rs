@@ -156,13 +156,23 @@ pub fn subject<'a>(event_name: &str, req: &'a HookRequest) -> Cow<'a, str> {
 
 /// [`subject`] of a known event.
 pub(crate) fn subject_of(event: ClaudeEvent, req: &HookRequest) -> Cow<'_, str> {
+    subject_seen(event, req, req.tool_name())
+}
+
+/// [`subject_of`], with `tool` as the tool's name (the one Claude Code hooks
+/// see, which may differ from the host's).
+pub(crate) fn subject_seen<'a>(
+    event: ClaudeEvent,
+    req: &'a HookRequest,
+    tool: Option<&'a str>,
+) -> Cow<'a, str> {
     let arguments = req.arguments();
     match event {
         ClaudeEvent::PreToolUse
         | ClaudeEvent::PostToolUse
         | ClaudeEvent::PostToolUseFailure
         | ClaudeEvent::PermissionRequest
-        | ClaudeEvent::PermissionDenied => match req.tool_name() {
+        | ClaudeEvent::PermissionDenied => match tool {
             Some(name) => Cow::Borrowed(name),
             None => Cow::Borrowed(str_of(arguments, "tool_name")),
         },

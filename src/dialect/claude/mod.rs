@@ -25,6 +25,7 @@ pub(crate) mod loader;
 pub mod matcher;
 mod request;
 pub mod rule;
+mod session;
 
 mod wire;
 

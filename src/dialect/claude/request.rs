@@ -29,7 +29,7 @@ const COMMON: [&str; 5] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FireError {
-    /// The name is no Claude Code event this host fires.
+    /// The name is no Claude Code event.
     UnknownEvent(String),
     /// A field that must have one JSON type has another.
     InvalidField {
@@ -44,7 +44,7 @@ impl fmt::Display for FireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FireError::UnknownEvent(name) => {
-                write!(f, "{name:?} is not a Claude Code event this host fires")
+                write!(f, "{name:?} is not a Claude Code event")
             }
             FireError::InvalidField { field, expected } => {
                 write!(f, "\"{field}\" must be {expected}")
@@ -65,7 +65,7 @@ impl std::error::Error for FireError {}
 /// | `UserPromptSubmit` | `input` with `prompt` |
 /// | `SessionStart`, `SessionEnd` | `reason` = `source` / `reason` as given |
 /// | `PreCompact`, `PostCompact` | `reason` = `trigger` as given |
-/// | the others | their fields are the arguments |
+/// | the others | their fields are the arguments; an event with no neutral point (`TaskCreated`, `ConfigChange`, …) is fired by name ([`HookRequest::named`]) |
 ///
 /// `session_id` sets the request's session; `transcript_path`, `cwd`,
 /// `permission_mode` and any field the table does not read are kept as wire
@@ -89,9 +89,10 @@ impl std::error::Error for FireError {}
 /// # Ok::<(), tower_hooks::dialect::claude::FireError>(())
 /// ```
 pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookRequest, FireError> {
-    let neutral = ClaudeEvent::from_name(event)
-        .and_then(ClaudeEvent::event)
-        .ok_or_else(|| FireError::UnknownEvent(event.to_owned()))?;
+    let known =
+        ClaudeEvent::from_name(event).ok_or_else(|| FireError::UnknownEvent(event.to_owned()))?;
+    // An event with no neutral point is fired by name.
+    let neutral = known.event().unwrap_or(Event::Named);
     let session_id = match fields.remove("session_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => Some(id),
@@ -186,6 +187,9 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
                 }
             }
             HookRequest::new(neutral, Value::Object(args))
+        }
+        Event::Named => {
+            HookRequest::named(known.name(), Value::Object(std::mem::take(&mut fields)))
         }
         _ => HookRequest::new(neutral, Value::Object(std::mem::take(&mut fields))),
     };
@@ -316,9 +320,30 @@ mod tests {
     }
 
     #[test]
+    fn an_event_without_a_neutral_point_is_fired_by_name_with_its_fields() {
+        let task = fire(
+            "TaskCreated",
+            json!({"task_subject": "ship it", "session_id": "s1", "cwd": "/w"}),
+        );
+        assert_eq!(task.event(), Event::Named);
+        assert_eq!(task.named_event(), Some("TaskCreated"));
+        assert_eq!(task.arguments(), &json!({"task_subject": "ship it"}));
+        assert_eq!(task.session_id(), Some("s1"));
+        let stdin: Value = serde_json::from_slice(&super::super::stdin_bytes(
+            &task,
+            &super::super::Envelope::new("/p"),
+        ))
+        .unwrap();
+        assert_eq!(stdin["hook_event_name"], "TaskCreated");
+        assert_eq!(stdin["task_subject"], "ship it");
+        assert_eq!(stdin["cwd"], "/w");
+    }
+
+    #[test]
     fn wrong_types_and_unknown_events_are_errors() {
-        let err = request("TaskCreated", Map::new()).unwrap_err();
-        assert_eq!(err, FireError::UnknownEvent("TaskCreated".into()));
+        let err = request("TaskCreate", Map::new()).unwrap_err();
+        assert_eq!(err, FireError::UnknownEvent("TaskCreate".into()));
+        assert_eq!(err.to_string(), "\"TaskCreate\" is not a Claude Code event");
         let fields = json!({"tool_input": "ls"}).as_object().unwrap().clone();
         let err = request("PreToolUse", fields).unwrap_err();
         assert_eq!(err.to_string(), "\"tool_input\" must be a JSON object");

@@ -21,12 +21,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::event::CursorEvent;
 use super::matcher::CursorMatcher;
+use crate::config::derived::{refuse, refuse_described, Refused};
 use crate::config::read::read_config;
-use crate::config::{ConfigError, ConfigErrorKind, ConfigWarningKind, MAX_CONFIG_SIZE};
+use crate::config::{
+    invalid_value as invalid, ConfigError, ConfigErrorKind, ConfigWarningKind, MAX_CONFIG_SIZE,
+};
 
 /// A hook's timeout when its entry names none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -111,7 +115,7 @@ pub fn parse(text: &str) -> Result<CursorFile, ConfigErrorKind> {
         None => {}
         Some(v) if v.as_f64() == Some(1.0) => {}
         Some(other) => {
-            file.warnings.push(ConfigWarningKind::CursorOtherVersion {
+            file.warnings.push(ConfigWarningKind::OtherVersion {
                 found: crate::config::describe_json(other),
             });
             return Ok(file);
@@ -129,8 +133,9 @@ pub fn parse(text: &str) -> Result<CursorFile, ConfigErrorKind> {
     for (key, list) in &events {
         let Some(event) = CursorEvent::from_loose(key) else {
             let names = CursorEvent::ALL.iter().map(|e| e.name());
-            file.warnings.push(ConfigWarningKind::CursorUnknownEvent {
+            file.warnings.push(ConfigWarningKind::UnknownEvent {
                 event: key.clone(),
+                expected: "a Cursor hook event",
                 suggestion: crate::suggest::closest(key, names),
             });
             continue;
@@ -160,60 +165,52 @@ fn entry_of(
     at: &str,
     warnings: &mut Vec<ConfigWarningKind>,
 ) -> Result<CursorEntry, ConfigErrorKind> {
-    let Value::Object(entry) = entry else {
+    let Value::Object(fields) = entry else {
         return Err(invalid(at, "an object with a \"command\"", entry));
     };
-    let field = |key: &str| entry.get(key).filter(|v| !v.is_null());
-    let field_at = |key: &str| format!("{at}.{key}");
-    let string = |key: &str| match field(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(invalid(&field_at(key), "a string", other)),
-    };
-    let flag = |keys: &[&str], default: bool| {
-        for key in keys {
-            match field(key) {
-                None => continue,
-                Some(Value::Bool(b)) => return Ok(*b),
-                Some(other) => return Err(invalid(&field_at(key), "true or false", other)),
+    let raw: RawEntry = serde_path_to_error::deserialize(entry).map_err(|err| {
+        match Refused::read(&err, &REFUSALS) {
+            Some(refusal) => {
+                let field = refusal.path.to_string();
+                refusal.at(format!("{at}.{field}"))
             }
+            // Every check of an entry's fields is a refusal; this is serde's own.
+            None => ConfigErrorKind::InvalidValue {
+                at: format!("{at}.{}", err.path()),
+                expected: "a hooks.json entry",
+                found: err.inner().to_string(),
+            },
         }
-        Ok(default)
-    };
-
-    let kind = string("type")?.unwrap_or_else(|| "command".to_owned());
-    let prompt = string("prompt")?;
+    })?;
+    let kind = raw.kind.unwrap_or_else(|| "command".to_owned());
     match kind.as_str() {
         "command" => {}
         "prompt" => warnings.push(ConfigWarningKind::ModelHook {
             at: at.to_owned(),
             kind: kind.clone(),
         }),
-        _ => warnings.push(ConfigWarningKind::CursorUnsupportedType {
+        _ => warnings.push(ConfigWarningKind::UnsupportedType {
             at: at.to_owned(),
+            entries: "hooks",
             kind: kind.clone(),
+            why: "only \"command\" runs",
         }),
     }
-    let command = match field("command") {
-        Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
-        None | Some(Value::String(_)) if kind != "command" => String::new(),
-        None | Some(Value::String(_)) => {
-            return Err(ConfigErrorKind::CursorMissingCommand { at: at.to_owned() })
+    let command = match raw.command {
+        Some(command) => command,
+        None if kind != "command" => String::new(),
+        None => {
+            return Err(ConfigErrorKind::MissingKey {
+                at: at.to_owned(),
+                key: "command",
+                needs: "a hooks.json entry needs the shell command to run (with sh -c)",
+            })
         }
-        Some(other) => return Err(invalid(&field_at("command"), "a shell command", other)),
     };
-    if command.contains('\0') {
-        return Err(ConfigErrorKind::CursorInvalidValue {
-            at: field_at("command"),
-            expected: "a command without NUL characters (\\u0000)",
-            found: "a string with one".into(),
-        });
-    }
-    let matcher = string("matcher")?;
-    let pattern = match matcher.as_deref() {
+    let pattern = match raw.matcher.as_deref() {
         None => CursorMatcher::Any,
         Some(m) if !event.has_subject() && !m.is_empty() && m != "*" => {
-            warnings.push(ConfigWarningKind::CursorIgnoredMatcher {
+            warnings.push(ConfigWarningKind::IgnoredEntryMatcher {
                 at: at.to_owned(),
                 event: key.to_owned(),
                 matcher: m.to_owned(),
@@ -221,7 +218,7 @@ fn entry_of(
             CursorMatcher::Any
         }
         Some(m) => CursorMatcher::compile(event, m).unwrap_or_else(|err| {
-            warnings.push(ConfigWarningKind::CursorInvalidMatcher {
+            warnings.push(ConfigWarningKind::InvalidMatcher {
                 at: at.to_owned(),
                 matcher: m.to_owned(),
                 error: err.to_string().lines().last().unwrap_or("").to_owned(),
@@ -229,42 +226,122 @@ fn entry_of(
             CursorMatcher::Nothing
         }),
     };
-    let timeout = match field("timeout") {
-        None => DEFAULT_TIMEOUT,
-        Some(value) => seconds(value)
-            .ok_or_else(|| invalid(&field_at("timeout"), "a positive number of seconds", value))?,
-    };
-    let loop_limit = match entry.get("loop_limit") {
-        None => Some(DEFAULT_LOOP_LIMIT),
-        Some(Value::Null) => None,
-        Some(value) => match value.as_u64() {
-            Some(0) => None,
-            Some(n) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
-            None => {
-                return Err(invalid(
-                    &field_at("loop_limit"),
-                    "a whole number of follow-ups (0 or null: no limit)",
-                    value,
-                ))
-            }
+    // `fail_closed` counts only when `failClosed` says nothing.
+    let fail_closed = match raw.fail_closed {
+        Some(b) => b,
+        None => match fields.get("fail_closed") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(invalid(format!("{at}.fail_closed"), A_FLAG, other)),
         },
     };
-    let _model: Option<String> = string("model")?;
     Ok(CursorEntry {
         event,
         written: key.to_owned(),
         index,
         kind,
         command,
-        matcher,
+        matcher: raw.matcher,
         pattern,
-        timeout,
-        fail_closed: flag(&["failClosed", "fail_closed"], false)?,
-        loop_limit,
-        enabled: flag(&["enabled"], true)?,
-        persistent: flag(&["persistent"], false)?,
-        prompt,
+        timeout: raw.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        fail_closed,
+        loop_limit: raw.loop_limit,
+        enabled: raw.enabled.unwrap_or(true),
+        persistent: raw.persistent.unwrap_or(false),
+        prompt: raw.prompt,
     })
+}
+
+/// What a string field must be.
+const A_STRING: &str = "a string";
+/// What `command` must be.
+const A_COMMAND: &str = "a shell command";
+/// What a `command` with a NUL character must be.
+const NO_NUL: &str = "a command without NUL characters (\\u0000)";
+/// What `timeout` must be.
+const SECONDS: &str = "a positive number of seconds";
+/// What `loop_limit` must be.
+const FOLLOW_UPS: &str = "a whole number of follow-ups (0 or null: no limit)";
+/// What `failClosed`, `enabled` and `persistent` must be.
+const A_FLAG: &str = "true or false";
+/// Every refusal an entry's fields raise.
+const REFUSALS: [&str; 6] = [A_STRING, A_COMMAND, NO_NUL, SECONDS, FOLLOW_UPS, A_FLAG];
+
+/// One entry as written, each field checked (`null` is as good as absent,
+/// but for `loop_limit`, where it means no limit). Other keys are left alone.
+#[derive(Debug, Deserialize)]
+struct RawEntry {
+    #[serde(default, rename = "type", deserialize_with = "string")]
+    kind: Option<String>,
+    #[serde(default, deserialize_with = "string")]
+    prompt: Option<String>,
+    #[serde(default, deserialize_with = "command")]
+    command: Option<String>,
+    #[serde(default, deserialize_with = "string")]
+    matcher: Option<String>,
+    #[serde(default, deserialize_with = "timeout")]
+    timeout: Option<Duration>,
+    #[serde(default = "default_loop_limit", deserialize_with = "loop_limit")]
+    loop_limit: Option<u32>,
+    // Read for its type only: a model is the host's.
+    #[serde(default, rename = "model", deserialize_with = "string")]
+    _model: Option<String>,
+    #[serde(default, rename = "failClosed", deserialize_with = "flag")]
+    fail_closed: Option<bool>,
+    #[serde(default, deserialize_with = "flag")]
+    enabled: Option<bool>,
+    #[serde(default, deserialize_with = "flag")]
+    persistent: Option<bool>,
+}
+
+fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s)),
+        other => Err(refuse(A_STRING, &other)),
+    }
+}
+
+/// A command that is not blank (`None` when it is, or `null`).
+fn command<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::String(c) if c.trim().is_empty() => Ok(None),
+        Value::String(c) if c.contains('\0') => Err(refuse_described(NO_NUL, "a string with one")),
+        Value::String(c) => Ok(Some(c)),
+        other => Err(refuse(A_COMMAND, &other)),
+    }
+}
+
+fn timeout<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        value => seconds(&value)
+            .map(Some)
+            .ok_or_else(|| refuse(SECONDS, &value)),
+    }
+}
+
+fn default_loop_limit() -> Option<u32> {
+    Some(DEFAULT_LOOP_LIMIT)
+}
+
+/// `loop_limit`: `0` and `null` are no limit.
+fn loop_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    let value = Value::deserialize(d)?;
+    match (&value, value.as_u64()) {
+        (Value::Null, _) | (_, Some(0)) => Ok(None),
+        (_, Some(n)) => Ok(Some(u32::try_from(n).unwrap_or(u32::MAX))),
+        (_, None) => Err(refuse(FOLLOW_UPS, &value)),
+    }
+}
+
+fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(b)),
+        other => Err(refuse(A_FLAG, &other)),
+    }
 }
 
 /// A positive number of seconds, fractions allowed; never less than 1 ms.
@@ -323,14 +400,6 @@ impl<'de> serde::Deserialize<'de> for InOrder {
     }
 }
 
-fn invalid(at: &str, expected: &'static str, found: &Value) -> ConfigErrorKind {
-    ConfigErrorKind::CursorInvalidValue {
-        at: at.to_owned(),
-        expected,
-        found: crate::config::describe_json(found),
-    }
-}
-
 /// Where a hook of the `hooks.json` at `path` runs: the project root for a
 /// project's `.cursor/hooks.json`, else the file's own folder.
 pub fn run_dir(path: &Path, project: &Path) -> PathBuf {
@@ -379,9 +448,104 @@ mod tests {
         assert!(f.entries.is_empty());
         assert_eq!(
             f.warnings,
-            [ConfigWarningKind::CursorOtherVersion {
+            [ConfigWarningKind::OtherVersion {
                 found: "the number 2".into()
             }]
+        );
+    }
+
+    #[test]
+    fn each_field_of_the_wrong_type_is_an_error_at_its_path() {
+        for (entry, want) in [
+            (
+                json!({"command": 5}),
+                "hooks.stop[0].command must be a shell command, not the number 5",
+            ),
+            (
+                json!({"command": "a\u{0}b"}),
+                "hooks.stop[0].command must be a command without NUL characters (\\u0000), not \
+                 a string with one",
+            ),
+            (
+                json!({"command": "x", "type": 1}),
+                "hooks.stop[0].type must be a string, not the number 1",
+            ),
+            (
+                json!({"command": "x", "matcher": ["a"]}),
+                "hooks.stop[0].matcher must be a string, not an array",
+            ),
+            (
+                json!({"command": "x", "model": {}}),
+                "hooks.stop[0].model must be a string, not an object",
+            ),
+            (
+                json!({"command": "x", "prompt": true}),
+                "hooks.stop[0].prompt must be a string, not true",
+            ),
+            (
+                json!({"command": "x", "loop_limit": -1}),
+                "hooks.stop[0].loop_limit must be a whole number of follow-ups (0 or null: no \
+                 limit), not the number -1",
+            ),
+            (
+                json!({"command": "x", "failClosed": "yes"}),
+                "hooks.stop[0].failClosed must be true or false, not the string \"yes\"",
+            ),
+            (
+                json!({"command": "x", "failClosed": null, "fail_closed": 1}),
+                "hooks.stop[0].fail_closed must be true or false, not the number 1",
+            ),
+            (
+                json!({"command": "x", "enabled": "no"}),
+                "hooks.stop[0].enabled must be true or false, not the string \"no\"",
+            ),
+            (
+                json!({"command": "x", "persistent": 0}),
+                "hooks.stop[0].persistent must be true or false, not the number 0",
+            ),
+            (
+                json!("x"),
+                "hooks.stop[0] must be an object with a \"command\", not the string \"x\"",
+            ),
+        ] {
+            let err = file(json!({"stop": [entry.clone()]})).unwrap_err();
+            assert_eq!(err.to_string(), want, "{entry}");
+        }
+    }
+
+    #[test]
+    fn null_is_absent_but_for_loop_limit_and_fail_closed_yields_to_fail_closed_camel() {
+        let entry = |fields: Value| file(json!({"stop": [fields]})).unwrap().entries.remove(0);
+        let plain = entry(json!({"command": "x", "timeout": null, "enabled": null, "note": [1]}));
+        assert_eq!(
+            (
+                plain.timeout,
+                plain.enabled,
+                plain.loop_limit,
+                plain.fail_closed
+            ),
+            (DEFAULT_TIMEOUT, true, Some(DEFAULT_LOOP_LIMIT), false)
+        );
+        assert_eq!(
+            entry(json!({"command": "x", "loop_limit": null})).loop_limit,
+            None
+        );
+        assert_eq!(
+            entry(json!({"command": "x", "loop_limit": 0})).loop_limit,
+            None
+        );
+        assert_eq!(
+            entry(json!({"command": "x", "loop_limit": 7})).loop_limit,
+            Some(7)
+        );
+        // `failClosed` decides; `fail_closed` is not read then.
+        let both = entry(json!({"command": "x", "failClosed": false, "fail_closed": "yes"}));
+        assert!(!both.fail_closed);
+        assert!(entry(json!({"command": "x", "fail_closed": true})).fail_closed);
+        // A prompt entry needs no command.
+        assert_eq!(
+            entry(json!({"type": "prompt", "prompt": "ok?"})).command,
+            ""
         );
     }
 
@@ -421,7 +585,7 @@ mod tests {
         assert!(matches!(f.entries[1].pattern, CursorMatcher::Names(_)));
         assert_eq!(
             f.warnings,
-            [ConfigWarningKind::CursorIgnoredMatcher {
+            [ConfigWarningKind::IgnoredEntryMatcher {
                 at: "hooks.sessionStart[0]".into(),
                 event: "sessionStart".into(),
                 matcher: "startup".into(),

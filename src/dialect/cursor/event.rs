@@ -332,6 +332,7 @@ mod tests {
             (Event::SubagentStop, &["subagentStop"]),
             (Event::InstructionsLoaded, &[]),
             (Event::AgentThought, &["afterAgentThought"]),
+            (Event::Named, &[]),
         ];
         for (event, names) in old {
             assert_eq!(event.cursor_names(), names, "{event}");

@@ -19,8 +19,7 @@ use crate::dialect::claude::Failure;
 use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};
-use crate::process::Finished;
-use crate::request::HookRequest;
+use crate::request::{HookRequest, ToolKind};
 use crate::spec::{Dialect, HookKind, HookSpec, Program};
 use crate::BoxError;
 
@@ -77,8 +76,14 @@ impl Sessions {
 
     /// Keeps what a `sessionStart` hook set for `session`. A name no process
     /// can carry (empty, or with `=` or NUL) is dropped, and so are the
-    /// protocol's own variables, which stay exact.
-    fn set_env(&self, session: &str, vars: &serde_json::Map<String, Value>, app: App) {
+    /// protocol's own variables, which stay exact. Answers what it kept.
+    fn set_env(
+        &self,
+        session: &str,
+        vars: &serde_json::Map<String, Value>,
+        app: App,
+    ) -> Vec<(String, String)> {
+        let mut kept = Vec::new();
         let mut env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
         let list = env.entry(session.to_owned()).or_default();
         for (key, value) in vars {
@@ -92,8 +97,10 @@ impl Sessions {
                 other => other.to_string(),
             };
             list.retain(|(k, _)| k != key);
-            list.push((key.clone(), value));
+            list.push((key.clone(), value.clone()));
+            kept.push((key.clone(), value));
         }
+        kept
     }
 }
 
@@ -258,20 +265,21 @@ impl DialectHook for CursorHook {
         ended: Ended<'_>,
     ) -> Result<(Verdict, Notes), BoxError> {
         let timeout = spec.map(HookSpec::timeout).unwrap_or_default();
+        // What its stdout held that Cursor ignores, for the hook's record.
+        let ignored = match &ended {
+            Ok(finished) => match finished.termination {
+                Termination::Exited(code) => {
+                    super::wire::answer_warnings(Some(code), &finished.stdout)
+                }
+                _ => Vec::new(),
+            },
+            Err(_) => Vec::new(),
+        };
         let answer = answer(ended, timeout);
-        Ok(neutral(
-            self,
-            spec.is_some_and(HookSpec::fail_closed),
-            req,
-            answer,
-        ))
-    }
-
-    fn answer_warnings(&self, _spec: Option<&HookSpec>, finished: &Finished) -> Vec<String> {
-        match finished.termination {
-            Termination::Exited(code) => super::wire::answer_warnings(Some(code), &finished.stdout),
-            _ => Vec::new(),
-        }
+        let (verdict, mut notes) =
+            neutral(self, spec.is_some_and(HookSpec::fail_closed), req, answer);
+        notes.warnings.extend(ignored);
+        Ok((verdict, notes))
     }
 
     fn model_answer(
@@ -305,7 +313,10 @@ fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
         return req.tool_name().is_some_and(|t| t.eq_ignore_ascii_case(tab));
     }
     if let Some(kind) = hook.event.tool_kind() {
-        return req.tool_kind() == Some(kind);
+        // `afterFileEdit` fires after an edit and after a write alike.
+        return req.tool_kind().is_some_and(|tool| {
+            tool == kind || (kind == ToolKind::Edit && tool == ToolKind::Write)
+        });
     }
     let failed = req.arguments().pointer("/tool_response/is_error") == Some(&Value::Bool(true));
     match hook.event {
@@ -385,9 +396,10 @@ fn neutral(
         return (verdict, Notes::default());
     }
     let session = req.session_id().unwrap_or("");
-    if let (CursorEvent::SessionStart, Some(env)) = (hook.event, &answer.env) {
-        hook.sessions.set_env(session, env, hook.app);
-    }
+    let set = match (hook.event, &answer.env) {
+        (CursorEvent::SessionStart, Some(env)) => hook.sessions.set_env(session, env, hook.app),
+        _ => Vec::new(),
+    };
     let reason = answer.reason();
     let mut notes = Notes {
         context: answer.additional_context.clone().into_iter().collect(),
@@ -410,6 +422,9 @@ fn neutral(
             }),
         approved: answer.permission == Some(CursorPermission::Allow),
         block_honored: None,
+        // What it set, for the host too.
+        env: set,
+        ..Notes::default()
     };
     if hook.event.is_observing() {
         notes.stop = None;

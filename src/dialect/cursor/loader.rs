@@ -12,7 +12,37 @@ use super::App;
 use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::read::{read_config, MAX_CONFIG_SIZE};
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, Discovery, Format};
+use crate::dialect::EventNames;
 use crate::spec::{Dialect, HookSpec};
+
+#[allow(non_upper_case_globals)]
+impl Dialect {
+    /// Cursor and OpenHuman (`hooks.json` with `"version": 1`).
+    pub const Cursor: Dialect = Dialect::new("cursor");
+}
+
+#[allow(non_upper_case_globals)]
+impl Format {
+    /// Cursor's `hooks.json` (`"version": 1`).
+    pub const Cursor: Format = Format::new("cursor", Dialect::Cursor);
+    /// OpenHuman's `hooks.json`: Cursor's dialect, with OpenHuman's (or the
+    /// [app](App) a host names) folders and environment.
+    pub const OpenHuman: Format = Format::new("openhuman", Dialect::Cursor);
+}
+
+/// Cursor's (and OpenHuman's) event names, each with the neutral event it fires.
+static EVENT_NAMES: EventNames = EventNames::new(
+    Dialect::Cursor,
+    "a Cursor (and OpenHuman) event",
+    "preToolUse, postToolUse and the events of a kind of tool",
+    || {
+        super::CursorEvent::ALL
+            .into_iter()
+            .map(|event| (event.name(), event.point()))
+            .collect()
+    },
+    super::request,
+);
 
 /// Cursor's [`Loader`], which reads OpenHuman's files too.
 #[derive(Debug)]
@@ -39,7 +69,7 @@ impl Loader for CursorLoader {
     /// A JSON file under a `.openhuman` folder is OpenHuman's; a JSON object
     /// with a top-level `"version"` is Cursor's (the only rule that reads the
     /// file: one that cannot be read or parsed is not Cursor's).
-    fn detect(&self, path: &Path) -> Option<Format> {
+    fn detect_by_reading(&self, path: &Path) -> Option<Format> {
         if path
             .ancestors()
             .skip(1)
@@ -56,6 +86,10 @@ impl Loader for CursorLoader {
 
     fn start(&self) -> Box<dyn Load> {
         Box::new(CursorLoad::default())
+    }
+
+    fn event_names(&self) -> Option<&'static EventNames> {
+        Some(&EVENT_NAMES)
     }
 }
 

@@ -5,6 +5,19 @@ use std::path::{Path, PathBuf};
 
 use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::{default_paths, ConfigError, ConfigFile, Discovery, Format};
+use crate::spec::Dialect;
+
+#[allow(non_upper_case_globals)]
+impl Dialect {
+    /// nanopi v0.12 (`[[hooks.<event>]]` in TOML); also every in-process hook.
+    pub const Nanopi: Dialect = Dialect::new("nanopi");
+}
+
+#[allow(non_upper_case_globals)]
+impl Format {
+    /// nanopi's TOML (`config.toml`, `settings.toml`).
+    pub const Nanopi: Format = Format::new("nanopi", Dialect::Nanopi);
+}
 
 /// nanopi's [`Loader`].
 #[derive(Debug)]

@@ -682,14 +682,23 @@ fn record_run(
     duration: Duration,
     slot: Option<RunSlot>,
 ) {
-    if let Some(more) = slot.as_ref().and_then(RunSlot::take_notes) {
-        match notes {
-            Some(mine) => mine.merge(more),
-            None => *notes = Some(Box::new(more)),
+    let mut warnings = Vec::new();
+    if let Some(mut more) = slot.as_ref().and_then(RunSlot::take_notes) {
+        // A hook's warnings belong to its record, not to the outcome.
+        warnings = std::mem::take(&mut more.warnings);
+        if !more.is_empty() {
+            match notes {
+                Some(mine) => mine.merge(more),
+                None => *notes = Some(Box::new(more)),
+            }
         }
     }
     let detail = slot.and_then(|slot| slot.take());
-    records.push(HookRecord::new(spec.clone(), verdict, duration).with_run(detail));
+    records.push(
+        HookRecord::new(spec.clone(), verdict, duration)
+            .with_run(detail)
+            .with_warnings(warnings),
+    );
 }
 
 /// Drives every hook of a group: each is polled ready, called, and run to its
@@ -773,6 +782,14 @@ fn finish(
 ) -> HookOutcome {
     let honored =
         !(decision == Decision::Transform && event.transform_scope() == TransformScope::None);
+    let mut records = records;
+    // What each hook saw the tool called, by its dialect's rule.
+    if request.tool_name().is_some() {
+        for record in &mut records {
+            let seen = crate::dialect::tool_name_seen(record.spec().dialect_hook(), &request);
+            record.set_tool_name(seen);
+        }
+    }
     let arguments: Arc<Value> = request.into_shared_arguments();
     HookOutcome::from_parts(event, decision, honored, reason, arguments, records)
 }

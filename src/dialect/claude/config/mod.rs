@@ -84,10 +84,13 @@
 //!
 //! Errors are [`ConfigError`]s naming the file: JSON that does not parse (with
 //! the line and column), a value of the wrong type (naming the event, the
-//! handler's index and its JSON path), a command handler without a command, a
-//! matcher the `regex` crate cannot compile, an `if` that is not one permission
+//! handler's index and its JSON path), an `if` that is not one permission
 //! rule, a NUL character in a command, an `http` handler without a `url` or
-//! with one that is not an `http(s)://` URL. Warnings name the file too: an event
+//! with one that is not an `http(s)://` URL. Three malformed entries are
+//! dropped instead, as Claude Code drops them, and the rest of the file loads:
+//! a matcher group whose matcher the `regex` crate cannot compile, a group
+//! without `hooks`, and a command handler without a command; their errors are
+//! kept in [`HooksFile::dropped`]. Warnings name the file too: an event
 //! this host does not fire, a key that is no Claude Code event, a handler type
 //! this host cannot run, a handler type Claude Code does not run at its event
 //! ([`type_runs_at`]; the handler is listed and never runs), `if` on an event that is not a tool event (such a
@@ -128,8 +131,8 @@
 //! assert_eq!(file.handlers[3].point, None);
 //! assert_eq!(
 //!     file.warnings[0].to_string(),
-//!     "/p/.claude/settings.json: hooks.TaskCreated: TaskCreated is a Claude Code event \
-//!      this host does not fire, so its hooks never run",
+//!     "/p/.claude/settings.json: hooks.TaskCreated: TaskCreated has no point in the \
+//!      neutral lifecycle: its hooks run only when the host fires the event by name",
 //! );
 //!
 //! let err = parse("{\"hooks\": {", path, &Context::new("/p")).unwrap_err();
@@ -153,15 +156,17 @@ use crate::process::substitute::{placeholders, substitute, Form};
 use crate::spec::HookKind;
 
 mod dedup;
+mod fields;
 mod files;
 mod http_gates;
 mod parse;
 
+use crate::config::invalid_value as invalid;
 pub use dedup::duplicates;
 pub use files::{managed_settings_path, plugin_root_of, standard_files, with_plugins, Scope};
 pub use http_gates::HttpGates;
 pub use parse::type_runs_at;
-use parse::{flag, invalid, strings, top_level_error, Hooks, Reader, Top};
+use parse::{flag, strings, top_level_error, Hooks, Reader, Top};
 
 /// The timeout of a command handler that names none: 600 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -337,12 +342,14 @@ impl Handler {
         ClaudeEvent::from_name(&self.event)
     }
 
-    /// Whether this host can run it: a `command` handler of an event it
-    /// fires, or an `http` one when the crate is built with the `http` feature.
+    /// Whether this host can run it: a `command` handler of a Claude Code
+    /// event (one with no neutral point runs when the host fires it by
+    /// name), or an `http` one when the crate is built with the `http`
+    /// feature.
     pub fn is_runnable(&self) -> bool {
         let kind = self.hook_kind();
         let runs = kind == HookKind::Command || (kind == HookKind::Http && cfg!(feature = "http"));
-        runs && self.point.is_some()
+        runs && self.claude_event().is_some()
     }
 
     /// Its `type` ([`kind`](Self::kind) as a [`HookKind`]).
@@ -427,6 +434,11 @@ pub struct HooksFile {
     pub http_hook_allowed_env_vars: Option<Vec<String>>,
     /// What loads but looks wrong, in file order.
     pub warnings: Vec<Warning>,
+    /// The malformed entries left out, in file order, as Claude Code drops
+    /// them while the rest of the file loads: a matcher group whose matcher
+    /// the `regex` crate cannot compile, a group without `hooks`, a command
+    /// handler without a command. Each error names the file and the entry.
+    pub dropped: Vec<std::sync::Arc<ConfigError>>,
 }
 
 /// Reads and parses the Claude Code hooks file at `path` (a regular file of
@@ -481,6 +493,7 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
         disable_all_hooks: None,
         allow_managed_hooks_only: false,
         handlers: Vec::new(),
+        dropped: Vec::new(),
         allowed_http_hook_urls: strings(top.allowed_http_hook_urls, "\"allowedHttpHookUrls\"")
             .map_err(error)?,
         http_hook_allowed_env_vars: strings(
@@ -498,7 +511,7 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
         None | Some(Hooks::Null) => return Ok(file),
         Some(Hooks::Other(other)) => {
             return Err(error(invalid(
-                "\"hooks\"".into(),
+                "\"hooks\"",
                 "an object of event names",
                 &other,
             )))
@@ -520,6 +533,7 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
             }
             file.handlers.clear();
             file.warnings.clear();
+            file.dropped.clear();
             break;
         }
     }

@@ -8,19 +8,20 @@ use std::time::Duration;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::fields::{handler_error, RawHandler};
 use super::{
     handler_at, Context, Handler, HooksFile, Warning, DEFAULT_TIMEOUT, PROMPT_SUBMIT_TIMEOUT,
     UNSUPPORTED_TYPES,
 };
-use crate::config::{ConfigErrorKind, ConfigWarningKind};
+use crate::config::{invalid_value as invalid, ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::http_url;
 use crate::dialect::claude::matcher;
 use crate::dialect::claude::rule::{self, PermissionRule};
 use crate::dialect::claude::ClaudeEvent;
 use crate::event::Event;
-use crate::pattern::Pattern;
+use crate::pattern::{Pattern, PatternError};
 use crate::process::substitute::Form;
 use crate::spec::HookKind;
 
@@ -29,7 +30,7 @@ pub(super) fn flag(value: Option<Value>, at: &str) -> Result<Option<bool>, Confi
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(b)),
-        Some(other) => Err(invalid(at.into(), "true or false", &other)),
+        Some(other) => Err(invalid(at, "true or false", &other)),
     }
 }
 
@@ -42,7 +43,7 @@ pub(super) fn top_level_error(err: serde_json::Error) -> ConfigErrorKind {
             .and_then(|rest| rest.split(" at line ").next())
             .unwrap_or("something else")
             .to_owned();
-        return ConfigErrorKind::ClaudeInvalidValue {
+        return ConfigErrorKind::InvalidValue {
             at: "the top level".into(),
             expected: "a JSON object",
             found,
@@ -208,11 +209,11 @@ impl<'de> Deserialize<'de> for Hooks {
     }
 }
 
-pub(super) fn invalid(at: String, expected: &'static str, found: &Value) -> ConfigErrorKind {
-    ConfigErrorKind::ClaudeInvalidValue {
-        at,
-        expected,
-        found: crate::config::describe_json(found),
+/// How many handlers a group's `hooks` value holds (0 unless an array).
+fn count(handlers: &Option<Value>) -> usize {
+    match handlers {
+        Some(Value::Array(handlers)) => handlers.len(),
+        _ => 0,
     }
 }
 
@@ -231,6 +232,16 @@ impl Reader<'_> {
         });
     }
 
+    /// Drops a malformed entry: the error is kept with the file, which
+    /// loads without it.
+    fn drop_entry(&mut self, kind: ConfigErrorKind) {
+        self.file
+            .dropped
+            .push(std::sync::Arc::new(crate::config::ConfigError::new(
+                self.path, kind,
+            )));
+    }
+
     pub(super) fn event(&mut self, event: &str, groups: Value) -> Result<(), ConfigErrorKind> {
         let groups = match groups {
             Value::Null => return Ok(()),
@@ -246,12 +257,14 @@ impl Reader<'_> {
         let neutral = matcher::point(event);
         if neutral.is_none() {
             self.warn(if matcher::is_claude_event(event) {
-                ConfigWarningKind::ClaudeUnfiredEvent {
+                ConfigWarningKind::UnfiredEvent {
                     event: event.to_owned(),
+                    known_as: "a Claude Code event",
                 }
             } else {
-                ConfigWarningKind::ClaudeUnknownEvent {
+                ConfigWarningKind::UnknownEvent {
                     event: event.to_owned(),
+                    expected: "a Claude Code event",
                     suggestion: crate::suggest::closest(event, matcher::all_events()),
                 }
             });
@@ -273,27 +286,36 @@ impl Reader<'_> {
                     ))
                 }
             };
-            let mut pattern = matcher::compile(event, matcher.as_deref()).map_err(|error| {
-                ConfigErrorKind::ClaudeInvalidMatcher {
-                    event: event.to_owned(),
-                    group,
-                    error,
+            let handlers = entry.remove("hooks");
+            // As in Claude Code, a group whose matcher cannot compile is
+            // dropped, and the rest of the file loads.
+            let mut pattern = match matcher::compile(event, matcher.as_deref()) {
+                Ok(pattern) => pattern,
+                Err(error) => {
+                    index += count(&handlers);
+                    let hint = regex_hint(&error);
+                    self.drop_entry(ConfigErrorKind::InvalidPattern {
+                        at: format!("{event} matcher group {group} (hooks.{event}[{group}])"),
+                        error,
+                        hint,
+                    });
+                    continue;
                 }
-            })?;
+            };
             // (A key that is no Claude Code event keeps its matcher: its
             // warning is that the event is unknown.)
             if matcher::is_claude_event(event)
                 && !matcher::has_subject(event)
                 && !matches!(pattern, Pattern::Any)
             {
-                self.warn(ConfigWarningKind::ClaudeIgnoredMatcher {
+                self.warn(ConfigWarningKind::IgnoredMatcher {
                     event: event.to_owned(),
                     group,
                     matcher: matcher.clone().unwrap_or_default(),
                 });
                 pattern = Pattern::Any;
             }
-            let handlers = match entry.remove("hooks") {
+            let handlers = match handlers {
                 Some(Value::Array(handlers)) => handlers,
                 Some(other) => {
                     return Err(invalid(
@@ -303,11 +325,12 @@ impl Reader<'_> {
                     ))
                 }
                 None => {
-                    return Err(ConfigErrorKind::ClaudeInvalidValue {
+                    self.drop_entry(ConfigErrorKind::InvalidValue {
                         at: format!("{} (its \"hooks\")", at()),
                         expected: "an array of handlers",
                         found: "nothing: the group has no \"hooks\"".into(),
-                    })
+                    });
+                    continue;
                 }
             };
             for (position, handler) in handlers.into_iter().enumerate() {
@@ -320,9 +343,15 @@ impl Reader<'_> {
                     matcher: matcher.as_deref(),
                     pattern: &pattern,
                 };
-                let handler = self.handler(slot, handler)?;
-                self.file.handlers.push(handler);
                 index += 1;
+                match self.handler(slot, handler) {
+                    Ok(handler) => self.file.handlers.push(handler),
+                    // A command handler without a command is dropped alone.
+                    Err(kind @ ConfigErrorKind::MissingKey { key: "command", .. }) => {
+                        self.drop_entry(kind);
+                    }
+                    Err(kind) => return Err(kind),
+                }
             }
         }
         Ok(())
@@ -339,136 +368,65 @@ impl Reader<'_> {
             pattern,
         } = slot;
         let at = handler_at(event, index, group, position);
-        let Value::Object(mut fields) = value else {
+        if !value.is_object() {
             return Err(invalid(at, "an object", &value));
-        };
+        }
         let field = |name: &str| format!("\"{name}\" of {at}");
-        let kind = take_string(&mut fields, "type", &field)?.unwrap_or_else(|| "command".into());
-        let command = take_string(&mut fields, "command", &field)?;
-        let args = match fields.remove("args") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(items)) => {
-                let mut args = Vec::with_capacity(items.len());
-                for (i, item) in items.into_iter().enumerate() {
-                    match item {
-                        Value::String(arg) => args.push(arg),
-                        other => {
-                            return Err(invalid(
-                                format!("\"args\"[{i}] of {at}"),
-                                "a string",
-                                &other,
-                            ))
-                        }
-                    }
-                }
-                Some(args)
-            }
-            Some(other) => return Err(invalid(field("args"), "an array of strings", &other)),
-        };
-        let shell = take_string(&mut fields, "shell", &field)?;
-        let is_async = take_bool(&mut fields, "async", &field)?;
-        let rewake = take_bool(&mut fields, "asyncRewake", &field)?;
-        let once = take_bool(&mut fields, "once", &field)?;
-        let persistent = take_bool(&mut fields, "persistent", &field)?;
-        let continue_on_block = take_bool(&mut fields, "continueOnBlock", &field)?;
-        let status_message = take_string(&mut fields, "statusMessage", &field)?;
-        let prompt = take_string(&mut fields, "prompt", &field)?;
-        let url = take_string(&mut fields, "url", &field)?;
-        let headers = match fields.remove("headers") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Object(map)) => {
-                let mut headers = Vec::with_capacity(map.len());
-                for (name, value) in map {
-                    const FRAMING: [&str; 4] =
-                        ["host", "content-length", "transfer-encoding", "connection"];
-                    if FRAMING.contains(&name.to_ascii_lowercase().as_str()) {
-                        return Err(ConfigErrorKind::ClaudeInvalidValue {
-                            at: format!("\"headers\" of {at}"),
-                            expected: "headers the HTTP client does not set itself (not Host, \
-                                       Content-Length, Transfer-Encoding or Connection)",
-                            found: format!("{name:?}"),
-                        });
-                    }
-                    match value {
-                        Value::String(value) => headers.push((name, value)),
-                        other => {
-                            return Err(invalid(
-                                format!("\"headers\".{name:?} of {at}"),
-                                "a string",
-                                &other,
-                            ))
-                        }
-                    }
-                }
-                headers
-            }
-            Some(other) => {
-                return Err(invalid(
-                    field("headers"),
-                    "an object of header names and string values",
-                    &other,
-                ))
-            }
-        };
-        let allowed_env_vars =
-            strings(fields.remove("allowedEnvVars"), &field("allowedEnvVars"))?.unwrap_or_default();
-        let fail_closed = match take_string(&mut fields, "onFailure", &field)?.as_deref() {
-            None | Some("allow") => false,
-            Some("block") => true,
-            Some(other) => {
-                return Err(invalid(
-                    field("onFailure"),
-                    "\"block\" or \"allow\"",
-                    &Value::String(other.to_owned()),
-                ))
-            }
-        };
-        for key in ["failClosed", "fail_closed"] {
-            if fields.contains_key(key) {
+        let raw: RawHandler =
+            serde_path_to_error::deserialize(&value).map_err(|err| handler_error(&err, &at))?;
+        let kind = raw.kind.unwrap_or_else(|| "command".into());
+        let RawHandler {
+            command,
+            args,
+            shell,
+            is_async,
+            rewake,
+            once,
+            persistent,
+            continue_on_block,
+            status_message,
+            prompt,
+            url,
+            headers,
+            allowed_env_vars,
+            fail_closed,
+            ..
+        } = raw;
+        for (key, written) in [
+            ("failClosed", raw.fail_closed_camel),
+            ("fail_closed", raw.fail_closed_snake),
+        ] {
+            if written {
                 self.warn(ConfigWarningKind::ClaudeFailClosedKey {
                     at: at.clone(),
                     key: key.to_owned(),
                 });
             }
         }
-        let timeout = match fields.remove("timeout") {
-            None | Some(Value::Null) => default_timeout(event, &kind),
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(seconds) if seconds > 0.0 => {
-                    if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
-                        self.warn(ConfigWarningKind::ClaudeLongTimeout {
-                            at: at.clone(),
-                            seconds: whole,
-                        });
-                    }
-                    // A positive timeout too small for the clock is 1 ms, never 0.
-                    Duration::try_from_secs_f64(seconds)
-                        .unwrap_or(Duration::MAX)
-                        .max(Duration::from_millis(1))
+        let timeout = match raw.timeout {
+            None => default_timeout(event, &kind),
+            Some(n) => {
+                if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
+                    self.warn(ConfigWarningKind::LongTimeout {
+                        at: at.clone(),
+                        dialect: "Claude Code",
+                        seconds: whole,
+                    });
                 }
-                _ => {
-                    return Err(invalid(
-                        field("timeout"),
-                        "a positive number of seconds",
-                        &Value::Number(n),
-                    ))
-                }
-            },
-            Some(other) => {
-                return Err(invalid(
-                    field("timeout"),
-                    "a positive number of seconds",
-                    &other,
-                ))
+                // A positive timeout too small for the clock is 1 ms, never 0.
+                Duration::try_from_secs_f64(n.as_f64().unwrap_or(f64::MAX))
+                    .unwrap_or(Duration::MAX)
+                    .max(Duration::from_millis(1))
             }
         };
-        let if_rule = match take_string(&mut fields, "if", &field)? {
+        let if_rule = match raw.if_rule {
             None => None,
             Some(text) => match PermissionRule::parse(&text) {
                 Ok(rule) => Some(rule),
                 Err(err) => {
-                    return Err(ConfigErrorKind::ClaudeInvalidIf {
+                    return Err(ConfigErrorKind::InvalidRule {
                         at,
+                        key: "if",
                         rule: text,
                         reason: err.reason(),
                     })
@@ -479,24 +437,36 @@ impl Reader<'_> {
         match HookKind::from_name(&kind) {
             HookKind::Command => {
                 if command.as_deref().is_none_or(|c| c.trim().is_empty()) {
-                    return Err(ConfigErrorKind::ClaudeMissingCommand { at });
+                    return Err(ConfigErrorKind::MissingKey {
+                        at,
+                        key: "command",
+                        needs: "a handler of type \"command\" needs the shell command to \
+                                run (with \"args\": the program to start)",
+                    });
                 }
             }
             HookKind::Http => {
                 let Some(url) = url.as_deref().filter(|u| !u.trim().is_empty()) else {
-                    return Err(ConfigErrorKind::ClaudeMissingUrl { at });
+                    return Err(ConfigErrorKind::MissingKey {
+                        at,
+                        key: "url",
+                        needs: "a handler of type \"http\" needs the URL to post the event \
+                                to (\"url\": \"http://127.0.0.1:8700/hook\")",
+                    });
                 };
                 if let Err(reason) = http_url::handler_url(url) {
-                    return Err(ConfigErrorKind::ClaudeInvalidUrl {
+                    return Err(ConfigErrorKind::InvalidUrl {
                         at,
                         url: url.to_owned(),
                         reason,
                     });
                 }
                 if !cfg!(feature = "http") {
-                    self.warn(ConfigWarningKind::ClaudeUnsupportedType {
+                    self.warn(ConfigWarningKind::UnsupportedType {
                         at: at.clone(),
+                        entries: "handlers",
                         kind: kind.clone(),
+                        why: "it was built without the tower-hooks feature \"http\"",
                     });
                 }
             }
@@ -507,14 +477,18 @@ impl Reader<'_> {
                 });
             }
             other if UNSUPPORTED_TYPES.contains(&other.as_str()) => {
-                self.warn(ConfigWarningKind::ClaudeUnsupportedType {
+                self.warn(ConfigWarningKind::UnsupportedType {
                     at: at.clone(),
+                    entries: "handlers",
                     kind: kind.clone(),
+                    why: "only \"command\" and \"http\" run",
                 });
             }
-            _ => self.warn(ConfigWarningKind::ClaudeUnknownType {
+            _ => self.warn(ConfigWarningKind::UnknownEntryType {
                 at: at.clone(),
                 kind: kind.clone(),
+                expected: "a Claude Code handler type",
+                entry: "handler",
                 suggestion: crate::suggest::closest(
                     &kind,
                     std::iter::once("command").chain(UNSUPPORTED_TYPES),
@@ -525,8 +499,9 @@ impl Reader<'_> {
             self.warn(ConfigWarningKind::ClaudeIfOnNonToolEvent { at: at.clone() });
         }
         if !type_runs_at(&kind, event) {
-            self.warn(ConfigWarningKind::ClaudeTypeNotOnEvent {
+            self.warn(ConfigWarningKind::TypeNotOnEvent {
                 at: at.clone(),
+                dialect: "Claude Code",
                 kind: kind.clone(),
                 event: event.to_owned(),
             });
@@ -545,12 +520,12 @@ impl Reader<'_> {
                 .collect::<Vec<_>>()
         });
         if command.as_deref().is_some_and(|c| c.contains('\0')) {
-            return Err(ConfigErrorKind::ClaudeNulCharacter {
+            return Err(ConfigErrorKind::NulCharacter {
                 at: field("command"),
             });
         }
         if let Some(i) = args.iter().flatten().position(|a| a.contains('\0')) {
-            return Err(ConfigErrorKind::ClaudeNulCharacter {
+            return Err(ConfigErrorKind::NulCharacter {
                 at: format!("\"args\"[{i}] of {at}"),
             });
         }
@@ -569,8 +544,8 @@ impl Reader<'_> {
             command,
             prompt: prompt.map(|p| self.ctx.substitute(&p, Form::Exec).into_owned()),
             url,
-            headers,
-            allowed_env_vars,
+            headers: headers.0,
+            allowed_env_vars: allowed_env_vars.unwrap_or_default(),
             fail_closed,
             continue_on_block,
             args,
@@ -635,26 +610,14 @@ fn default_timeout(event: &str, kind: &str) -> Duration {
     }
 }
 
-fn take_string(
-    fields: &mut Map<String, Value>,
-    name: &str,
-    at: &dyn Fn(&str) -> String,
-) -> Result<Option<String>, ConfigErrorKind> {
-    match fields.remove(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(invalid(at(name), "a string", &other)),
-    }
-}
-
-fn take_bool(
-    fields: &mut Map<String, Value>,
-    name: &str,
-    at: &dyn Fn(&str) -> String,
-) -> Result<bool, ConfigErrorKind> {
-    match fields.remove(name) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(b),
-        Some(other) => Err(invalid(at(name), "true or false", &other)),
+/// A pointer for the regex features JavaScript has and the `regex` crate does
+/// not, which Claude Code matchers written for JavaScript sometimes use.
+fn regex_hint(error: &PatternError) -> &'static str {
+    let message = error.regex_error().to_string();
+    if message.contains("look-around") || message.contains("backreferences") {
+        " (Claude Code matchers are JavaScript regexes; this host compiles them with \
+         Rust's regex crate, which has neither look-around nor backreferences)"
+    } else {
+        ""
     }
 }

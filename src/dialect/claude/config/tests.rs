@@ -264,11 +264,6 @@ fn other_wrong_types_are_errors_naming_the_place() {
             "\"hooks\" of matcher group hooks.PreToolUse[0] must be an array of handlers, not an object",
         ),
         (
-            json!({"hooks": {"PreToolUse": [{"matcher": "Bash"}]}}),
-            "matcher group hooks.PreToolUse[0] (its \"hooks\") must be an array of handlers, \
-                 not nothing: the group has no \"hooks\"",
-        ),
-        (
             json!({"hooks": {"PreToolUse": [{"hooks": ["echo hi"]}]}}),
             "PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]) must be an object, not the \
                  string \"echo hi\"",
@@ -340,8 +335,13 @@ fn a_byte_order_mark_is_skipped() {
     assert!(file.handlers.is_empty());
 }
 
+/// The errors of the entries `text` dropped.
+fn dropped(file: &HooksFile) -> Vec<String> {
+    file.dropped.iter().map(ToString::to_string).collect()
+}
+
 #[test]
-fn a_command_handler_needs_a_command() {
+fn a_command_handler_without_a_command_is_dropped_alone() {
     let expected = format!(
         "{PATH}: PreToolUse handler 1 (hooks.PreToolUse[1].hooks[0]) has no \"command\": a \
              handler of type \"command\" needs the shell command to run (with \"args\": the \
@@ -354,9 +354,39 @@ fn a_command_handler_needs_a_command() {
         json!({"timeout": 3}),
     ] {
         let value = json!({"hooks": {"PreToolUse": [
-            {"hooks": [cmd("true")]}, {"matcher": "Bash", "hooks": [handler]}]}});
-        assert_eq!(error_json(value), expected);
+            {"hooks": [cmd("true")]}, {"matcher": "Bash", "hooks": [handler, cmd("after")]}]}});
+        let file = parse(&value.to_string(), Path::new(PATH), &ctx()).unwrap();
+        assert_eq!(dropped(&file), std::slice::from_ref(&expected));
+        let kept: Vec<_> = file
+            .handlers
+            .iter()
+            .map(|h| (h.command.as_deref().unwrap(), h.index))
+            .collect();
+        // The numbering of the rest does not move.
+        assert_eq!(kept, [("true", 0), ("after", 2)]);
     }
+}
+
+#[test]
+fn a_group_without_hooks_is_dropped_and_the_rest_loads() {
+    let value = json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash"}, {"matcher": "Read", "hooks": [cmd("read.sh")]}],
+        "Stop": [{"hooks": [cmd("stop.sh")]}]}});
+    let file = parse(&value.to_string(), Path::new(PATH), &ctx()).unwrap();
+    assert_eq!(
+        dropped(&file),
+        [format!(
+            "{PATH}: matcher group hooks.PreToolUse[0] (its \"hooks\") must be an array of \
+             handlers, not nothing: the group has no \"hooks\""
+        )]
+    );
+    let commands: Vec<_> = file
+        .handlers
+        .iter()
+        .map(|h| h.command.as_deref().unwrap())
+        .collect();
+    assert_eq!(commands, ["read.sh", "stop.sh"]);
+    assert!(file.warnings.is_empty());
 }
 
 #[test]
@@ -470,7 +500,7 @@ fn disable_all_hooks_is_read_and_the_handlers_too() {
 }
 
 #[test]
-fn an_unfired_event_is_a_warning_naming_file_and_event() {
+fn an_event_fired_by_name_only_is_a_warning_naming_file_and_event() {
     let file = load_text(
         r#"{"hooks": {
               "TaskCreated": [{"hooks": [{"type": "command", "command": "true"}]}],
@@ -480,13 +510,14 @@ fn an_unfired_event_is_a_warning_naming_file_and_event() {
     assert_eq!(
         warnings(&file),
         [format!(
-            "{PATH}: hooks.TaskCreated: TaskCreated is a Claude Code event this host does not \
-                 fire, so its hooks never run"
+            "{PATH}: hooks.TaskCreated: TaskCreated has no point in the neutral lifecycle: \
+                 its hooks run only when the host fires the event by name"
         )]
     );
     let task = &file.handlers[0];
     assert_eq!(task.point, None);
-    assert!(!task.is_runnable());
+    // It runs when the host fires TaskCreated by name.
+    assert!(task.is_runnable());
     assert!(file.handlers[1].is_runnable());
 }
 
@@ -561,15 +592,26 @@ fn unsupported_handler_types_load_with_a_warning() {
 
 #[test]
 fn a_look_around_matcher_is_an_error_naming_file_event_group_and_pattern() {
-    let err = parse(
+    let file = parse(
         &json!({"hooks": {"PreToolUse": [
             {"hooks": [cmd("true")]},
-            {"matcher": "^(?!Read)", "hooks": [cmd("true")]}]}})
+            {"matcher": "^(?!Read)", "hooks": [cmd("guard.sh"), cmd("other.sh")]},
+            {"matcher": "Read", "hooks": [cmd("read.sh")]}]}})
         .to_string(),
         Path::new(PATH),
         &ctx(),
     )
-    .unwrap_err();
+    .unwrap();
+    // The group is dropped; the groups around it load, numbered as written.
+    let kept: Vec<_> = file
+        .handlers
+        .iter()
+        .map(|h| (h.command.as_deref().unwrap(), h.index))
+        .collect();
+    assert_eq!(kept, [("true", 0), ("read.sh", 3)]);
+    let [err] = &file.dropped[..] else {
+        panic!("{:?}", file.dropped)
+    };
     let message = err.to_string();
     assert!(
         message.starts_with(&format!(
@@ -583,25 +625,24 @@ fn a_look_around_matcher_is_an_error_naming_file_event_group_and_pattern() {
         message.ends_with("neither look-around nor backreferences)"),
         "{message}"
     );
-    let ConfigErrorKind::ClaudeInvalidMatcher {
-        event,
-        group,
-        error,
-    } = err.kind()
-    else {
+    let ConfigErrorKind::InvalidPattern { at, error, .. } = err.kind() else {
         panic!("{err:?}")
     };
     assert_eq!(
-        (event.as_str(), *group, error.pattern()),
-        ("PreToolUse", 1, "^(?!Read)")
+        (at.as_str(), error.pattern()),
+        (
+            "PreToolUse matcher group 1 (hooks.PreToolUse[1])",
+            "^(?!Read)"
+        )
     );
 }
 
 #[test]
 fn a_long_invalid_matcher_is_cut_in_the_message() {
     let matcher = format!("({}", "a".repeat(5000));
-    let message = error_json(json!({"hooks": {"PreToolUse": [
+    let file = load_json(json!({"hooks": {"PreToolUse": [
         {"matcher": matcher, "hooks": [cmd("true")]}]}}));
+    let message = dropped(&file).concat();
     assert!(message.len() < 1000, "{}", message.len());
     assert!(message.contains('\u{2026}'));
 }
@@ -1216,4 +1257,114 @@ fn a_star_port_does_not_swallow_the_path() {
     ] {
         assert!(!gates.allows_url(url), "{url}");
     }
+}
+
+#[test]
+fn each_handler_field_of_the_wrong_type_is_an_error_at_its_place() {
+    let at = "PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0])";
+    for (extra, place, rest) in [
+        (
+            json!({"shell": 1}),
+            "\"shell\"",
+            "must be a string, not the number 1",
+        ),
+        (
+            json!({"once": "yes"}),
+            "\"once\"",
+            "must be true or false, not the string \"yes\"",
+        ),
+        (
+            json!({"asyncRewake": 0}),
+            "\"asyncRewake\"",
+            "must be true or false, not the number 0",
+        ),
+        (
+            json!({"continueOnBlock": []}),
+            "\"continueOnBlock\"",
+            "must be true or false, not an array",
+        ),
+        (
+            json!({"statusMessage": {}}),
+            "\"statusMessage\"",
+            "must be a string, not an object",
+        ),
+        (
+            json!({"args": "ls"}),
+            "\"args\"",
+            "must be an array of strings, not the string \"ls\"",
+        ),
+        (
+            json!({"allowedEnvVars": ["A", 1]}),
+            "item 1 of \"allowedEnvVars\"",
+            "must be a string, not the number 1",
+        ),
+        (
+            json!({"headers": {"X-A": true}}),
+            "\"headers\".\"X-A\"",
+            "must be a string, not true",
+        ),
+        (
+            json!({"headers": ["X-A"]}),
+            "\"headers\"",
+            "must be an object of header names and string values, not an array",
+        ),
+        (
+            json!({"onFailure": 1}),
+            "\"onFailure\"",
+            "must be a string, not the number 1",
+        ),
+        (
+            json!({"onFailure": "deny"}),
+            "\"onFailure\"",
+            "must be \"block\" or \"allow\", not the string \"deny\"",
+        ),
+        (
+            json!({"if": false}),
+            "\"if\"",
+            "must be a string, not false",
+        ),
+    ] {
+        let mut handler = cmd("./guard.sh");
+        for (key, value) in extra.as_object().unwrap() {
+            handler[key] = value.clone();
+        }
+        let message = error_json(json!({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}));
+        assert_eq!(
+            message,
+            format!("{PATH}: {place} of {at} {rest}"),
+            "{extra}"
+        );
+    }
+}
+
+#[test]
+fn a_cursor_fail_closed_key_warns_whatever_its_value_and_null_fields_are_absent() {
+    let mut handler = cmd("./guard.sh");
+    handler["failClosed"] = Value::Null;
+    handler["fail_closed"] = json!("yes");
+    for key in [
+        "once",
+        "shell",
+        "headers",
+        "allowedEnvVars",
+        "onFailure",
+        "timeout",
+        "if",
+    ] {
+        handler[key] = Value::Null;
+    }
+    let file = load_json(json!({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}));
+    let warnings = warnings(&file);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].contains("\"failClosed\" is not a Claude Code key"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].contains("\"fail_closed\" is not a Claude Code key"),
+        "{warnings:?}"
+    );
+    let handler = &file.handlers[0];
+    assert!(!handler.once && !handler.fail_closed && handler.if_rule.is_none());
+    assert!(handler.headers.is_empty() && handler.allowed_env_vars.is_empty());
 }

@@ -299,6 +299,17 @@ pub fn is_tool_event(event: &str) -> bool {
 /// # Ok::<(), tower_hooks::dialect::claude::rule::RuleError>(())
 /// ```
 pub fn if_allows(rule: Option<&PermissionRule>, event: &str, req: &HookRequest) -> bool {
+    if_allows_seen(rule, event, req, req.tool_name())
+}
+
+/// [`if_allows`], with `tool` as the tool's name (the one Claude Code hooks
+/// see, which may differ from the host's).
+pub(crate) fn if_allows_seen(
+    rule: Option<&PermissionRule>,
+    event: &str,
+    req: &HookRequest,
+    tool: Option<&str>,
+) -> bool {
     let Some(rule) = rule else {
         return true;
     };
@@ -306,8 +317,7 @@ pub fn if_allows(rule: Option<&PermissionRule>, event: &str, req: &HookRequest) 
         return false;
     };
     let arguments = req.arguments();
-    let tool_name = req
-        .tool_name()
+    let tool_name = tool
         .or_else(|| arguments.get("tool_name").and_then(Value::as_str))
         .unwrap_or("");
     let tool_input = match event {

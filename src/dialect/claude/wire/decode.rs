@@ -28,11 +28,21 @@ pub fn exit2_reason(stderr: &[u8]) -> String {
 ///   stdout is plain text: model context on `UserPromptSubmit`,
 ///   `UserPromptExpansion` and `SessionStart`, ignored elsewhere. A `{` that
 ///   does not parse is plain text too.
-/// * **exit 2**: a block; the reason is stderr ([`exit2_reason`]), whatever
-///   stdout says. What it means depends on the event ([`block_meaning`]); on
-///   `PermissionRequest` it is not honored.
-/// * **any other exit, or a signal**: a failure ([`Failure::exited`]); the action
-///   proceeds.
+/// * **exit 2**: a block, whatever stdout says. When stdout is a JSON answer
+///   that makes a blocking decision of its own (`decision: "block"`,
+///   `permissionDecision: "deny"`, `decision.behavior: "deny"`), that
+///   decision is the block, with its reason (stderr when it gives none);
+///   otherwise the reason is stderr ([`exit2_reason`]) and the JSON's other
+///   fields (`additionalContext`, `systemMessage`, `continue`, `stopReason`)
+///   still count. JSON that breaks the schema is left out. What the block
+///   means depends on the event ([`block_meaning`]); on `PermissionRequest`
+///   only `decision.behavior: "deny"` is honored.
+/// * **any other exit**: a JSON answer on stdout decides as on exit 0, and
+///   the status is ignored (the answer's
+///   [`warnings`](ClaudeAnswer#structfield.warnings) say so); without one
+///   (plain text, nothing, JSON that breaks the schema) it is a failure
+///   ([`Failure::exited`]) and the action proceeds. A hook ended by a signal
+///   is a failure whatever it printed.
 ///
 /// The fields of a JSON answer:
 ///
@@ -47,6 +57,8 @@ pub fn exit2_reason(stderr: &[u8]) -> String {
 /// | `…updatedInput` (`PreToolUse`) | replaces the tool input, unless the decision is deny or defer |
 /// | `…decision.behavior` (`PermissionRequest`) | `allow` (with `updatedInput`) or `deny` (a block with `message` as its reason; `interrupt: true` also stops the agent) |
 /// | `…additionalContext` | context on `PreToolUse`, `UserPromptSubmit`, `UserPromptExpansion`, `SessionStart`, `Setup`, `PostToolUse`, `PostToolUseFailure`, `PostToolBatch`, `SubagentStart` |
+/// | `…additionalContext` (`Stop`, `SubagentStop`) | the follow-up: the agent keeps going with it |
+/// | `…sessionTitle` (`UserPromptSubmit`, `SessionStart`), `…suppressOriginalPrompt` (`UserPromptSubmit`), `…initialUserMessage` (`SessionStart`), `…watchPaths` (`SessionStart`, `CwdChanged`, `FileChanged`), `…decision.updatedPermissions` (a `PermissionRequest` allow) | handed to the host as they are ([`ClaudeAnswer`]'s fields of those names) |
 /// | `…updatedToolOutput` (`PostToolUse`; `updatedMCPToolOutput` as a fallback) | replaces the tool's output |
 ///
 /// As in Claude Code, `InstructionsLoaded`, `SessionEnd` and `StopFailure`
@@ -68,35 +80,120 @@ pub fn exit2_reason(stderr: &[u8]) -> String {
 ///
 /// # Caveats
 ///
-/// * JSON on stdout is read on exit 0 only. Claude Code's newest documentation
-///   also reads it on other exit codes; this crate follows `DIALECTS.md`, where
-///   exit 2 is a block whatever stdout says and any other non-zero exit is an
-///   error.
 /// * An answer that is JSON but does not follow Claude Code's schema (a field
 ///   of the wrong type, an unknown `permissionDecision`, a `hookEventName` of
 ///   another event) is a non-blocking error, as in Claude Code, and nothing
 ///   else of it is used.
 /// * Claude Code's 10,000-character cap on context and messages is not applied.
-/// * `additionalContext` on `Stop` (which Claude Code 2.1.163 treats as a reason
-///   to continue) is ignored: a Stop hook keeps the agent going with
-///   `decision: "block"` or exit 2.
+/// * `additionalContext` on `Stop` and `SubagentStop` keeps the agent going as
+///   a block does: it is the [`follow_up`](ClaudeAnswer#structfield.follow_up),
+///   and the decision stays allow.
 pub fn decode(exit: Option<i32>, stdout: &[u8], stderr: &[u8], event: &str) -> ClaudeAnswer {
     match exit {
         Some(0) => decode_stdout(stdout, event),
-        Some(2) => ClaudeAnswer::blocked(event, exit2_reason(stderr)),
-        _ => ClaudeAnswer::failed(&Failure::exited(exit, stderr)),
+        Some(2) => decode_exit_2(stdout, stderr, event),
+        Some(code) => match json_object(stdout).map(|json| read_json(&json, event)) {
+            Some(Ok(mut answer)) => {
+                answer.warnings.push(format!(
+                    "exited with status {code}: the JSON answer on stdout decided, the status \
+                     was ignored"
+                ));
+                answer
+            }
+            _ => ClaudeAnswer::failed(&Failure::exited(exit, stderr)),
+        },
+        None => ClaudeAnswer::failed(&Failure::exited(exit, stderr)),
+    }
+}
+
+/// stdout as one JSON object: trimmed, it starts with `{` and parses as one.
+fn json_object(stdout: &[u8]) -> Option<Map<String, Value>> {
+    let trimmed = stdout.trim_ascii();
+    if trimmed.first() != Some(&b'{') {
+        return None;
+    }
+    match serde_json::from_slice::<Value>(trimmed) {
+        Ok(Value::Object(json)) => Some(json),
+        _ => None,
+    }
+}
+
+/// Exit 2: a block whatever stdout says. A JSON answer on stdout that makes
+/// a blocking decision of its own is that block (with its own reason, or
+/// stderr's when it gives none); one that does not still adds its context,
+/// messages and stop request to the block; one that breaks the schema is
+/// left out, and stderr is the reason.
+fn decode_exit_2(stdout: &[u8], stderr: &[u8], event: &str) -> ClaudeAnswer {
+    let stderr_reason = exit2_reason(stderr);
+    let Some(json) = json_object(stdout) else {
+        return ClaudeAnswer::blocked(event, stderr_reason);
+    };
+    match read_json_or(&json, event, &stderr_reason) {
+        Ok(answer) if answer.decision == ClaudeDecision::Block => answer,
+        Ok(_) => {
+            let mut answer = ClaudeAnswer::blocked(event, stderr_reason);
+            // Only the fields that do not decide count.
+            let side = read_json(&side_fields(&json), event).unwrap_or_default();
+            answer.context.extend(side.context);
+            answer.user_messages.extend(side.user_messages);
+            answer.stop = side.stop;
+            if let Some(more) = side.follow_up {
+                join_line(&mut answer.follow_up, more);
+            }
+            answer.warnings.push(
+                "exit 2 blocks whatever the JSON answer on stdout decided; its other fields \
+                 were kept"
+                    .to_owned(),
+            );
+            answer
+        }
+        Err(problem) => {
+            let mut answer = ClaudeAnswer::blocked(event, stderr_reason);
+            answer.warnings.push(format!(
+                "exit 2 blocks with stderr as the reason; the JSON answer on stdout was not \
+                 used: {problem}"
+            ));
+            answer
+        }
+    }
+}
+
+/// The fields of a JSON answer that do not decide: `continue`, `stopReason`,
+/// `systemMessage`, and `hookSpecificOutput`'s `hookEventName` and
+/// `additionalContext`.
+fn side_fields(json: &Map<String, Value>) -> Map<String, Value> {
+    let mut side: Map<String, Value> = ["continue", "stopReason", "systemMessage"]
+        .into_iter()
+        .filter_map(|key| Some((key.to_owned(), json.get(key)?.clone())))
+        .collect();
+    if let Some(Value::Object(specific)) = json.get("hookSpecificOutput") {
+        let kept: Map<String, Value> = ["hookEventName", "additionalContext"]
+            .into_iter()
+            .filter_map(|key| Some((key.to_owned(), specific.get(key)?.clone())))
+            .collect();
+        side.insert("hookSpecificOutput".into(), Value::Object(kept));
+    }
+    side
+}
+
+/// Appends `more` to `slot` on a new line.
+fn join_line(slot: &mut Option<String>, more: String) {
+    match slot {
+        Some(text) => {
+            text.push('\n');
+            text.push_str(&more);
+        }
+        None => *slot = Some(more),
     }
 }
 
 fn decode_stdout(stdout: &[u8], event: &str) -> ClaudeAnswer {
     let trimmed = stdout.trim_ascii();
-    if trimmed.first() == Some(&b'{') {
-        if let Ok(Value::Object(answer)) = serde_json::from_slice::<Value>(trimmed) {
-            return match read_json(&answer, event) {
-                Ok(answer) => answer,
-                Err(problem) => ClaudeAnswer::with_error(format!("invalid answer: {problem}")),
-            };
-        }
+    if let Some(json) = json_object(stdout) {
+        return match read_json(&json, event) {
+            Ok(answer) => answer,
+            Err(problem) => ClaudeAnswer::with_error(format!("invalid answer: {problem}")),
+        };
     }
     let mut answer = ClaudeAnswer::default();
     if matches!(
@@ -161,6 +258,15 @@ const fn takes_context(event: C) -> bool {
 
 /// Reads a JSON answer; `Err` names the first field that breaks the schema.
 fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, String> {
+    read_json_or(json, event, DEFAULT_BLOCK_REASON)
+}
+
+/// [`read_json`], with `fallback` as the reason of a block that gives none.
+fn read_json_or(
+    json: &Map<String, Value>,
+    event: &str,
+    fallback: &str,
+) -> Result<ClaudeAnswer, String> {
     let mut answer = ClaudeAnswer::default();
     // An event this host does not know keeps everything.
     let known = C::from_name(event);
@@ -215,7 +321,7 @@ fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, Str
     let reason_or_default = |reason: Option<&str>| {
         reason
             .filter(|r| !r.trim().is_empty())
-            .unwrap_or(DEFAULT_BLOCK_REASON)
+            .unwrap_or(fallback)
             .to_owned()
     };
 
@@ -279,10 +385,12 @@ fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, Str
                 Some(PermissionDecision {
                     deny: false,
                     updated_input,
+                    updated_permissions,
                     ..
                 }) if legacy != Some(ClaudeDecision::Block) => {
                     answer.approved = true;
                     answer.updated_input = updated_input.cloned();
+                    answer.updated_permissions = updated_permissions;
                 }
                 _ => match legacy {
                     Some(ClaudeDecision::Block) => {
@@ -319,6 +427,55 @@ fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, Str
             if let Some(context) = context {
                 answer.context.push(context.to_owned());
             }
+        }
+        if matches!(known, Some(C::Stop | C::SubagentStop)) {
+            let context = string(
+                specific,
+                "additionalContext",
+                "hookSpecificOutput.additionalContext",
+            )?;
+            // Claude Code keeps the agent going with it, as with a block.
+            if let Some(context) = context.filter(|c| !c.trim().is_empty()) {
+                join_line(&mut answer.follow_up, context.to_owned());
+            }
+        }
+        if matches!(known, Some(C::UserPromptSubmit | C::SessionStart)) {
+            let title = string(specific, "sessionTitle", "hookSpecificOutput.sessionTitle")?;
+            answer.session_title = title.map(str::to_owned);
+        }
+        if known == Some(C::UserPromptSubmit) {
+            answer.suppress_original_prompt = boolean(
+                specific,
+                "suppressOriginalPrompt",
+                "hookSpecificOutput.suppressOriginalPrompt",
+            )?
+            .unwrap_or(false);
+        }
+        if known == Some(C::SessionStart) {
+            let message = string(
+                specific,
+                "initialUserMessage",
+                "hookSpecificOutput.initialUserMessage",
+            )?;
+            answer.initial_user_message = message.map(str::to_owned);
+        }
+        if matches!(
+            known,
+            Some(C::SessionStart | C::CwdChanged | C::FileChanged)
+        ) {
+            answer.watch_paths = match specific.get("watchPaths") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(paths)) => Some(
+                    paths
+                        .iter()
+                        .map(|p| p.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or("hookSpecificOutput.watchPaths must be an array of strings")?,
+                ),
+                Some(_) => {
+                    return Err("hookSpecificOutput.watchPaths must be an array of strings".into())
+                }
+            };
         }
         if known == Some(C::PostToolUse) {
             let output = ["updatedToolOutput", "updatedMCPToolOutput"]
@@ -375,6 +532,7 @@ struct PermissionDecision<'j> {
     message: Option<&'j str>,
     interrupt: bool,
     updated_input: Option<&'j Map<String, Value>>,
+    updated_permissions: Vec<Value>,
 }
 
 impl<'j> PermissionDecision<'j> {
@@ -404,6 +562,17 @@ impl<'j> PermissionDecision<'j> {
                 "updatedInput",
                 "hookSpecificOutput.decision.updatedInput",
             )?,
+            updated_permissions: match decision.get("updatedPermissions") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(updates)) if updates.iter().all(Value::is_object) => {
+                    updates.clone()
+                }
+                Some(_) => {
+                    return Err(format!(
+                        "{AT}.updatedPermissions must be an array of objects"
+                    ))
+                }
+            },
         })
     }
 }

@@ -24,6 +24,7 @@ pub struct Envelope<'a> {
     transcript_path: &'a str,
     permission_mode: &'a str,
     event_name: Option<&'a str>,
+    tool_name: Option<&'a str>,
     agent_id: Option<&'a str>,
     agent_type: Option<&'a str>,
     fields: Option<&'a Map<String, Value>>,
@@ -38,10 +39,18 @@ impl<'a> Envelope<'a> {
             transcript_path: "",
             permission_mode: "default",
             event_name: None,
+            tool_name: None,
             agent_id: None,
             agent_type: None,
             fields: None,
         }
+    }
+
+    /// Writes `name` as `tool_name` instead of the request's (the tool's
+    /// Claude Code name, when the host calls it otherwise).
+    pub const fn with_tool_name(mut self, name: &'a str) -> Self {
+        self.tool_name = Some(name);
+        self
     }
 
     /// Sets `transcript_path`: the session's transcript file.
@@ -125,7 +134,7 @@ pub fn stdin_bytes(req: &HookRequest, envelope: &Envelope<'_>) -> Vec<u8> {
     entries.push(("cwd", text(envelope.cwd)));
     entries.push(("permission_mode", text(envelope.permission_mode)));
     entries.push(("hook_event_name", text(name)));
-    event_fields(req, name, &mut entries);
+    event_fields(req, name, envelope.tool_name, &mut entries);
     for (key, value) in [
         ("agent_id", envelope.agent_id),
         ("agent_type", envelope.agent_type),
@@ -143,11 +152,16 @@ pub fn stdin_bytes(req: &HookRequest, envelope: &Envelope<'_>) -> Vec<u8> {
 }
 
 /// The event's own fields, from the request's neutral facts.
-fn event_fields<'r>(req: &'r HookRequest, name: &str, out: &mut Vec<(&'r str, Cow<'r, Value>)>) {
+fn event_fields<'r>(
+    req: &'r HookRequest,
+    name: &str,
+    tool: Option<&str>,
+    out: &mut Vec<(&'r str, Cow<'r, Value>)>,
+) {
     let args = req.arguments();
     let text = |s: &str| Cow::Owned(Value::String(s.to_owned()));
     let arg = move |key: &str| args.get(key).filter(|v| !v.is_null());
-    let tool_name = || text(req.tool_name().unwrap_or(""));
+    let tool_name = || text(tool.or(req.tool_name()).unwrap_or(""));
     match req.event() {
         Event::ToolExecutionStart => {
             out.push(("tool_name", tool_name()));

@@ -65,7 +65,9 @@ pub const DEFAULT_FOLLOW_UP_CAP: u32 = 8;
 
 /// The Claude Code event a request fires: its neutral event's Claude Code name, and
 /// `PostToolUseFailure` instead of `PostToolUse` for a tool result marked
-/// `is_error`. `None` for a neutral event Claude Code has no name for.
+/// `is_error`; the name of an event fired by name
+/// ([`HookRequest::named`]). `None` for a neutral event Claude Code has no
+/// name for.
 ///
 /// ```
 /// use std::time::Duration;
@@ -79,7 +81,10 @@ pub const DEFAULT_FOLLOW_UP_CAP: u32 = 8;
 /// assert_eq!(event_name(&failed), Some("PostToolUseFailure"));
 /// assert_eq!(event_name(&HookRequest::turn_start(1, 0)), None);
 /// ```
-pub fn event_name(req: &HookRequest) -> Option<&'static str> {
+pub fn event_name(req: &HookRequest) -> Option<&str> {
+    if req.event() == Event::Named {
+        return req.named_event();
+    }
     let names = req.event().claude_names();
     if req.event() == Event::ToolExecutionEnd && tool_failed(req.arguments()) {
         return names.get(1).or(names.first()).copied();
@@ -242,8 +247,9 @@ pub struct ClaudeAnswer {
     /// The hook asked to stop the agent (`continue: false`): its `stopReason`,
     /// possibly empty. It leaves the decision as it is.
     pub stop: Option<String>,
-    /// The instruction to keep going with: a block's reason at `Stop` and
-    /// `SubagentStop`.
+    /// The instruction to keep going with at `Stop` and `SubagentStop`: a
+    /// block's reason, or `additionalContext` (which leaves the decision
+    /// allow), joined with a newline.
     pub follow_up: Option<String>,
     /// The hook explicitly allowed: `permissionDecision: "allow"` on
     /// `PreToolUse`, `decision.behavior: "allow"` on `PermissionRequest`.
@@ -252,6 +258,25 @@ pub struct ClaudeAnswer {
     /// `timed out after 2 s`, `could not start: …`, or an answer that breaks
     /// Claude Code's schema.
     pub error: Option<String>,
+    /// `sessionTitle` (`UserPromptSubmit`, `SessionStart`): a title for the
+    /// session.
+    pub session_title: Option<String>,
+    /// `suppressOriginalPrompt: true` (`UserPromptSubmit`): the prompt is not
+    /// shown as the user's message.
+    pub suppress_original_prompt: bool,
+    /// `initialUserMessage` (`SessionStart`): a first user message for a
+    /// session without one.
+    pub initial_user_message: Option<String>,
+    /// `watchPaths` (`SessionStart`, `CwdChanged`, `FileChanged`): the paths
+    /// whose changes fire `FileChanged`, replacing the host's list.
+    pub watch_paths: Option<Vec<String>>,
+    /// `decision.updatedPermissions` of a `PermissionRequest` allow: the
+    /// permission updates (`addRules`, `setMode`, …) as written.
+    pub updated_permissions: Vec<Value>,
+    /// What the hook did that was ignored, for the person reading its record:
+    /// an exit status a JSON answer overrode, a JSON answer that exit 2
+    /// overrode.
+    pub warnings: Vec<String>,
 }
 
 impl Default for ClaudeAnswer {
@@ -269,6 +294,12 @@ impl Default for ClaudeAnswer {
             follow_up: None,
             approved: false,
             error: None,
+            session_title: None,
+            suppress_original_prompt: false,
+            initial_user_message: None,
+            watch_paths: None,
+            updated_permissions: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 }

@@ -429,7 +429,10 @@ fn exit_2_blocks_with_stderr_whatever_stdout_says() {
         b"rm is not allowed here\n",
         "PreToolUse",
     );
-    assert_eq!(a, block("rm is not allowed here", true));
+    assert_eq!((a.decision, a.honored), (ClaudeDecision::Block, true));
+    assert_eq!(a.reason.as_deref(), Some("rm is not allowed here"));
+    assert!(!a.approved);
+    assert_eq!(a.warnings.len(), 1, "{:?}", a.warnings);
     assert_eq!(
         decode(Some(2), b"this is stdout\n", b"", "PreToolUse"),
         block("blocked by hook", true)
@@ -443,6 +446,82 @@ fn exit_2_blocks_with_stderr_whatever_stdout_says() {
             .reason
             .as_deref(),
         Some("a\nb")
+    );
+}
+
+#[test]
+fn exit_2_takes_its_reason_from_the_json_answers_own_block() {
+    // permissionDecision deny, with and without a reason.
+    let deny =
+        pre(json!({"permissionDecision": "deny", "permissionDecisionReason": "json says no"}));
+    let a = decode(
+        Some(2),
+        deny.to_string().as_bytes(),
+        b"stderr says no",
+        "PreToolUse",
+    );
+    assert_eq!(a, block("json says no", true));
+    let deny = pre(json!({"permissionDecision": "deny"}));
+    let a = decode(
+        Some(2),
+        deny.to_string().as_bytes(),
+        b"stderr says no",
+        "PreToolUse",
+    );
+    assert_eq!(a, block("stderr says no", true));
+    // A top-level block, at an event where the reason is the follow-up.
+    let stop = json!({"decision": "block", "reason": "run the tests"});
+    let a = decode(Some(2), stop.to_string().as_bytes(), b"later", "Stop");
+    assert_eq!(a.follow_up.as_deref(), Some("run the tests"));
+    assert_eq!(a.reason.as_deref(), Some("run the tests"));
+    // PermissionRequest: the JSON's deny is honored, with its message.
+    let deny = json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+        "decision": {"behavior": "deny", "message": "not on prod"}}});
+    let a = decode(
+        Some(2),
+        deny.to_string().as_bytes(),
+        b"no",
+        "PermissionRequest",
+    );
+    assert_eq!(a, block("not on prod", true));
+}
+
+#[test]
+fn exit_2_keeps_the_json_answers_other_fields() {
+    let answer = json!({"systemMessage": "heads up", "continue": false, "stopReason": "halt",
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+            "additionalContext": "the rule is in AGENTS.md", "updatedInput": {"command": "ls"}}});
+    let a = decode(
+        Some(2),
+        answer.to_string().as_bytes(),
+        b"no rm\n",
+        "PreToolUse",
+    );
+    assert_eq!((a.decision, a.honored), (ClaudeDecision::Block, true));
+    assert_eq!(a.reason.as_deref(), Some("no rm"));
+    assert_eq!(a.context, ["the rule is in AGENTS.md"]);
+    assert_eq!(a.user_messages, ["heads up"]);
+    assert_eq!(a.stop.as_deref(), Some("halt"));
+    assert_eq!(a.updated_input, None, "a block rewrites nothing");
+    assert!(!a.approved);
+
+    // JSON that breaks the schema is left out: stderr's block alone.
+    let broken = json!({"systemMessage": 3, "hookSpecificOutput": {"additionalContext": "x"}});
+    let a = decode(
+        Some(2),
+        broken.to_string().as_bytes(),
+        b"no rm",
+        "PreToolUse",
+    );
+    assert_eq!(
+        (a.decision, a.reason.as_deref()),
+        (ClaudeDecision::Block, Some("no rm"))
+    );
+    assert!(a.context.is_empty() && a.user_messages.is_empty());
+    assert!(
+        a.warnings[0].contains("systemMessage must be a string"),
+        "{:?}",
+        a.warnings
     );
 }
 
@@ -463,11 +542,77 @@ fn any_other_exit_is_a_non_blocking_error() {
         decode(None, b"", b"\n  boom \n", "Stop").error.as_deref(),
         Some("killed by a signal: boom")
     );
-    // JSON on stdout is not read on such an exit.
+    // Plain text, and JSON that breaks the schema, are no answer.
+    for stdout in [&b"deny\n"[..], b"{not json", br#"{"decision": "maybe"}"#] {
+        let a = decode(Some(1), stdout, b"", "PreToolUse");
+        assert!(a.is_error(), "{a:?}");
+        assert_eq!(a.decision, ClaudeDecision::Allow);
+    }
+    // A signal is not an exit: what the hook printed is not read.
     let deny = pre(json!({"permissionDecision": "deny"})).to_string();
-    let a = decode(Some(1), deny.as_bytes(), b"", "PreToolUse");
-    assert_eq!(a.decision, ClaudeDecision::Allow);
-    assert!(a.is_error());
+    assert!(decode(None, deny.as_bytes(), b"", "PreToolUse").is_error());
+}
+
+#[test]
+fn any_other_exit_with_a_json_answer_decides_as_exit_0() {
+    let deny = pre(json!({"permissionDecision": "deny", "permissionDecisionReason": "no"}));
+    for code in [1, 3, 127] {
+        let a = decode(
+            Some(code),
+            deny.to_string().as_bytes(),
+            b"oops",
+            "PreToolUse",
+        );
+        assert_eq!(
+            (a.decision, a.reason.as_deref()),
+            (ClaudeDecision::Block, Some("no"))
+        );
+        assert!(!a.is_error());
+        assert!(
+            a.warnings[0].contains(&format!("status {code}")),
+            "{:?}",
+            a.warnings
+        );
+    }
+    let rewrite = pre(json!({"updatedInput": {"command": "ls"}}));
+    let a = decode(Some(1), rewrite.to_string().as_bytes(), b"", "PreToolUse");
+    assert_eq!(
+        a.updated_input.map(Value::Object),
+        Some(json!({"command": "ls"}))
+    );
+    let a = decode(
+        Some(1),
+        br#"{"decision": "block", "reason": "again"}"#,
+        b"",
+        "Stop",
+    );
+    assert_eq!(a.follow_up.as_deref(), Some("again"));
+}
+
+#[test]
+fn stop_additional_context_keeps_the_agent_going_without_a_block() {
+    for event in ["Stop", "SubagentStop"] {
+        let answer = json!({"hookSpecificOutput": {"hookEventName": event,
+            "additionalContext": "the tests still fail"}});
+        let a = json_answer(answer, event);
+        assert_eq!(a.decision, ClaudeDecision::Allow, "{event}");
+        assert_eq!(a.follow_up.as_deref(), Some("the tests still fail"));
+        assert!(a.context.is_empty() && !a.is_error() && a.reason.is_none());
+    }
+    // With a block too, both are the instruction.
+    let answer = json!({"decision": "block", "reason": "fix lint",
+        "hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "see CI"}});
+    let a = json_answer(answer, "Stop");
+    assert_eq!(a.decision, ClaudeDecision::Block);
+    assert_eq!(a.follow_up.as_deref(), Some("fix lint\nsee CI"));
+    // Exit 2 keeps it as well.
+    let answer =
+        json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "see CI"}});
+    let a = decode(Some(2), answer.to_string().as_bytes(), b"fix lint", "Stop");
+    assert_eq!(a.follow_up.as_deref(), Some("fix lint\nsee CI"));
+    // Blank text is no instruction.
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": " "}});
+    assert_eq!(json_answer(answer, "Stop"), ClaudeAnswer::default());
 }
 
 #[test]
@@ -1079,4 +1224,49 @@ fn block_meanings_of_the_events_this_host_fires() {
     ] {
         assert_eq!(block_meaning(event), meaning, "{event}");
     }
+}
+
+#[test]
+fn fields_for_the_hosts_own_features_are_handed_over() {
+    let start = json!({"hookSpecificOutput": {"hookEventName": "SessionStart",
+        "sessionTitle": "Fix the build", "initialUserMessage": "run make",
+        "watchPaths": ["/p/.env", "/p/package.json"]}});
+    let a = json_answer(start, "SessionStart");
+    assert_eq!(a.session_title.as_deref(), Some("Fix the build"));
+    assert_eq!(a.initial_user_message.as_deref(), Some("run make"));
+    assert_eq!(
+        a.watch_paths.as_deref(),
+        Some(&["/p/.env".to_owned(), "/p/package.json".to_owned()][..])
+    );
+
+    let prompt = json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+        "sessionTitle": "t", "suppressOriginalPrompt": true}});
+    let a = json_answer(prompt, "UserPromptSubmit");
+    assert_eq!(a.session_title.as_deref(), Some("t"));
+    assert!(a.suppress_original_prompt);
+
+    let cwd = json!({"hookSpecificOutput": {"hookEventName": "FileChanged", "watchPaths": []}});
+    assert_eq!(
+        json_answer(cwd, "FileChanged").watch_paths,
+        Some(Vec::new())
+    );
+
+    let update = json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
+        "behavior": "allow", "destination": "session"});
+    let allow = json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+        "decision": {"behavior": "allow", "updatedPermissions": [update.clone()]}}});
+    let a = json_answer(allow, "PermissionRequest");
+    assert!(a.approved);
+    assert_eq!(a.updated_permissions, [update]);
+
+    // Where the event has no such field, it is not read; of the wrong type,
+    // the answer breaks the schema.
+    let elsewhere = json!({"hookSpecificOutput": {"hookEventName": "Stop", "sessionTitle": "x"}});
+    assert_eq!(json_answer(elsewhere, "Stop"), ClaudeAnswer::default());
+    let wrong =
+        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "watchPaths": "/p"}});
+    assert_eq!(
+        json_answer(wrong, "SessionStart").error.as_deref(),
+        Some("invalid answer: hookSpecificOutput.watchPaths must be an array of strings")
+    );
 }
