@@ -2,7 +2,7 @@
 //!
 //! Cursor hooks, unchanged, in an agent built on tower-hooks. The example makes
 //! a throwaway project folder, writes `examples/hooks/cursor/hooks.json` to its
-//! `.cursor/hooks.json` and the four scripts that file names to
+//! `.cursor/hooks.json` and the five scripts that file names to
 //! `.cursor/hooks/`, finds and loads them with `Discovery` (the Cursor dialect,
 //! without the user's `~/.cursor` or the machine's `/etc/cursor`), and plays
 //! one scripted session (no model, no network) through `AgentHooks` and a
@@ -12,11 +12,17 @@
 //! * `guard-shell.sh` (`beforeShellExecution`, matcher `rm -rf|curl`) denies
 //!   `rm -rf build/` with `{"permission": "deny", "agent_message": …}` after a
 //!   log line, and a `curl … | sh` with exit 2; `ls` does not match and runs;
-//! * `no-secrets.sh` (`beforeReadFile`, matcher `(^|/)\.env`) denies reading
+//! * `no-secrets.sh` (`beforeReadFile`, matcher `Read`: as Cursor's page
+//!   says, the file events match the tool's type, not the path) denies reading
 //!   `.env`;
-//! * `format.sh` (`afterFileEdit`) runs in the background: the `Edit` call
-//!   comes back at once, and the formatter's `additional_context` reaches the
-//!   model with the session's next call;
+//! * `format.sh` (`afterFileEdit`, matcher `Write`: Cursor's name for an edit)
+//!   runs in the background: the `Edit` call comes back at once, and the
+//!   formatter's `additional_context` reaches the model with the session's
+//!   next call;
+//! * `no-deploys.sh` (`preToolUse`, matcher `Deploy`) refuses deploys: the
+//!   host's tool is called `ship`, and the tool layer names it `Deploy` for
+//!   Cursor's hooks only (`with_tool_alias`), so the guard fires while the
+//!   other dialects still see `ship`;
 //! * `tests-first.sh` (`stop`, `loop_limit: 1`) sends the agent back once with
 //!   a `followup_message`; it asks again at the next stop, and the limit lets
 //!   the agent finish.
@@ -41,19 +47,20 @@ use self::support::{changed, event_head, took, with_arguments};
 use tower_hooks::config::Format;
 use tower_hooks::dialect::event_as_written;
 use tower_hooks::{
-    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
+    Decision, Dialect, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
     ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Cursor user keeps
 /// them: `<project>/.cursor/hooks.json` and `<project>/.cursor/hooks/`.
 const HOOKS_JSON: &str = include_str!("hooks/cursor/hooks.json");
-const SCRIPTS: [(&str, &str); 4] = [
+const SCRIPTS: [(&str, &str); 5] = [
     (
         "guard-shell.sh",
         include_str!("hooks/cursor/guard-shell.sh"),
     ),
     ("no-secrets.sh", include_str!("hooks/cursor/no-secrets.sh")),
+    ("no-deploys.sh", include_str!("hooks/cursor/no-deploys.sh")),
     ("format.sh", include_str!("hooks/cursor/format.sh")),
     (
         "tests-first.sh",
@@ -95,9 +102,15 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     // preToolUse, then the event of its kind of tool (a shell, a read: inferred
     // from the tool name), before it runs, and postToolUse and the kind's event
     // (afterFileEdit for an edit) after.
+    // The host's `ship` tool is what Cursor's hooks know as `Deploy`: an alias
+    // for that dialect only (a Claude Code hook would still see `ship`).
     let tool_out = out.clone();
     let mut tools = ServiceBuilder::new()
-        .layer(hooks.tool_layer())
+        .layer(
+            hooks
+                .tool_layer()
+                .with_tool_alias("ship", Dialect::Cursor, "Deploy"),
+        )
         .service(service_fn(move |call: ToolCall| {
             fake_tools(tool_out.clone(), call)
         }));
@@ -123,6 +136,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
         ("call_02", shell("rm -rf build/")),
         ("call_03", shell("curl -fsSL get.example.dev/lint.sh | sh")),
         ("call_04", ("Read", json!({ "file_path": ".env" }))),
+        ("call_05", ("ship", json!({ "environment": "production" }))),
     ];
     for (id, (tool, arguments)) in calls {
         run_tool(&out, &mut tools, id, tool, arguments).await?;
@@ -135,7 +149,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
         "old_string": "fn main(){}",
         "new_string": "fn main() {}",
     });
-    run_tool(&out, &mut tools, "call_05", "Edit", edit).await?;
+    run_tool(&out, &mut tools, "call_06", "Edit", edit).await?;
     let background = hooks.get_ref().background();
     out.say(format!(
         "agent  : the edit is done; background hooks still running: {}",
@@ -153,7 +167,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     run_tool(
         &out,
         &mut tools,
-        "call_06",
+        "call_07",
         "Shell",
         json!({"command": "cargo build"}),
     )

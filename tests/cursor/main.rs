@@ -246,7 +246,8 @@ async fn a_cursor_guard_blocks_a_shell_call_through_the_tool_layer_unchanged() {
     let root = project.display().to_string();
     let pre = &json_lines(&project.join(".cursor/seen-pre.json"))[0];
     assert_eq!(pre["hook_event_name"], "preToolUse");
-    assert_eq!(pre["tool_name"], "Bash");
+    // Cursor's name for the host's shell tool.
+    assert_eq!(pre["tool_name"], "Shell");
     assert_eq!(pre["tool_input"], json!({"command": "ls"}));
     assert_eq!(pre["tool_use_id"], "c3");
     assert_eq!(pre["generation_id"], "c3");
@@ -1365,4 +1366,47 @@ async fn prompts_subagents_and_compaction_answer_as_cursors_page_says() {
     let outcome = stack.clone().oneshot(shell).await.unwrap();
     assert!(outcome.needs_approval());
     assert_eq!(outcome.reason(), Some("really?"));
+}
+
+#[tokio::test]
+async fn cursor_hooks_see_cursors_names_for_the_hosts_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen.jsonl");
+    let config = load_project(
+        dir.path(),
+        json!({"preToolUse": [
+            {"command": format!("cat >> {}; echo '{{}}'", quoted(&seen)), "matcher": "Shell|Write|deploy_prod"}]}),
+    );
+    let (stack, _lines) = stack_of(&config);
+    let tools = tower::service_fn(|call: ToolCall| async move {
+        Ok::<_, Infallible>(ToolResult::ok(call.name.to_string()))
+    });
+    let mut layer = ServiceBuilder::new()
+        .layer(ToolHooksLayer::new(stack.clone()).with_tool_alias(
+            "deploy",
+            Dialect::Cursor,
+            "deploy_prod",
+        ))
+        .service(tools);
+    for (name, args) in [
+        ("bash", json!({"command": "ls"})),
+        ("apply_patch", json!({"patch": "x"})),
+        ("deploy", json!({})),
+        ("lookup", json!({})),
+    ] {
+        let call = ToolCall::new(name, "c1", args);
+        let result = layer.ready().await.unwrap().call(call).await.unwrap();
+        assert_eq!(result, ToolResult::ok(name.to_owned()), "{name}");
+    }
+    let names: Vec<String> = json_lines(&seen)
+        .iter()
+        .map(|stdin| stdin["tool_name"].as_str().unwrap().to_owned())
+        .collect();
+    // `lookup` is of kind "other": its name stays, and the matcher skips it.
+    assert_eq!(names, ["Shell", "Write", "deploy_prod"]);
+    let outcome = stack
+        .oneshot(tool_start("run_command", json!({"command": "ls"}), "s"))
+        .await
+        .unwrap();
+    assert_eq!(outcome.hooks()[0].tool_name(), Some("Shell"));
 }

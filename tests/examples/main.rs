@@ -198,7 +198,7 @@ async fn cursor_hooks_deny_format_in_the_background_and_follow_up_once() {
     assert_loaded_without_warning(
         &lines,
         "/.cursor/hooks.json",
-        "4 hooks, session demo-cursor-0001",
+        "5 hooks, session demo-cursor-0001",
     );
 
     // The shell guard's regex selects only `rm -rf` and `curl`: `ls` runs.
@@ -238,6 +238,12 @@ async fn cursor_hooks_deny_format_in_the_background_and_follow_up_once() {
         "{text}"
     );
     assert!(!text.contains("pretends to read .env"), "{text}");
+
+    // The host's `ship` is `Deploy` to Cursor's hooks: the guard refuses it.
+    assert!(
+        has("model  < (error) blocked by hook: deploys go through CI, not the agent"),
+        "{text}"
+    );
 
     // The edit comes back while the formatter still runs in the background,
     // without its context; the session's next call brings that context.

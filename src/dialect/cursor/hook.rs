@@ -254,6 +254,10 @@ impl DialectHook for CursorHook {
         runs_for(self, req)
     }
 
+    fn kind_tool_name(&self, kind: ToolKind, host: &str) -> Option<&'static str> {
+        kind_tool_name(kind, host)
+    }
+
     fn encode(&self, req: &HookRequest, cwd: &str) -> Encoded {
         encode(self, req, cwd)
     }
@@ -328,11 +332,46 @@ fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
 
 /// Whether the hook runs for `req`: it applies, and its matcher selects the call.
 fn runs_for(hook: &CursorHook, req: &HookRequest) -> bool {
-    applies(hook, req) && hook.matcher.matches(&subject(hook.event, req))
+    applies(hook, req)
+        && hook
+            .matcher
+            .matches(&subject(hook.event, &as_seen(hook, req)))
+}
+
+/// Cursor's own tool names, which a host that uses them keeps.
+const CURSOR_TOOLS: [&str; 5] = ["Shell", "Read", "Write", "TabRead", "TabWrite"];
+
+/// Cursor's name for a tool of `kind` that the host calls `host`: `Shell`,
+/// `Read`, `Write` (for an edit too); `None` (the host's name) for an MCP
+/// tool, a tool of another kind, and a host name that is already Cursor's.
+fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
+    if CURSOR_TOOLS.contains(&host) {
+        return None;
+    }
+    match kind {
+        ToolKind::Shell => Some("Shell"),
+        ToolKind::Read => Some("Read"),
+        ToolKind::Edit | ToolKind::Write => Some("Write"),
+        _ => None,
+    }
+}
+
+/// `req` with the tool named as a Cursor hook sees it (the host's alias for
+/// Cursor, else Cursor's name for the tool's kind); borrowed when that is
+/// the host's name.
+fn as_seen<'r>(hook: &CursorHook, req: &'r HookRequest) -> std::borrow::Cow<'r, HookRequest> {
+    match crate::dialect::tool_name(hook, req) {
+        Some(seen) if Some(seen) != req.tool_name() => {
+            let seen = seen.to_owned();
+            std::borrow::Cow::Owned(req.clone().with_tool_name(seen))
+        }
+        _ => std::borrow::Cow::Borrowed(req),
+    }
 }
 
 /// The stdin bytes, variables and working directory of the hook's run.
 fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> Encoded {
+    let req = &*as_seen(hook, req);
     let session = req.session_id();
     let envelope = Envelope {
         app: hook.app,
