@@ -481,6 +481,9 @@ pub struct Notes {
     /// Code's `updatedInput` beside `permissionDecision: "ask"`): the call
     /// runs with it once approved. Of several, the last in config order.
     pub ask_input: Option<Map<String, Value>>,
+    /// More plugin folders for the host to load for the workspace (Cursor's
+    /// `workspaceOpen` `pluginPaths`); several hooks' lists add up.
+    pub plugin_paths: Vec<String>,
 }
 
 impl Notes {
@@ -531,6 +534,7 @@ impl Notes {
             && self.watch_paths.is_none()
             && self.updated_permissions.is_empty()
             && self.ask_input.is_none()
+            && self.plugin_paths.is_empty()
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -554,6 +558,7 @@ impl Notes {
             self.watch_paths.get_or_insert_with(Vec::new).extend(paths);
         }
         self.updated_permissions.extend(other.updated_permissions);
+        self.plugin_paths.extend(other.plugin_paths);
         if other.ask_input.is_some() {
             self.ask_input = other.ask_input;
         }
@@ -705,6 +710,14 @@ impl HookOutcome {
     /// ([`Notes::watch_paths`]).
     pub fn watch_paths(&self) -> Option<&[String]> {
         self.notes.as_deref()?.watch_paths.as_deref()
+    }
+
+    /// The plugin folders hooks asked the host to load for the workspace
+    /// ([`Notes::plugin_paths`]); empty when none did.
+    pub fn plugin_paths(&self) -> &[String] {
+        self.notes
+            .as_deref()
+            .map_or(&[][..], |notes| &notes.plugin_paths)
     }
 
     /// The tool input to ask the person about, when the decision is

@@ -1410,3 +1410,43 @@ async fn cursor_hooks_see_cursors_names_for_the_hosts_tools() {
         .unwrap();
     assert_eq!(outcome.hooks()[0].tool_name(), Some("Shell"));
 }
+
+#[tokio::test]
+async fn workspace_open_is_fired_by_name_and_hands_plugin_paths_to_the_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("open-stdin.json");
+    let command = format!(
+        "cat > {}; echo '{{\"pluginPaths\": [\"/opt/plugins/lint\", 7, \"/opt/plugins/ci\"]}}'",
+        quoted(&seen)
+    );
+    let config = load_project(dir.path(), json!({"workspaceOpen": [{"command": command}]}));
+    let (stack, _lines) = stack_of(&config);
+    let open = fire(
+        "workspaceOpen",
+        json!({"workspace_roots": ["/w"], "user_email": "ana@example.com"}),
+    );
+    assert_eq!(open.event(), Event::Named);
+    let outcome = stack.clone().oneshot(open).await.unwrap();
+    assert_eq!(
+        outcome.plugin_paths(),
+        ["/opt/plugins/lint", "/opt/plugins/ci"]
+    );
+    let stdin: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(stdin["hook_event_name"], "workspaceOpen");
+    assert_eq!(stdin["workspace_roots"], json!(["/w"]));
+    assert_eq!(stdin["user_email"], "ana@example.com");
+    for absent in [
+        "conversation_id",
+        "generation_id",
+        "session_id",
+        "transcript_path",
+    ] {
+        assert!(stdin.get(absent).is_none(), "{absent}: {stdin}");
+    }
+    // No other call runs it.
+    let outcome = stack
+        .oneshot(HookRequest::session_start(StartReason::Startup))
+        .await
+        .unwrap();
+    assert!(outcome.hooks().is_empty());
+}

@@ -369,6 +369,7 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
             ClaudeDecision::Ask => answer.updated_input.clone(),
             _ => None,
         },
+        ..Notes::default()
     };
     let reason = || {
         answer

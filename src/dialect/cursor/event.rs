@@ -51,11 +51,14 @@ pub enum CursorEvent {
     /// `afterTabFileEdit`: after Tab edited a file: a tool the host names
     /// `TabWrite`.
     AfterTabFileEdit,
+    /// `workspaceOpen`: a workspace opened, outside any session; fired by
+    /// name only ([`Event::Named`]).
+    WorkspaceOpen,
 }
 
 impl CursorEvent {
     /// Every event, generic tool events before their derived ones.
-    pub const ALL: [CursorEvent; 20] = [
+    pub const ALL: [CursorEvent; 21] = [
         CursorEvent::SessionStart,
         CursorEvent::SessionEnd,
         CursorEvent::BeforeSubmitPrompt,
@@ -76,6 +79,7 @@ impl CursorEvent {
         CursorEvent::PreCompact,
         CursorEvent::BeforeTabFileRead,
         CursorEvent::AfterTabFileEdit,
+        CursorEvent::WorkspaceOpen,
     ];
 
     /// The exact name (`preToolUse`, `beforeMCPExecution`, …).
@@ -101,6 +105,7 @@ impl CursorEvent {
             CursorEvent::PreCompact => "preCompact",
             CursorEvent::BeforeTabFileRead => "beforeTabFileRead",
             CursorEvent::AfterTabFileEdit => "afterTabFileEdit",
+            CursorEvent::WorkspaceOpen => "workspaceOpen",
         }
     }
 
@@ -165,6 +170,7 @@ impl CursorEvent {
             CursorEvent::SubagentStart => Event::SubagentStart,
             CursorEvent::SubagentStop => Event::SubagentStop,
             CursorEvent::PreCompact => Event::SessionBeforeCompact,
+            CursorEvent::WorkspaceOpen => Event::Named,
         }
     }
 
@@ -230,6 +236,7 @@ impl CursorEvent {
                 | CursorEvent::PreCompact
                 | CursorEvent::BeforeTabFileRead
                 | CursorEvent::AfterTabFileEdit
+                | CursorEvent::WorkspaceOpen
         )
     }
 }
@@ -332,7 +339,7 @@ mod tests {
             (Event::SubagentStop, &["subagentStop"]),
             (Event::InstructionsLoaded, &[]),
             (Event::AgentThought, &["afterAgentThought"]),
-            (Event::Named, &[]),
+            (Event::Named, &["workspaceOpen"]),
         ];
         for (event, names) in old {
             assert_eq!(event.cursor_names(), names, "{event}");

@@ -313,6 +313,9 @@ fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
     if req.event() != hook.event.point() {
         return false;
     }
+    if hook.event.point() == Event::Named {
+        return req.named_event() == Some(hook.event.name());
+    }
     if let Some(tab) = hook.event.tab_tool() {
         return req.tool_name().is_some_and(|t| t.eq_ignore_ascii_case(tab));
     }
@@ -463,6 +466,10 @@ fn neutral(
         block_honored: None,
         // What it set, for the host too.
         env: set,
+        plugin_paths: match hook.event {
+            CursorEvent::WorkspaceOpen => answer.plugin_paths.clone(),
+            _ => Vec::new(),
+        },
         ..Notes::default()
     };
     if hook.event.is_observing() {

@@ -130,6 +130,14 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
             .with_tool_name(tool)
         }
         CursorEvent::BeforeSubmitPrompt => HookRequest::input(text("prompt")),
+        CursorEvent::WorkspaceOpen => {
+            let args: Map<String, Value> = fields
+                .iter()
+                .filter(|(k, _)| !COMMON.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            HookRequest::named(event.name(), Value::Object(args))
+        }
         _ => {
             let mut args: Map<String, Value> = fields
                 .iter()

@@ -165,6 +165,22 @@ pub fn stdin_bytes(event: CursorEvent, req: &HookRequest, envelope: &Envelope<'_
     let text = |s: &str| Cow::Owned(Value::String(s.to_owned()));
     let session = req.session_id().unwrap_or("");
     entries.push(("hook_event_name", text(event.name())));
+    let version_field = envelope.app.version_field();
+    if event == CursorEvent::WorkspaceOpen {
+        // Outside any session: no conversation, generation or session.
+        entries.push((
+            "workspace_roots",
+            Cow::Owned(Value::Array(vec![Value::String(
+                envelope.project.to_owned(),
+            )])),
+        ));
+        entries.push((&version_field, text(VERSION)));
+        copy_others(req.arguments(), &[], &mut entries);
+        if let Some(fields) = req.wire_fields() {
+            lay_over(&mut entries, fields);
+        }
+        return line(&entries);
+    }
     entries.push(("conversation_id", text(session)));
     entries.push(("generation_id", text(req.tool_call_id().unwrap_or(""))));
     entries.push(("session_id", text(session)));
@@ -175,7 +191,6 @@ pub fn stdin_bytes(event: CursorEvent, req: &HookRequest, envelope: &Envelope<'_
         )])),
     ));
     entries.push(("cwd", text(envelope.cwd)));
-    let version_field = envelope.app.version_field();
     entries.push((&version_field, text(VERSION)));
     event_fields(event, req, envelope, &mut entries);
     if let Some(fields) = req.wire_fields() {
@@ -399,6 +414,9 @@ pub struct CursorAnswer {
     /// `updated_mcp_tool_output` (on `postToolUse` after an MCP tool): the
     /// tool output the model sees instead.
     pub updated_mcp_tool_output: Option<Value>,
+    /// `pluginPaths` (on `workspaceOpen`): more plugin folders to load; the
+    /// strings of the list.
+    pub plugin_paths: Vec<String>,
     /// The hook failed (another exit status, a signal, a timeout, a start that
     /// failed, stdout that holds no JSON answer): the action proceeds, unless
     /// the hook fails closed.
@@ -512,6 +530,18 @@ fn decode_stdout(stdout: &[u8]) -> CursorAnswer {
         followup_message: string(["followup_message", "followupMessage"])
             .filter(|m| !m.trim().is_empty()),
         env: object(["env", "env"]),
+        plugin_paths: json
+            .get("pluginPaths")
+            .or_else(|| json.get("plugin_paths"))
+            .and_then(Value::as_array)
+            .map(|paths| {
+                paths
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default(),
         updated_mcp_tool_output: json
             .get("updated_mcp_tool_output")
             .or_else(|| json.get("updatedMcpToolOutput"))
