@@ -1450,3 +1450,41 @@ async fn workspace_open_is_fired_by_name_and_hands_plugin_paths_to_the_host() {
         .unwrap();
     assert!(outcome.hooks().is_empty());
 }
+
+#[tokio::test]
+async fn claude_code_files_run_next_to_cursors_by_their_own_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    write(
+        &project.join(".cursor/hooks.json"),
+        &hooks_json(json!({"preToolUse": [{"command": "cat > /dev/null; echo '{}'"}]})),
+    );
+    // A Claude Code guard as a Claude Code user wrote it: `Bash`, exit 2.
+    write(
+        &project.join(".claude/settings.json"),
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "cat > /dev/null; echo 'not in this repo' >&2; exit 2"}]}]}})
+        .to_string(),
+    );
+    let config = tower_hooks::config::Discovery::new(project)
+        .with_home(None)
+        .with_system_files(false)
+        .format(Format::Cursor)
+        .format(Format::Claude)
+        .load()
+        .unwrap();
+    let dialects: Vec<Dialect> = config.hooks().iter().map(|h| h.dialect()).collect();
+    assert_eq!(dialects, [Dialect::Cursor, Dialect::Claude]);
+    let (stack, _lines) = stack_of(&config);
+    let outcome = stack
+        .oneshot(tool_start(
+            "run_command",
+            json!({"command": "make clean"}),
+            "s",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(outcome.reason(), Some("not in this repo"));
+    let seen: Vec<Option<&str>> = outcome.hooks().iter().map(|h| h.tool_name()).collect();
+    assert_eq!(seen, [Some("Shell"), Some("Bash")]);
+}
