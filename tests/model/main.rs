@@ -332,3 +332,52 @@ async fn a_no_on_a_tool_call_ends_the_turn_unless_the_hook_continues_on_block() 
     assert!(outcome.is_blocked());
     assert_eq!(outcome.stop(), Some("not in this repo"));
 }
+
+/// A model that is never ready to take a prompt (a rate limit that never
+/// lifts): its back-pressure is a wait in `poll_ready`.
+#[derive(Clone)]
+struct NeverReady;
+
+impl tower::Service<String> for NeverReady {
+    type Response = String;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<String, Infallible>>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Pending
+    }
+
+    fn call(&mut self, _prompt: String) -> Self::Future {
+        std::future::ready(Ok(r#"{"ok": false, "reason": "never asked"}"#.to_owned()))
+    }
+}
+
+#[tokio::test]
+async fn a_model_that_is_never_ready_costs_the_hook_its_timeout_and_no_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let settings = prompt_hook("PreToolUse", "Is this safe? $ARGUMENTS", Some(1));
+    std::fs::write(&path, settings.to_string()).unwrap();
+    let config = Config::load_files(&[ConfigFile::detect(&path)], dir.path()).unwrap();
+    let stack = HookStack::builder()
+        .report(())
+        .evaluator(NeverReady)
+        .config(&config)
+        .build();
+    let started = Instant::now();
+    let req = HookRequest::tool_execution_start("Bash", json!({"command": "ls"}));
+    let outcome = call(&stack, req).await;
+    // A Claude Code hook that timed out lets the call through, with an error.
+    assert_eq!(outcome.decision(), Decision::Allow);
+    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Error);
+    assert_eq!(outcome.hooks()[0].reason(), Some("timed out after 1 s"));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
