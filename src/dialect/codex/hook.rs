@@ -162,10 +162,10 @@ impl DialectHook for CodexHook {
     fn finish(
         &self,
         spec: Option<&HookSpec>,
-        _req: &HookRequest,
+        req: &HookRequest,
         ended: Ended<'_>,
     ) -> Result<(Verdict, Notes), BoxError> {
-        let answer = match ended {
+        let mut answer = match ended {
             Ok(finished) => match finished.termination {
                 Termination::Exited(code) => {
                     decode(self.event, Some(code), &finished.stdout, &finished.stderr)
@@ -182,6 +182,18 @@ impl DialectHook for CodexHook {
                 CodexAnswer::failed(Failure::CouldNotStart(error.to_string()).to_string())
             }
         };
+        if let CodexDecision::Rewrite(input) = &answer.decision {
+            // Codex's shell and patch tools take one string, `command`.
+            let tool = crate::dialect::tool_name(self, req);
+            let needs_command = matches!(tool, Some("Bash" | "apply_patch"));
+            if needs_command && !input.get("command").is_some_and(Value::is_string) {
+                answer = CodexAnswer::failed(format!(
+                    "hook returned invalid PreToolUse JSON output: updatedInput for {} \
+                     needs a string \"command\"",
+                    tool.unwrap_or_default()
+                ));
+            }
+        }
         Ok(neutral(
             self,
             spec.is_some_and(HookSpec::fail_closed),
@@ -220,9 +232,17 @@ fn subject(hook: &CodexHook, req: &HookRequest) -> String {
     crate::dialect::claude::matcher::subject_seen(claude, req, tool).into_owned()
 }
 
-/// Fields Codex writes that Claude Code does not, `null` when the host
-/// gives none.
-const CODEX_FIELDS: [&str; 2] = ["model", "turn_id"];
+/// The fields that open a Codex envelope, in Codex's order; the event's own
+/// fields follow, in Claude Code's order.
+const HEAD: [&str; 7] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "hook_event_name",
+    "model",
+    "turn_id",
+    "permission_mode",
+];
 
 /// The stdin of a Codex hook: Claude Code's envelope of the same event, with
 /// Codex's differences: `transcript_path` is `null` when unknown, `model`
@@ -234,25 +254,72 @@ fn stdin(hook: &CodexHook, req: &HookRequest, cwd: &str) -> Vec<u8> {
     if let Some(tool) = tool {
         envelope = envelope.with_tool_name(tool);
     }
-    let claude = stdin_bytes(req, &envelope);
-    let Ok(Value::Object(mut object)) = serde_json::from_slice::<Value>(&claude) else {
+    let mut claude = stdin_bytes(req, &envelope);
+    while claude.last() == Some(&b'\n') {
+        claude.pop();
+    }
+    let Ok(Fields(mut fields)) = serde_json::from_slice::<Fields>(&claude) else {
         // Claude Code's envelope is always one object; keep it as it is.
-        let mut bytes = claude;
-        while bytes.last() == Some(&b'\n') {
-            bytes.pop();
-        }
-        return bytes;
+        return claude;
     };
-    if object.get("transcript_path").and_then(Value::as_str) == Some("") {
-        object.insert("transcript_path".into(), Value::Null);
-    }
-    for field in CODEX_FIELDS {
-        object.entry(field).or_insert(Value::Null);
-    }
     if hook.event == CodexEvent::PermissionRequest {
-        object.remove("tool_use_id");
+        fields.retain(|(key, _)| key != "tool_use_id");
     }
-    serde_json::to_vec(&object).unwrap_or_default()
+    let mut take = |key: &str| {
+        let at = fields.iter().position(|(k, _)| k == key)?;
+        Some(fields.remove(at).1)
+    };
+    let head: Vec<(String, Value)> = HEAD
+        .iter()
+        .map(|&key| {
+            let value = match take(key) {
+                Some(Value::String(path)) if key == "transcript_path" && path.is_empty() => {
+                    Value::Null
+                }
+                Some(value) => value,
+                None => Value::Null,
+            };
+            (key.to_owned(), value)
+        })
+        .collect();
+    // The head, then the event's fields in the order Claude Code writes them.
+    let mut out = vec![b'{'];
+    for (i, (key, value)) in head.into_iter().chain(fields).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend(serde_json::to_vec(&key).unwrap_or_default());
+        out.push(b':');
+        out.extend(serde_json::to_vec(&value).unwrap_or_default());
+    }
+    out.push(b'}');
+    out
+}
+
+/// A JSON object's fields in the order they are written.
+struct Fields(Vec<(String, Value)>);
+
+impl<'de> serde::Deserialize<'de> for Fields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Fields;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Fields, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    fields.push(entry);
+                }
+                Ok(Fields(fields))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// A Codex answer in neutral terms. A failed run lets the action proceed

@@ -5,7 +5,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::loader::{Load, LoadCtx, Loader};
+use serde_json::{Map, Value};
+
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, Discovery, Format};
+use crate::dialect::claude::FireError;
+use crate::dialect::EventNames;
+use crate::event::Event;
+use crate::request::HookRequest;
 use crate::spec::Dialect;
 
 #[allow(non_upper_case_globals)]
@@ -20,6 +26,41 @@ impl Dialect {
 impl Format {
     /// A Codex `hooks.json` or `config.toml`.
     pub const Codex: Format = Format::new("codex", Dialect::Codex);
+}
+
+/// The one Codex event Claude Code has no name for: `Interrupt`, fired by
+/// name. Every other Codex name is Claude Code's and names the same point,
+/// so `hooks test --event PreToolUse` fires Codex hooks too.
+static EVENT_NAMES: EventNames = EventNames::new(
+    Dialect::Codex,
+    "a Codex event",
+    "PreToolUse, PermissionRequest, PostToolUse",
+    || vec![("Interrupt", Event::Named)],
+    interrupt,
+);
+
+/// The request of `Interrupt` with its stdin fields: the session id is the
+/// request's, the other fields are written as given.
+fn interrupt(name: &str, mut fields: Map<String, Value>) -> Result<HookRequest, FireError> {
+    if name != "Interrupt" {
+        return Err(FireError::UnknownEvent(name.to_owned()));
+    }
+    fields.remove("hook_event_name");
+    let session_id = match fields.remove("session_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(id)) => Some(id),
+        Some(_) => {
+            return Err(FireError::InvalidField {
+                field: "session_id",
+                expected: "a string",
+            })
+        }
+    };
+    let mut req = HookRequest::named(name, Value::Object(Map::new()));
+    if let Some(id) = session_id {
+        req = req.with_session_id(id);
+    }
+    Ok(req.with_wire_fields(fields))
 }
 
 /// Codex's [`Loader`].
@@ -60,6 +101,10 @@ impl Loader for CodexLoader {
             .file_name()
             .is_some_and(|name| name == "hooks.json" || name == "config.toml");
         (in_codex && named).then_some(Format::Codex)
+    }
+
+    fn event_names(&self) -> Option<&'static EventNames> {
+        Some(&EVENT_NAMES)
     }
 
     fn start(&self) -> Box<dyn Load> {

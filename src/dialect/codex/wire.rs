@@ -87,12 +87,8 @@ pub fn decode(event: CodexEvent, code: Option<i32>, stdout: &[u8], stderr: &[u8]
             if reason.is_empty() {
                 CodexAnswer::failed("hook exited with code 2 and wrote nothing on stderr")
             } else if event.can_block() {
-                let decision = match event {
-                    CodexEvent::PermissionRequest => CodexDecision::Block(reason),
-                    _ => CodexDecision::Block(reason),
-                };
                 CodexAnswer {
-                    decision,
+                    decision: CodexDecision::Block(reason),
                     ..CodexAnswer::default()
                 }
             } else {
@@ -228,7 +224,7 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
     );
     let reason = wire.reason.filter(|r| !r.trim().is_empty());
     match (wire.decision.as_deref(), takes_decision) {
-        (None, _) if wire_has_reason(&reason) => return refuse("a reason without a decision"),
+        (None, _) if reason.is_some() => return refuse("a reason without a decision"),
         (None, _) => {}
         (Some(_), false) => return refuse("decision"),
         (Some("block"), true) => match reason {
@@ -312,8 +308,4 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
         }
     }
     Ok(out)
-}
-
-fn wire_has_reason(reason: &Option<String>) -> bool {
-    reason.is_some()
 }
