@@ -310,7 +310,7 @@ fn read_group(
                 ));
             }
             // Codex raises a timeout below 1 s to 1 s.
-            Some(secs) => Duration::from_secs(secs.max(1.0).min(86_400.0) as u64),
+            Some(secs) => Duration::from_secs_f64(secs.clamp(1.0, 1e9)),
         };
         let timeout = match event {
             CodexEvent::SessionEnd => timeout.min(SESSION_END_TIMEOUT.1),
