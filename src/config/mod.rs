@@ -119,6 +119,7 @@ pub(crate) mod loaders;
 mod programs;
 
 pub(crate) use self::duplicate_keys::duplicate_keys;
+#[doc(hidden)] // bounded file reading for the `hooks` CLI; not API
 pub mod read;
 mod schema;
 

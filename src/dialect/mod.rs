@@ -17,7 +17,7 @@ mod named;
 pub mod nanopi;
 
 pub use self::model_answer::ModelAnswer;
-pub use self::named::{EventNames, NamedEvent};
+pub use self::named::{EventNames, FireError, NamedEvent};
 
 use std::any::Any;
 use std::fmt;

@@ -6,7 +6,6 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::claude::FireError;
 use crate::config::loaders::LOADERS;
 use crate::event::Event;
 use crate::request::HookRequest;
@@ -148,3 +147,45 @@ impl NamedEvent {
         (self.names.request)(self.name, fields)
     }
 }
+
+/// Why an event named by a dialect cannot be fired ([`NamedEvent::request`],
+/// `claude::request`, `cursor::request`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FireError {
+    /// The name is no Claude Code event.
+    UnknownEvent(String),
+    /// The name is no event of the dialect asked (`expected`: `a Cursor
+    /// event`).
+    NoSuchEvent {
+        /// The name, as given.
+        name: String,
+        /// What it should have been: `a Cursor event`.
+        expected: &'static str,
+    },
+    /// A field that must have one JSON type has another.
+    InvalidField {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
+}
+
+impl fmt::Display for FireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FireError::UnknownEvent(name) => {
+                write!(f, "{name:?} is not a Claude Code event")
+            }
+            FireError::NoSuchEvent { name, expected } => {
+                write!(f, "{name:?} is not {expected}")
+            }
+            FireError::InvalidField { field, expected } => {
+                write!(f, "\"{field}\" must be {expected}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FireError {}

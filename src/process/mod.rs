@@ -19,6 +19,7 @@ pub mod background;
 mod error;
 mod oneshot;
 pub mod persistent;
+#[doc(hidden)] // for the fuzz target and property tests; not API
 pub mod substitute;
 
 use std::future::Future;

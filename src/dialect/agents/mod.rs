@@ -88,6 +88,7 @@ pub(crate) mod loader;
 /// Where a workspace keeps its react-agent-mini hooks, relative to its root.
 pub const FILE: &str = ".agents/hooks.json";
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// How long a hook may run when its entry has no `timeoutMs`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
@@ -131,6 +132,7 @@ impl AgentsEvent {
     }
 }
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// One entry of `.agents/hooks.json`. See the [module docs](self) for the
 /// fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,6 +167,7 @@ impl AgentsHook {
     }
 }
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// What a `.agents/hooks.json` holds: its hooks (the `PreToolUse` ones, then
 /// the `PostToolUse` ones, each in file order) and what looks wrong in it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -177,6 +180,7 @@ pub struct AgentsFile {
     pub warnings: Vec<ConfigWarningKind>,
 }
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// Reads the `.agents/hooks.json` at `path` (a regular file of at most
 /// [`MAX_CONFIG_SIZE`] bytes of UTF-8). Errors name the file.
 pub fn load(path: &Path) -> Result<AgentsFile, ConfigError> {
@@ -184,6 +188,7 @@ pub fn load(path: &Path) -> Result<AgentsFile, ConfigError> {
     parse(&text).map_err(|kind| ConfigError::new(path, kind))
 }
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// Reads the text of a `.agents/hooks.json`: bare (`{"PreToolUse": […]}`) or
 /// wrapped (`{"hooks": {"PreToolUse": […]}}`).
 ///
@@ -475,6 +480,7 @@ struct Line<'a> {
     tool_is_error: Option<bool>,
 }
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// The line written to a react-agent-mini hook's stdin: one JSON object and a
 /// newline. `None` at an event react-agent-mini has no event for.
 ///
@@ -521,6 +527,7 @@ pub fn stdin_line(req: &HookRequest) -> Option<Vec<u8>> {
 
 // --- the answer -------------------------------------------------------------
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// What a react-agent-mini hook decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum AgentsDecision {
@@ -531,6 +538,7 @@ pub enum AgentsDecision {
     Deny,
 }
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// One react-agent-mini hook's answer, read by [`decode`] or [`failed`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -568,6 +576,7 @@ impl AgentsAnswer {
     }
 }
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// Reads a react-agent-mini hook's answer. `exit` is `None` when the hook was
 /// ended by a signal. Never panics, whatever the bytes.
 ///
@@ -616,6 +625,7 @@ fn deny_reason(line: &[u8]) -> Option<String> {
     Some(reason.to_owned())
 }
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// The answer of a hook that failed (exited with another status, was killed,
 /// timed out or could not start): an `error` that lets the tool run, or, for a
 /// `PreToolUse` entry with `denyOnFailure`, a deny whose reason is the error.
@@ -657,6 +667,7 @@ impl AgentsExtra {
     }
 }
 
+#[doc(hidden)] // for fuzz targets and property tests; not API
 /// The hook specs of a loaded `.agents/hooks.json` at `source`, in order; they
 /// run under `sh -c`.
 pub fn specs(file: &AgentsFile, source: &Path) -> Vec<crate::HookSpec> {

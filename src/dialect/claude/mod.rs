@@ -15,24 +15,32 @@
 //! These are pure: no process runs, and only [`config::load`] and
 //! [`config::load_all`] read files.
 
+#[doc(hidden)] // for the crate's fuzz targets, benches and property tests; not API
 pub mod config;
 mod event;
 mod glob;
+#[doc(hidden)] // for the crate's fuzz targets, benches and property tests; not API
 pub mod hook;
 pub(crate) mod http_url;
 pub(crate) mod loader;
+#[doc(hidden)] // for the crate's fuzz targets, benches and property tests; not API
 pub mod matcher;
 mod request;
+#[doc(hidden)] // for the crate's fuzz targets, benches and property tests; not API
 pub mod rule;
 mod session;
 
 mod wire;
 
 pub use self::event::ClaudeEvent;
-pub use self::request::{request, FireError};
+pub use self::request::request;
+#[doc(no_inline)]
+pub use crate::dialect::FireError;
 
+pub use self::wire::event_name;
+#[doc(hidden)] // the wire's pure functions, for fuzz targets, benches and property tests
 pub use self::wire::{
-    block_meaning, combine, decode, env_vars, event_name, exit2_reason, follow_up_allowed,
-    stdin_bytes, tool_output_transform, BlockMeaning, ClaudeAnswer, ClaudeDecision, Combined,
-    Envelope, Failure, DEFAULT_FOLLOW_UP_CAP, PLUGIN_ROOT_VAR, PROJECT_DIR_VAR,
+    block_meaning, combine, decode, env_vars, exit2_reason, follow_up_allowed, stdin_bytes,
+    tool_output_transform, BlockMeaning, ClaudeAnswer, ClaudeDecision, Combined, Envelope, Failure,
+    DEFAULT_FOLLOW_UP_CAP, PLUGIN_ROOT_VAR, PROJECT_DIR_VAR,
 };

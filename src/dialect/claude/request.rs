@@ -8,11 +8,10 @@
 //! so that a Claude Code hook sees exactly the object it was given while hooks of
 //! other dialects see the same facts in their own terms.
 
-use std::fmt;
-
 use serde_json::{json, Map, Value};
 
 use super::ClaudeEvent;
+use crate::dialect::FireError;
 use crate::event::Event;
 use crate::request::{HookRequest, STRUCTURED_CONTENT};
 
@@ -24,36 +23,6 @@ const COMMON: [&str; 5] = [
     "permission_mode",
     "hook_event_name",
 ];
-
-/// Why a Claude Code event cannot be fired.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FireError {
-    /// The name is no Claude Code event.
-    UnknownEvent(String),
-    /// A field that must have one JSON type has another.
-    InvalidField {
-        /// The field.
-        field: &'static str,
-        /// What it must be.
-        expected: &'static str,
-    },
-}
-
-impl fmt::Display for FireError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FireError::UnknownEvent(name) => {
-                write!(f, "{name:?} is not a Claude Code event")
-            }
-            FireError::InvalidField { field, expected } => {
-                write!(f, "\"{field}\" must be {expected}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for FireError {}
 
 /// The neutral request for the Claude Code event `event` whose stdin fields
 /// (other than the envelope's) are `fields`.

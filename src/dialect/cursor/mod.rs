@@ -14,18 +14,22 @@
 //! the rest, a deny beats an ask, which beats an allow, the last rewrite wins,
 //! and within a group the generic event's hooks run before the derived ones.
 
+#[doc(hidden)] // for the crate's fuzz targets, benches and property tests; not API
 pub mod config;
 mod event;
 pub(crate) mod hook;
 pub(crate) mod loader;
+#[doc(hidden)] // for the crate's fuzz targets, benches and property tests; not API
 pub mod matcher;
 mod request;
 mod wire;
 
 pub use self::event::CursorEvent;
+#[doc(hidden)] // for fuzz targets and property tests
 pub use self::matcher::{subject, CursorMatcher};
 pub use self::request::request;
+#[doc(hidden)] // the wire's pure functions, for fuzz targets and property tests
 pub use self::wire::{
-    decode, env_vars, stdin_bytes, App, AppName, CursorAnswer, CursorPermission, Envelope,
-    InvalidAppName, VERSION,
+    decode, env_vars, stdin_bytes, CursorAnswer, CursorPermission, Envelope, VERSION,
 };
+pub use self::wire::{App, AppName, InvalidAppName};

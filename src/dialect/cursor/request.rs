@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::event::CursorEvent;
-use crate::dialect::claude::FireError;
+use crate::dialect::FireError;
 use crate::event::Event;
 use crate::request::{HookRequest, ToolKind};
 
@@ -39,8 +39,10 @@ const COMMON: [&str; 8] = [
 /// also kept as a [wire field](HookRequest::with_wire_fields), so a Cursor
 /// hook reads exactly what was given.
 pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, FireError> {
-    let event =
-        CursorEvent::from_name(event).ok_or_else(|| FireError::UnknownEvent(event.to_owned()))?;
+    let event = CursorEvent::from_name(event).ok_or_else(|| FireError::NoSuchEvent {
+        name: event.to_owned(),
+        expected: "a Cursor event",
+    })?;
     let text = |key: &str| fields.get(key).and_then(Value::as_str).unwrap_or("");
     let object_or_parsed = |key: &str| match fields.get(key) {
         Some(Value::String(s)) => serde_json::from_str::<Value>(s)
@@ -145,6 +147,12 @@ mod tests {
 
     fn fire(event: &str, fields: Value) -> HookRequest {
         request(event, fields.as_object().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn an_unknown_name_says_it_is_no_cursor_event() {
+        let err = request("PreToolUse", Map::new()).unwrap_err();
+        assert_eq!(err.to_string(), "\"PreToolUse\" is not a Cursor event");
     }
 
     #[test]

@@ -6,4 +6,5 @@ pub(crate) mod loader;
 mod wire;
 
 pub(crate) use self::hook::NanopiHook;
+#[doc(hidden)] // the wire's pure functions, for fuzz targets, benches and property tests
 pub use self::wire::{decode, env_vars, last_nonempty_line, stderr_reason, stdin_line, EnvVars};

@@ -20,7 +20,7 @@
 //! ```
 //!
 //! Under `hooks`, each event holds a list of *matcher groups*, and each group a
-//! `matcher` and a list of *handlers*. [`parse`] turns a file into one
+//! `matcher` and a list of *handlers*. `parse` turns a file into one
 //! [`Handler`] per handler, numbered through the event's groups in order (the
 //! first handler of the second group follows the last of the first), plus
 //! [`Warning`]s. Every other top-level key belongs to Claude Code's other

@@ -214,7 +214,7 @@ impl ClaudeEvent {
     }
 }
 
-/// One Claude Code hook's answer, read by [`decode`], in neutral terms.
+/// One Claude Code hook's answer, read by `decode`, in neutral terms.
 ///
 /// An answer with an [`error`](Self#structfield.error) is a failure that lets the action
 /// proceed: everything else in it is empty.
