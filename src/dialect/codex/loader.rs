@@ -8,8 +8,7 @@ use crate::config::loader::{Load, LoadCtx, Loader};
 use serde_json::{Map, Value};
 
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, Discovery, Format};
-use crate::dialect::claude::FireError;
-use crate::dialect::EventNames;
+use crate::dialect::{EventNames, FireError};
 use crate::event::Event;
 use crate::request::HookRequest;
 use crate::spec::Dialect;
@@ -43,7 +42,10 @@ static EVENT_NAMES: EventNames = EventNames::new(
 /// request's, the other fields are written as given.
 fn interrupt(name: &str, mut fields: Map<String, Value>) -> Result<HookRequest, FireError> {
     if name != "Interrupt" {
-        return Err(FireError::UnknownEvent(name.to_owned()));
+        return Err(FireError::NoSuchEvent {
+            name: name.to_owned(),
+            expected: "a Codex event",
+        });
     }
     fields.remove("hook_event_name");
     let session_id = match fields.remove("session_id") {

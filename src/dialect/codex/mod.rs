@@ -6,17 +6,15 @@
 //! blocks only with a reason on stderr, hooks run under `$SHELL -lc`, all at
 //! once, and two identical handlers both run.
 //!
-//! * [`config`]: the files, read into [`CodexHandler`]s ([`parse_json`],
-//!   [`parse_toml`]);
-//! * [`CodexMatcher`]: the matcher rule, and [`tool_aliases`]: `apply_patch`
-//!   answers `Edit` and `Write`, `spawn_agent` answers `Agent`;
-//! * [`decode`]: a finished run, read by the event's strict schema into a
-//!   [`CodexAnswer`].
+//! What a host calls is [`CodexEvent`] and the loader (`Format::Codex` with
+//! `Discovery` or `Config::load_files`); the file reader, the matcher and the
+//! decoder are public for the crate's fuzz target and tests only.
 //!
 //! The stdin envelope is Claude Code's for the same event, with Codex's
 //! differences (`transcript_path` `null` when unknown, `model`, `turn_id`,
 //! compact and without a newline).
 
+#[doc(hidden)] // for the crate's fuzz target and tests; not API
 pub mod config;
 mod event;
 mod hook;
@@ -24,10 +22,14 @@ pub(crate) mod loader;
 mod matcher;
 mod wire;
 
+#[doc(hidden)] // for the crate's fuzz target and tests; not API
 pub use self::config::{parse_json, parse_toml, CodexFile, CodexHandler};
 pub use self::event::CodexEvent;
+#[doc(hidden)] // for the crate's fuzz target and tests; not API
 pub use self::hook::PLUGIN_VARS;
+#[doc(hidden)] // for the crate's fuzz target and tests; not API
 pub use self::matcher::{tool_aliases, CodexMatcher};
+#[doc(hidden)] // for the crate's fuzz target and tests; not API
 pub use self::wire::{decode, CodexAnswer, CodexDecision, DEFAULT_DENY_MESSAGE};
 
 #[cfg(test)]
