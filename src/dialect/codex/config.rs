@@ -154,22 +154,45 @@ pub fn load(path: &Path) -> Result<CodexFile, ConfigError> {
 /// assert!(codex::parse_json(r#"{"hooks": {}, "version": 1}"#).is_err());
 /// ```
 pub fn parse_json(text: &str) -> Result<CodexFile, ConfigErrorKind> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let file: JsonFile = serde_path_to_error::deserialize(de).map_err(|err| {
+    let value: Value = serde_json::from_str(text).map_err(ConfigErrorKind::InvalidJson)?;
+    let Value::Object(top) = &value else {
+        return Err(invalid_value(
+            "the top level",
+            "a JSON object with \"hooks\"",
+            &value,
+        ));
+    };
+    if let Some(hooks) = top.get("hooks").filter(|hooks| !hooks.is_object()) {
+        return Err(invalid_value(
+            "hooks",
+            "an object whose keys are Codex events (\"PreToolUse\", \"Stop\", …)",
+            hooks,
+        ));
+    }
+    {
+        // Codex refuses the whole file for one unknown top-level key: say which.
+        if let Some((key, found)) = top
+            .iter()
+            .find(|(key, _)| !matches!(key.as_str(), "hooks" | "description"))
+        {
+            return Err(invalid_value(
+                format!("the top-level key {key:?}"),
+                "absent: Codex refuses a hooks.json whose top level has any key but \
+                 \"hooks\" and \"description\"",
+                found,
+            ));
+        }
+    }
+    let file: JsonFile = serde_path_to_error::deserialize(&value).map_err(|err| {
         let at = match err.path().to_string() {
             path if path == "." => "the top level".to_owned(),
             path => path,
         };
-        let inner = err.into_inner();
-        if inner.is_data() {
-            ConfigErrorKind::InvalidValue {
-                at,
-                expected: "an object with \"hooks\" (and optionally \"description\"): Codex \
-                           refuses a hooks.json with any other key",
-                found: inner.to_string(),
-            }
-        } else {
-            ConfigErrorKind::InvalidJson(inner)
+        ConfigErrorKind::InvalidValue {
+            at,
+            expected: "an object with \"hooks\", an object of events (and optionally \
+                       \"description\")",
+            found: err.into_inner().to_string(),
         }
     })?;
     let mut out = CodexFile::default();
@@ -251,13 +274,22 @@ fn read_group(
 ) -> Result<(), ConfigErrorKind> {
     let at = format!("hooks.{name}[{g}]");
     let mut ignored = Vec::new();
-    let group: Group = serde_ignored::deserialize(raw, |path| ignored.push(json_path(&path)))
-        .map_err(|err| ConfigErrorKind::InvalidValue {
-            at: at.clone(),
-            expected: "a matcher group {\"matcher\": …, \"hooks\": [handlers]}, each handler \
-                       with a string \"command\" and a number of seconds as \"timeout\"",
-            found: err.to_string(),
-        })?;
+    let mut note = |path: serde_ignored::Path<'_>| ignored.push(json_path(&path));
+    let de = serde_ignored::Deserializer::new(raw, &mut note);
+    let group: Group = serde_path_to_error::deserialize(de).map_err(|err| {
+        let place = match err.path().to_string() {
+            path if path == "." => at.clone(),
+            path if path.starts_with('[') => format!("{at}{path}"),
+            path => format!("{at}.{path}"),
+        };
+        ConfigErrorKind::InvalidValue {
+            at: place,
+            expected: "what Codex reads there (a group is {\"matcher\": a string, \"hooks\": \
+                       [handlers]}; a handler's \"command\" is a string, its \"timeout\" a \
+                       number of seconds, its \"async\" true or false)",
+            found: err.into_inner().to_string(),
+        }
+    })?;
     for key in ignored {
         out.warnings.push(ConfigWarningKind::UnknownKey {
             at: format!("{at}{key}"),

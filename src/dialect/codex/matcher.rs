@@ -51,7 +51,11 @@ impl CodexMatcher {
         }
         Regex::new(text)
             .map(|regex| CodexMatcher::Regex(Arc::new(regex)))
-            .map_err(|err| err.to_string())
+            // The regex crate's message spans lines; the last one says what is wrong.
+            .map_err(|err| {
+                let text = err.to_string();
+                text.lines().last().unwrap_or_default().trim().to_owned()
+            })
     }
 
     /// Whether any of `subjects` (a tool's name and its aliases) matches.

@@ -195,6 +195,22 @@ fn files_load_both_forms_with_their_rules() {
     );
     let err = parse_json(r#"{"hooks": {"Stop": {}}}"#).unwrap_err();
     assert!(err.to_string().contains("hooks.Stop"), "{err}");
+    let err = parse_json(r#"{"hooks": {"Stop": [{"hooks": [{"command": 5}]}]}}"#).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("hooks.Stop[0].hooks[0].command must be"),
+        "{err}"
+    );
+    let err = parse_json(r#"{"hooks": {}, "version": 1}"#).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("the top-level key \"version\" must be absent"),
+        "{err}"
+    );
+    assert!(parse_json("[]")
+        .unwrap_err()
+        .to_string()
+        .starts_with("the top level must be"));
 
     let toml = parse_toml(
         "[features]\ncodex_hooks = false\n[hooks.state.\"x\"]\ntrusted_hash = \"sha256:0\"\n\
