@@ -30,6 +30,14 @@ pub(crate) trait Loader: Sync {
         path.starts_with("/etc")
     }
 
+    /// The format of the file at `path` when its folder and name say it is
+    /// one of this loader's (Codex's `.codex/config.toml`). Every loader is
+    /// asked this first, so that it beats a rule that looks at the extension
+    /// alone (nanopi's `*.toml`).
+    fn detect_by_folder(&self, _path: &Path) -> Option<Format> {
+        None
+    }
+
     /// The format of the file at `path` when it is one of this loader's, as
     /// its name says (without reading it). Loaders are asked in the list's
     /// order, before any is asked [`detect_by_reading`](Self::detect_by_reading).

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
 use super::{env_home, home_dir, Config, ConfigError};
-use crate::dialect::{agents, claude, cursor, nanopi};
+use crate::dialect::{agents, claude, codex, cursor, nanopi};
 #[cfg(doc)]
 use crate::spec::Dialect;
 
@@ -41,6 +41,7 @@ pub(crate) static LOADERS: &[&dyn Loader] = &[
     &claude::loader::ClaudeLoader,
     &cursor::loader::CursorLoader,
     &agents::loader::AgentsLoader,
+    &codex::loader::CodexLoader,
 ];
 
 impl Format {
@@ -56,6 +57,7 @@ impl Format {
     /// reads the file; a file that cannot be read or parsed is taken for
     /// Claude Code's, whose loader then reports the problem.
     pub fn detect(path: &Path) -> Format {
+        let by_folder = LOADERS.iter().find_map(|l| l.detect_by_folder(path));
         let by_name = || LOADERS.iter().find_map(|loader| loader.detect(path));
         let by_reading = || LOADERS.iter().find_map(|l| l.detect_by_reading(path));
         let any = || {
@@ -64,7 +66,8 @@ impl Format {
                 .find(|loader| loader.takes_any_file())
                 .and_then(|loader| loader.formats().first().copied())
         };
-        by_name()
+        by_folder
+            .or_else(by_name)
             .or_else(by_reading)
             .or_else(any)
             .unwrap_or_default()

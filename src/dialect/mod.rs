@@ -9,6 +9,7 @@
 
 pub mod agents;
 pub mod claude;
+pub mod codex;
 pub mod cursor;
 mod envelope;
 mod model_answer;
@@ -133,6 +134,14 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
     /// dialect's own). See [`tool_name`].
     fn kind_tool_name(&self, _kind: ToolKind, _host: &str) -> Option<&'static str> {
         None
+    }
+
+    /// The reason of a group of this dialect's hooks that ran at once
+    /// ([`Dialect::runs_hooks_at_once`]) and blocked at `event`, from the
+    /// blocks' reasons in config order: by default they are joined on new
+    /// lines (Codex takes the first, and joins a stop's with a blank line).
+    fn group_block_reason(&self, _event: crate::event::Event, reasons: Vec<String>) -> String {
+        reasons.join("\n")
     }
 
     /// The hook as `Any`, for its own dialect's code to read it back.

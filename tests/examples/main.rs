@@ -184,6 +184,62 @@ async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
 
 // Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.
 #[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/codex.rs"]
+mod codex;
+
+#[tokio::test]
+async fn codex_hooks_add_context_deny_rewrite_and_send_the_agent_back_once() {
+    let transcript = codex::run(codex::Transcript::default()).await.unwrap();
+    let lines = transcript.lines();
+    let text = lines.join("\n");
+    let (has, _) = finders(&lines, &text);
+
+    // hooks.json and config.toml were both found, with no warning.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("loaded  ") && l.ends_with("/.codex/config.toml")),
+        "{text}"
+    );
+    assert_loaded_without_warning(
+        &lines,
+        "/.codex/hooks.json",
+        "4 hooks, session demo-codex-0001",
+    );
+
+    // Plain text at UserPromptSubmit is context for the model.
+    assert!(
+        has("     context: You are on branch main; the release is frozen, keep changes small."),
+        "{text}"
+    );
+    // `rm -rf /` is denied in JSON, the forced push by exit 2 and stderr.
+    let reason = "rm -rf is not allowed in this project: delete the files you mean by name";
+    assert!(
+        has(&format!("model  < (error) blocked by hook: {reason}")),
+        "{text}"
+    );
+    assert!(
+        has("model  < (error) blocked by hook: force pushes are for the release manager"),
+        "{text}"
+    );
+    assert!(!text.contains("pretends to run `rm -rf") && !text.contains("pretends to run `git"));
+    // `npm install` runs as `npm ci`, and the model gets the rewriter's context.
+    assert!(has("     => transform: command = \"npm ci\""), "{text}");
+    assert!(has("tool   : Bash pretends to run `npm ci`"), "{text}");
+    // The Stop gate from config.toml sends the agent back once.
+    let stops: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("agent  : stop -> "))
+        .collect();
+    assert_eq!(
+        stops,
+        ["keep going: run the tests first", "finish"],
+        "{text}"
+    );
+}
+
+// Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.
+#[allow(dead_code, clippy::duplicate_mod)]
 #[path = "../../examples/cursor.rs"]
 mod cursor;
 

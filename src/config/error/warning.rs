@@ -269,6 +269,14 @@ pub enum ConfigWarningKind {
         /// The version as written: `the number 2`.
         found: String,
     },
+    /// A key of a JSON configuration's entry that its dialect does not read
+    /// (a Codex handler's): it changes nothing. Most likely a typo.
+    UnknownKey {
+        /// The key with its entry, as a JSON path: `hooks.Stop[0].hooks[1].timout`.
+        at: String,
+        /// What it is not: `a key of a Codex matcher group or handler`.
+        expected: &'static str,
+    },
     /// A matcher of a JSON configuration that its dialect warns about
     /// rather than refuses (Cursor's): a regex the `regex` crate cannot
     /// compile, so the entry selects nothing.
@@ -462,6 +470,9 @@ impl fmt::Display for ConfigWarningKind {
                 seconds / 1000,
                 seconds / 1000
             ),
+            ConfigWarningKind::UnknownKey { ref at, expected } => {
+                write!(f, "{at} is not {expected}, so it changes nothing")
+            }
             ConfigWarningKind::OtherVersion { ref found } => write!(
                 f,
                 "\"version\" is {found}; only version 1 is read, so this file's hooks never run"

@@ -73,11 +73,12 @@ pub(super) fn merge(decided: Decided, verdict: Verdict) -> (Decided, Then) {
 }
 
 /// The answers of a group that ran at once, merged: a block beats an ask,
-/// which beats an allow; block reasons are joined on new lines in config order;
-/// the last rewrite in config order wins.
+/// which beats an allow; block reasons are kept in config order, for the
+/// group's dialect to make one reason of them; the last rewrite in config
+/// order wins.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Merged {
-    block: Option<String>,
+    block: Vec<String>,
     ask: Option<String>,
     transform: Option<Map<String, Value>>,
 }
@@ -85,13 +86,7 @@ pub(super) struct Merged {
 impl Merged {
     pub(super) fn add(&mut self, verdict: Verdict) {
         match verdict {
-            Verdict::Block { reason, .. } => match &mut self.block {
-                Some(all) => {
-                    all.push('\n');
-                    all.push_str(&reason);
-                }
-                None => self.block = Some(reason),
-            },
+            Verdict::Block { reason, .. } => self.block.push(reason),
             Verdict::Ask { reason } => {
                 self.ask.get_or_insert(reason);
             }
@@ -101,13 +96,18 @@ impl Merged {
     }
 
     /// The group's answer as the verdicts to [merge] in, in this order: its
-    /// block alone, or its ask and then its rewrite.
-    pub(super) fn into_verdicts(self) -> impl Iterator<Item = Verdict> {
-        let (ask, transform) = match self.block {
+    /// block alone (its reason made by `reason` from every block's, in config
+    /// order), or its ask and then its rewrite.
+    pub(super) fn into_verdicts(
+        self,
+        reason: impl FnOnce(Vec<String>) -> String,
+    ) -> impl Iterator<Item = Verdict> {
+        let block = (!self.block.is_empty()).then(|| reason(self.block));
+        let (ask, transform) = match block {
             Some(_) => (None, None),
             None => (self.ask, self.transform),
         };
-        let block = self.block.map(Verdict::block);
+        let block = block.map(Verdict::block);
         block
             .into_iter()
             .chain(ask.map(Verdict::ask))
@@ -203,7 +203,7 @@ mod tests {
         for verdict in verdicts {
             merged.add(verdict);
         }
-        merged.into_verdicts().collect()
+        merged.into_verdicts(|reasons| reasons.join("\n")).collect()
     }
 
     #[test]

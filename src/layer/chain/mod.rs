@@ -563,8 +563,12 @@ where
                 _ => self.records.push(slot.skipped()),
             }
         }
+        // The group's dialect makes one reason of its blocks.
+        let spec = hooks[*self.next].spec.clone();
+        let dialect = spec.dialect_hook();
+        let event = *self.event;
         *self.next = end;
-        for verdict in merged.into_verdicts() {
+        for verdict in merged.into_verdicts(|reasons| dialect.group_block_reason(event, reasons)) {
             self.settle(verdict);
         }
         *self.mark = None;

@@ -1,0 +1,380 @@
+//! A Codex handler as a hook of the stack: its spec, whether it runs for a
+//! request, the job it starts (`$SHELL -lc`) and how its answer becomes a
+//! neutral [`Verdict`] and [`Notes`].
+
+use std::any::Any;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::config::CodexHandler;
+use super::event::CodexEvent;
+use super::matcher::{tool_aliases, CodexMatcher};
+use super::wire::{decode, CodexAnswer, CodexDecision};
+use crate::dialect::claude::{stdin_bytes, Envelope, Failure};
+use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts};
+use crate::event::Event;
+use crate::outcome::{Notes, Termination, Verdict};
+use crate::process::Job;
+use crate::request::{HookRequest, ToolKind};
+use crate::spec::{Dialect, HookKind, HookSpec, Program};
+use crate::BoxError;
+
+/// The variables a plugin's hooks get: its root, twice, and its data folder,
+/// twice.
+pub const PLUGIN_VARS: [&str; 4] = [
+    "PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_ROOT",
+    "PLUGIN_DATA",
+    "CLAUDE_PLUGIN_DATA",
+];
+
+/// What a Codex hook keeps on its spec.
+#[derive(Debug)]
+pub(crate) struct CodexHook {
+    /// Its event.
+    pub(crate) event: CodexEvent,
+    /// Its group's matcher.
+    pub(crate) matcher: CodexMatcher,
+    /// A plugin's root and data folder.
+    pub(crate) plugin: Option<(Box<str>, Box<str>)>,
+    /// `async`: the call does not wait, and its decisions change nothing.
+    pub(crate) is_async: bool,
+}
+
+/// The spec of a loaded handler from the file at `source`; `plugin` is a
+/// plugin's root and data folder.
+pub(crate) fn spec(
+    handler: &CodexHandler,
+    source: &Path,
+    plugin: Option<(Box<str>, Box<str>)>,
+) -> HookSpec {
+    let hook = CodexHook {
+        event: handler.event,
+        matcher: handler.pattern.clone(),
+        plugin,
+        is_async: handler.is_async,
+    };
+    let mut spec = HookSpec::command(handler.event.event(), handler.command.as_str())
+        .with_source(source.display().to_string(), handler.index)
+        .with_timeout(handler.timeout)
+        .with_program(Program::Sh)
+        .with_background(handler.is_async)
+        .with_dialect(Arc::new(hook));
+    match handler.kind.as_str() {
+        "command" => {}
+        "prompt" => spec = spec.with_kind(HookKind::Prompt),
+        "agent" => spec = spec.with_kind(HookKind::Agent),
+        other => spec = spec.with_kind(HookKind::Other(other.into())),
+    }
+    if handler.kind != "command" {
+        spec = spec.with_disabled(format!(
+            "Codex does not run {} handlers yet, so neither does this host",
+            handler.kind
+        ));
+    }
+    spec.matcher = handler.matcher.clone();
+    spec
+}
+
+impl DialectHook for CodexHook {
+    fn dialect(&self) -> Dialect {
+        Dialect::Codex
+    }
+
+    fn event_name<'a>(&'a self, _spec: &'a HookSpec) -> &'a str {
+        self.event.name()
+    }
+
+    fn applies(&self, req: &HookRequest) -> bool {
+        match self.event {
+            CodexEvent::Interrupt => {
+                req.event() == Event::Named && req.named_event() == Some("Interrupt")
+            }
+            event if event.event() == Event::Named => false,
+            _ => {
+                // A Claude Code name fired by the host names Codex's event too;
+                // `PostToolUseFailure` is Codex's `PostToolUse`.
+                if req.event() == Event::Named {
+                    return req.named_event() == Some(self.event.name());
+                }
+                req.event() == self.event.event()
+            }
+        }
+    }
+
+    fn runs_for(&self, _spec: &HookSpec, req: &HookRequest) -> bool {
+        if !self.applies(req) {
+            return false;
+        }
+        let subject = subject(self, req);
+        let mut subjects = vec![subject.as_str()];
+        subjects.extend_from_slice(tool_aliases(&subject));
+        self.matcher.matches(&subjects)
+    }
+
+    fn encode(&self, req: &HookRequest, cwd: &str) -> Encoded {
+        let env = match &self.plugin {
+            Some((root, data)) => [root, root, data, data]
+                .iter()
+                .zip(PLUGIN_VARS)
+                .map(|(value, name)| (name.to_owned(), value.to_string()))
+                .collect(),
+            None => Vec::new(),
+        };
+        Encoded {
+            stdin: stdin(self, req, cwd),
+            env,
+            ..Default::default()
+        }
+    }
+
+    fn job(&self, spec: Option<&HookSpec>, leaf: &JobParts<'_>, req: &HookRequest) -> Job {
+        let mut job = assemble(spec, leaf, req, self.encode(req, leaf.cwd));
+        // `$SHELL -lc <command>`, a login shell, else `/bin/sh -lc`.
+        let shell = leaf
+            .env
+            .iter()
+            .find(|(name, _)| name == "SHELL")
+            .map(|(_, value)| value.clone())
+            .or_else(|| std::env::var("SHELL").ok())
+            .filter(|shell| !shell.is_empty())
+            .unwrap_or_else(|| "/bin/sh".into());
+        job.program = Program::Exec(Arc::from(["-lc".to_owned(), leaf.command.to_string()]));
+        job.command = shell.into();
+        job
+    }
+
+    fn kind_tool_name(&self, kind: ToolKind, host: &str) -> Option<&'static str> {
+        kind_tool_name(kind, host)
+    }
+
+    fn group_block_reason(&self, _event: Event, reasons: Vec<String>) -> String {
+        if self.event.is_stop() {
+            // Every Stop block's reason, one continuation prompt.
+            return reasons.join("\n\n");
+        }
+        // The first block in configured order gives the reason.
+        reasons.into_iter().next().unwrap_or_default()
+    }
+
+    fn finish(
+        &self,
+        spec: Option<&HookSpec>,
+        req: &HookRequest,
+        ended: Ended<'_>,
+    ) -> Result<(Verdict, Notes), BoxError> {
+        let mut answer = match ended {
+            Ok(finished) => match finished.termination {
+                Termination::Exited(code) => {
+                    decode(self.event, Some(code), &finished.stdout, &finished.stderr)
+                }
+                Termination::Signaled(_) => {
+                    decode(self.event, None, &finished.stdout, &finished.stderr)
+                }
+                Termination::TimedOut => CodexAnswer::failed(format!(
+                    "hook timed out after {}s",
+                    spec.map(HookSpec::timeout).unwrap_or_default().as_secs()
+                )),
+            },
+            Err(error) => {
+                CodexAnswer::failed(Failure::CouldNotStart(error.to_string()).to_string())
+            }
+        };
+        if let CodexDecision::Rewrite(input) = &answer.decision {
+            // Codex's shell and patch tools take one string, `command`.
+            let tool = crate::dialect::tool_name(self, req);
+            let needs_command = matches!(tool, Some("Bash" | "apply_patch"));
+            if needs_command && !input.get("command").is_some_and(Value::is_string) {
+                answer = CodexAnswer::failed(format!(
+                    "hook returned invalid PreToolUse JSON output: updatedInput for {} \
+                     needs a string \"command\"",
+                    tool.unwrap_or_default()
+                ));
+            }
+        }
+        Ok(neutral(
+            self,
+            spec.is_some_and(HookSpec::fail_closed),
+            answer,
+        ))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Codex's name for a tool of `kind`: `Bash` for a shell tool,
+/// `apply_patch` for an edit or a write; `None` (the host's name) for the
+/// others and for a name that is already Codex's.
+fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
+    if matches!(host, "Bash" | "apply_patch" | "spawn_agent") {
+        return None;
+    }
+    match kind {
+        ToolKind::Shell => Some("Bash"),
+        ToolKind::Edit | ToolKind::Write => Some("apply_patch"),
+        _ => None,
+    }
+}
+
+/// What a Codex hook's matcher is tested against: the tool's Codex name on
+/// the tool events, else the Claude Code subject of the same event
+/// (`source`, `trigger`, `agent_type`, `reason`); empty where the matcher
+/// is ignored.
+fn subject(hook: &CodexHook, req: &HookRequest) -> String {
+    let Some(claude) = hook.event.claude() else {
+        return String::new();
+    };
+    let tool = crate::dialect::tool_name(hook, req);
+    crate::dialect::claude::matcher::subject_seen(claude, req, tool).into_owned()
+}
+
+/// The fields that open a Codex envelope, in Codex's order; the event's own
+/// fields follow, in Claude Code's order.
+const HEAD: [&str; 7] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "hook_event_name",
+    "model",
+    "turn_id",
+    "permission_mode",
+];
+
+/// The stdin of a Codex hook: Claude Code's envelope of the same event, with
+/// Codex's differences: `transcript_path` is `null` when unknown, `model`
+/// and `turn_id` are there (`null` when the host gives none), and it is one
+/// compact object with no newline after it.
+fn stdin(hook: &CodexHook, req: &HookRequest, cwd: &str) -> Vec<u8> {
+    let mut envelope = Envelope::new(cwd).with_event_name(hook.event.name());
+    let tool = crate::dialect::tool_name(hook, req);
+    if let Some(tool) = tool {
+        envelope = envelope.with_tool_name(tool);
+    }
+    let mut claude = stdin_bytes(req, &envelope);
+    while claude.last() == Some(&b'\n') {
+        claude.pop();
+    }
+    let Ok(Fields(mut fields)) = serde_json::from_slice::<Fields>(&claude) else {
+        // Claude Code's envelope is always one object; keep it as it is.
+        return claude;
+    };
+    if hook.event == CodexEvent::PermissionRequest {
+        fields.retain(|(key, _)| key != "tool_use_id");
+    }
+    let mut take = |key: &str| {
+        let at = fields.iter().position(|(k, _)| k == key)?;
+        Some(fields.remove(at).1)
+    };
+    let head: Vec<(String, Value)> = HEAD
+        .iter()
+        .map(|&key| {
+            let value = match take(key) {
+                Some(Value::String(path)) if key == "transcript_path" && path.is_empty() => {
+                    Value::Null
+                }
+                Some(value) => value,
+                None => Value::Null,
+            };
+            (key.to_owned(), value)
+        })
+        .collect();
+    // The head, then the event's fields in the order Claude Code writes them.
+    let mut out = vec![b'{'];
+    for (i, (key, value)) in head.into_iter().chain(fields).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend(serde_json::to_vec(&key).unwrap_or_default());
+        out.push(b':');
+        out.extend(serde_json::to_vec(&value).unwrap_or_default());
+    }
+    out.push(b'}');
+    out
+}
+
+/// A JSON object's fields in the order they are written.
+struct Fields(Vec<(String, Value)>);
+
+impl<'de> serde::Deserialize<'de> for Fields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Fields;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Fields, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    fields.push(entry);
+                }
+                Ok(Fields(fields))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// A Codex answer in neutral terms. A failed run lets the action proceed
+/// (recorded as an error), or blocks when the hook fails closed by the
+/// host's policy. A block at `Stop` / `SubagentStop` keeps the agent going
+/// (the event's own rule); `continue: false` there beats every block of the
+/// group: the stop is set and the blocks are not honored. An `async` hook's
+/// decisions change nothing; its context and messages are kept.
+fn neutral(hook: &CodexHook, fail_closed: bool, answer: CodexAnswer) -> (Verdict, Notes) {
+    if let Some(error) = answer.error {
+        if fail_closed && !hook.is_async {
+            return (Verdict::failed_closed(error), Notes::default());
+        }
+        return (Verdict::failed_open(error), Notes::default());
+    }
+    let mut notes = Notes {
+        context: answer.context,
+        user_messages: answer.user_messages,
+        stop: answer.stop,
+        ..Notes::default()
+    };
+    if hook.is_async {
+        notes.stop = None;
+        return (Verdict::Allow, notes);
+    }
+    let stopped = notes.stop.clone();
+    let verdict = match answer.decision {
+        CodexDecision::Allow => Verdict::Allow,
+        CodexDecision::Rewrite(input) => Verdict::Transform(input),
+        CodexDecision::Approve => {
+            notes.approved = true;
+            Verdict::Allow
+        }
+        CodexDecision::Block(reason) => {
+            if !hook.event.is_stop() {
+                // Codex's block takes effect at every event that has one
+                // (PostToolUse: the model sees the reason instead of the result).
+                notes.block_honored = Some(true);
+            }
+            Verdict::block(reason)
+        }
+    };
+    match (hook.event, stopped) {
+        (event, Some(_)) if event.is_stop() => {
+            // `continue: false` outranks every block of the group.
+            notes.block_honored = Some(false);
+            (verdict, notes)
+        }
+        (CodexEvent::UserPromptSubmit | CodexEvent::PostToolUse, Some(reason))
+            if !matches!(verdict, Verdict::Block { .. }) =>
+        {
+            // A stop drops the prompt, or replaces the tool result.
+            notes.block_honored = Some(true);
+            (Verdict::block(reason), notes)
+        }
+        _ => (verdict, notes),
+    }
+}
