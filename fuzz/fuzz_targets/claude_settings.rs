@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
                     assert_eq!(handler.source, path);
                     assert_eq!(handler.is_plugin(), source == PLUGIN);
                     assert!(!handler.timeout.is_zero());
-                    assert_eq!(handler.point, matcher::point(&handler.event));
+                    assert_eq!(handler.neutral_event, matcher::neutral_event(&handler.event));
                     let expected = next.entry(handler.event.as_str()).or_default();
                     assert_eq!(handler.index, *expected, "{}", handler.describe());
                     *expected += 1;

@@ -1401,7 +1401,7 @@ mod cursor {
             loop_count in any::<u32>(),
             openhuman in any::<bool>(),
         ) {
-            let mut req = HookRequest::new(event.point(), arguments).with_tool_name(tool);
+            let mut req = HookRequest::new(event.event(), arguments).with_tool_name(tool);
             if let Some(session) = session {
                 req = req.with_session_id(session);
             }

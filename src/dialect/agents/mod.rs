@@ -114,7 +114,7 @@ impl AgentsEvent {
     }
 
     /// The neutral event it fires at.
-    pub const fn point(self) -> Event {
+    pub const fn event(self) -> Event {
         match self {
             AgentsEvent::PreToolUse => Event::ToolExecutionStart,
             AgentsEvent::PostToolUse => Event::ToolExecutionEnd,
@@ -122,8 +122,8 @@ impl AgentsEvent {
     }
 
     /// The event fired for a neutral event, if react-agent-mini has one there.
-    pub fn at(point: Event) -> Option<AgentsEvent> {
-        AgentsEvent::ALL.into_iter().find(|e| e.point() == point)
+    pub fn at(event: Event) -> Option<AgentsEvent> {
+        AgentsEvent::ALL.into_iter().find(|e| e.event() == event)
     }
 
     /// The event with this exact name.
@@ -674,7 +674,7 @@ pub fn specs(file: &AgentsFile, source: &Path) -> Vec<crate::HookSpec> {
     file.hooks
         .iter()
         .map(|hook| {
-            let mut spec = crate::HookSpec::command(hook.event.point(), hook.command.clone())
+            let mut spec = crate::HookSpec::command(hook.event.event(), hook.command.clone())
                 .with_source(source.display().to_string(), hook.index)
                 .with_timeout(hook.timeout)
                 .with_program(crate::spec::Program::Sh)

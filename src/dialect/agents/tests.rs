@@ -380,7 +380,7 @@ fn post_tool_use_only_observes() {
 fn event_names_round_trip() {
     for event in AgentsEvent::ALL {
         assert_eq!(AgentsEvent::from_name(event.name()), Some(event));
-        assert_eq!(AgentsEvent::at(event.point()), Some(event));
+        assert_eq!(AgentsEvent::at(event.event()), Some(event));
     }
     assert_eq!(AgentsEvent::from_name("preToolUse"), None);
 }

@@ -69,7 +69,7 @@ pub(crate) fn spec(
 ) -> Option<HookSpec> {
     let claude_event = handler.claude_event()?;
     // An event with no neutral point runs when the host fires it by name.
-    let event = handler.point.unwrap_or(Event::Named);
+    let event = handler.neutral_event.unwrap_or(Event::Named);
     let kind = handler.hook_kind();
     let program = match (&handler.args, handler.shell.as_deref()) {
         (Some(args), _) => Program::Exec(args.clone().into()),

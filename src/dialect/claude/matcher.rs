@@ -241,7 +241,7 @@ pub fn compaction_trigger(reason: &str) -> &str {
 /// The neutral event of a Claude Code event name ([`ClaudeEvent::event`]);
 /// `None` for an event this host does not fire, and for a name that is no
 /// Claude Code event.
-pub fn point(event: &str) -> Option<Event> {
+pub fn neutral_event(event: &str) -> Option<Event> {
     ClaudeEvent::from_name(event).and_then(ClaudeEvent::event)
 }
 
@@ -487,21 +487,24 @@ mod tests {
 
     #[test]
     fn points_come_from_the_event_table() {
-        assert_eq!(point("PreToolUse"), Some(Event::ToolExecutionStart));
-        assert_eq!(point("PostToolUse"), Some(Event::ToolExecutionEnd));
-        assert_eq!(point("PostToolUseFailure"), Some(Event::ToolExecutionEnd));
-        assert_eq!(point("UserPromptSubmit"), Some(Event::Input));
-        assert_eq!(point("SessionEnd"), Some(Event::SessionShutdown));
-        assert_eq!(point("TaskCreated"), None);
-        assert_eq!(point("pre_tool_use"), None);
-        assert_eq!(point("preToolUse"), None, "case-sensitive");
+        assert_eq!(neutral_event("PreToolUse"), Some(Event::ToolExecutionStart));
+        assert_eq!(neutral_event("PostToolUse"), Some(Event::ToolExecutionEnd));
+        assert_eq!(
+            neutral_event("PostToolUseFailure"),
+            Some(Event::ToolExecutionEnd)
+        );
+        assert_eq!(neutral_event("UserPromptSubmit"), Some(Event::Input));
+        assert_eq!(neutral_event("SessionEnd"), Some(Event::SessionShutdown));
+        assert_eq!(neutral_event("TaskCreated"), None);
+        assert_eq!(neutral_event("pre_tool_use"), None);
+        assert_eq!(neutral_event("preToolUse"), None, "case-sensitive");
     }
 
     #[test]
     fn unfired_events_are_not_in_the_table() {
         for event in UNFIRED_EVENTS {
             assert_eq!(
-                point(event),
+                neutral_event(event),
                 None,
                 "{event} has a point now: drop it from the list"
             );

@@ -148,7 +148,7 @@ impl CursorEvent {
     }
 
     /// The neutral event it fires at.
-    pub const fn point(self) -> Event {
+    pub const fn event(self) -> Event {
         match self {
             CursorEvent::SessionStart => Event::SessionStart,
             CursorEvent::SessionEnd => Event::SessionShutdown,
@@ -247,7 +247,7 @@ static NAMES: NameColumns<6> = {
     let mut i = 0;
     while i < CursorEvent::ALL.len() {
         let cursor = CursorEvent::ALL[i];
-        columns = columns.with(cursor.point(), cursor.name());
+        columns = columns.with(cursor.event(), cursor.name());
         i += 1;
     }
     columns
@@ -287,10 +287,10 @@ mod tests {
             assert_eq!(CursorEvent::from_name(event.name()), Some(event));
             assert_eq!(CursorEvent::from_loose(event.name()), Some(event));
             assert!(
-                event.point().cursor_names().contains(&event.name()),
+                event.event().cursor_names().contains(&event.name()),
                 "{} is not in the table's row for {}",
                 event.name(),
-                event.point()
+                event.event()
             );
         }
     }

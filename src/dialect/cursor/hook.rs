@@ -208,7 +208,7 @@ fn spec(
         }
         None => entry.command.clone(),
     };
-    let mut spec = HookSpec::command(entry.event.point(), command)
+    let mut spec = HookSpec::command(entry.event.event(), command)
         .with_source(source.display().to_string(), entry.index)
         .with_timeout(entry.timeout)
         .with_fail_closed(entry.fail_closed)
@@ -310,10 +310,10 @@ impl DialectHook for CursorHook {
 /// `postToolUseFailure` after a failure. A hook of another event is not part
 /// of the call at all (no record).
 fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
-    if req.event() != hook.event.point() {
+    if req.event() != hook.event.event() {
         return false;
     }
-    if hook.event.point() == Event::Named {
+    if hook.event.event() == Event::Named {
         return req.named_event() == Some(hook.event.name());
     }
     if let Some(tab) = hook.event.tab_tool() {
@@ -502,7 +502,7 @@ fn neutral(
                 .unwrap_or_default(),
         ),
         _ => match (answer.updated_input, answer.updated_mcp_tool_output) {
-            (Some(input), _) if hook.event.point() == Event::ToolExecutionStart => {
+            (Some(input), _) if hook.event.event() == Event::ToolExecutionStart => {
                 Verdict::Transform(input)
             }
             (_, Some(output))

@@ -38,7 +38,7 @@ static EVENT_NAMES: EventNames = EventNames::new(
     || {
         super::CursorEvent::ALL
             .into_iter()
-            .map(|event| (event.name(), event.point()))
+            .map(|event| (event.name(), event.event()))
             .collect()
     },
     super::request,

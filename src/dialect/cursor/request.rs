@@ -64,22 +64,22 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
         Some(v @ Value::Object(_)) => v.clone(),
         _ => json!({}),
     };
-    let point = event.point();
+    let neutral = event.event();
     let mut req = match event {
         CursorEvent::PreToolUse | CursorEvent::BeforeMcpExecution => {
-            HookRequest::new(point, object_or_parsed("tool_input"))
+            HookRequest::new(neutral, object_or_parsed("tool_input"))
                 .with_tool_name(text("tool_name"))
         }
         CursorEvent::BeforeShellExecution => {
-            HookRequest::new(point, json!({ "command": text("command") }))
+            HookRequest::new(neutral, json!({ "command": text("command") }))
                 .with_tool_name(tool_or("Shell"))
         }
         CursorEvent::BeforeReadFile => {
-            HookRequest::new(point, json!({ "file_path": text("file_path") }))
+            HookRequest::new(neutral, json!({ "file_path": text("file_path") }))
                 .with_tool_name(tool_or("Read"))
         }
         CursorEvent::BeforeTabFileRead => {
-            HookRequest::new(point, json!({ "file_path": text("file_path") }))
+            HookRequest::new(neutral, json!({ "file_path": text("file_path") }))
                 .with_tool_name("TabRead")
         }
         CursorEvent::PostToolUse
@@ -126,7 +126,7 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
                 response["duration_ms"] = ms.clone();
             }
             HookRequest::new(
-                point,
+                neutral,
                 json!({ "tool_input": input, "tool_response": response }),
             )
             .with_tool_name(tool)
@@ -149,7 +149,7 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
             if let Some(kind) = args.get("subagent_type").cloned() {
                 args.entry("agent_type").or_insert(kind);
             }
-            HookRequest::new(point, Value::Object(args))
+            HookRequest::new(neutral, Value::Object(args))
         }
     };
     if let Some(id) = fields.get("tool_use_id").and_then(Value::as_str) {
@@ -164,7 +164,7 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
     }
     if let Some(kind) = event.tool_kind() {
         req = req.with_tool_kind(kind);
-    } else if point == Event::ToolExecutionStart || point == Event::ToolExecutionEnd {
+    } else if neutral == Event::ToolExecutionStart || neutral == Event::ToolExecutionEnd {
         let kind = ToolKind::infer(req.tool_name().unwrap_or(""));
         req = req.with_tool_kind(kind);
     }

@@ -123,12 +123,12 @@
 //!
 //! let guard = &file.handlers[1];
 //! assert_eq!((guard.event.as_str(), guard.index), ("PreToolUse", 1));
-//! assert_eq!(guard.point, Some(Event::ToolExecutionStart));
+//! assert_eq!(guard.neutral_event, Some(Event::ToolExecutionStart));
 //! assert_eq!(guard.command.as_deref(), Some("/p/guard.sh"));
 //! assert_eq!(guard.timeout, Duration::from_secs(30));
 //! assert_eq!(file.handlers[2].index, 2, "counted through the matcher groups");
 //! assert_eq!(file.handlers[0].timeout, Duration::from_secs(600));
-//! assert_eq!(file.handlers[3].point, None);
+//! assert_eq!(file.handlers[3].neutral_event, None);
 //! assert_eq!(
 //!     file.warnings[0].to_string(),
 //!     "/p/.claude/settings.json: hooks.TaskCreated: TaskCreated has no point in the \
@@ -283,7 +283,7 @@ pub struct Handler {
     /// stays as it is ([`claude_event`](Self::claude_event) is `None`).
     pub event: String,
     /// The neutral event it fires at; `None` for an event this host does not fire.
-    pub point: Option<Event>,
+    pub neutral_event: Option<Event>,
     /// Its matcher group's position in the event's list, from 0.
     pub group: usize,
     /// Its position within the group, from 0.

@@ -254,7 +254,7 @@ impl Reader<'_> {
                 ))
             }
         };
-        let neutral = matcher::point(event);
+        let neutral = matcher::neutral_event(event);
         if neutral.is_none() {
             self.warn(if matcher::is_claude_event(event) {
                 ConfigWarningKind::UnfiredEvent {
@@ -534,7 +534,7 @@ impl Reader<'_> {
             source: self.path.to_path_buf(),
             plugin_root: self.ctx.plugin_root.clone(),
             event: event.to_owned(),
-            point: neutral,
+            neutral_event: neutral,
             group,
             position,
             index,

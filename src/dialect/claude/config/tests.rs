@@ -58,7 +58,7 @@ fn handlers_carry_their_fields() {
     };
     assert_eq!(h.source, Path::new(PATH));
     assert_eq!(h.event, "PreToolUse");
-    assert_eq!(h.point, Some(Event::ToolExecutionStart));
+    assert_eq!(h.neutral_event, Some(Event::ToolExecutionStart));
     assert_eq!(h.matcher.as_deref(), Some("Bash"));
     assert!(h.pattern.matches("Bash"));
     assert!(!h.pattern.matches("Edit"));
@@ -515,7 +515,7 @@ fn an_event_fired_by_name_only_is_a_warning_naming_file_and_event() {
         )]
     );
     let task = &file.handlers[0];
-    assert_eq!(task.point, None);
+    assert_eq!(task.neutral_event, None);
     // It runs when the host fires TaskCreated by name.
     assert!(task.is_runnable());
     assert!(file.handlers[1].is_runnable());
@@ -547,7 +547,7 @@ fn an_unknown_event_is_a_warning_with_a_suggestion() {
             ),
         ]
     );
-    assert!(file.handlers.iter().all(|h| h.point.is_none()));
+    assert!(file.handlers.iter().all(|h| h.neutral_event.is_none()));
 }
 
 #[test]
