@@ -259,6 +259,9 @@ pub enum Program {
     Bash,
     /// `sh -c <command>`: the hooks of Claude Code, Cursor and react-agent-mini.
     Sh,
+    /// `pwsh -NoProfile -NonInteractive -Command <command>`: a Claude Code
+    /// handler with `"shell": "powershell"`.
+    PowerShell,
     /// The command is a program, started with these arguments and no shell
     /// (Claude Code's exec form, `args`): nothing in them is expanded.
     Exec(Arc<[String]>),

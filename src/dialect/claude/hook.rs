@@ -6,7 +6,7 @@ use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::config::Handler;
+use super::config::{Handler, POWERSHELL};
 use super::rule::{if_allows_seen, PermissionRule};
 use super::session::{takes_env_file, EnvFile, Sessions, ENV_FILE_VAR};
 use super::wire::{
@@ -74,6 +74,7 @@ pub(crate) fn spec(
     let program = match (&handler.args, handler.shell.as_deref()) {
         (Some(args), _) => Program::Exec(args.clone().into()),
         (None, Some("bash")) => Program::Bash,
+        (None, Some(POWERSHELL)) => Program::PowerShell,
         (None, _) => Program::Sh,
     };
     let extra = ClaudeHook {

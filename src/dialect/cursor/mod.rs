@@ -28,8 +28,8 @@ pub use self::event::CursorEvent;
 #[doc(hidden)] // for fuzz targets and property tests
 pub use self::matcher::{subject, CursorMatcher};
 pub use self::request::request;
-pub use self::wire::{App, AppName, InvalidAppName};
 #[doc(hidden)] // the wire's pure functions, for fuzz targets and property tests
 pub use self::wire::{
     decode, env_vars, stdin_bytes, CursorAnswer, CursorPermission, Envelope, VERSION,
 };
+pub use self::wire::{App, AppName, InvalidAppName};

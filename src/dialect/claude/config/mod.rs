@@ -40,10 +40,14 @@
 //!   says so. `mcp_tool` loads and is reported as not runnable by this host;
 //!   any other type is reported as unknown. A handler without `type` is a
 //!   command handler.
-//! * `command`: the shell command (shell form, run with `sh -c`, or with bash
-//!   when `shell` is `"bash"`), or with `args` the program to start (exec form,
-//!   no shell; `args` are its arguments). A command handler without a command
-//!   is an error.
+//! * `command`: the shell command (shell form, run with `sh -c`, with bash
+//!   when `shell` is `"bash"`, with `pwsh -NoProfile -NonInteractive
+//!   -Command` when it is `"powershell"`, with a warning when no `pwsh` is on
+//!   `PATH`), or with `args` the program to start (exec form, no shell;
+//!   `args` are its arguments). A command handler without a command is an
+//!   error. In a PowerShell command, `${CLAUDE_PROJECT_DIR}` and
+//!   `${CLAUDE_PLUGIN_ROOT}` become `${env:CLAUDE_PROJECT_DIR}` and
+//!   `${env:CLAUDE_PLUGIN_ROOT}`, the variables the runner exports.
 //! * `url` (required for `http`: an absolute `http://` or `https://` URL),
 //!   `headers` (an object of names and string values, in which `$VAR` and
 //!   `${VAR}` are expanded at each run for the names of `allowedEnvVars`
@@ -267,6 +271,34 @@ impl Context {
         substitute(text, form, placeholders(&vars))
     }
 }
+
+impl Context {
+    /// `command` for PowerShell: `${CLAUDE_PROJECT_DIR}` and
+    /// `${CLAUDE_PLUGIN_ROOT}` become PowerShell's references to the variables
+    /// the runner exports (`${env:CLAUDE_PROJECT_DIR}`), which PowerShell
+    /// expands as values and never reads as code. `${CLAUDE_PLUGIN_DATA}`,
+    /// which is not exported, stays as written.
+    fn powershell_refs(&self, command: &str) -> String {
+        let mut out = command.replace(
+            concat!("${", "CLAUDE_PROJECT_DIR", "}"),
+            concat!("${env:", "CLAUDE_PROJECT_DIR", "}"),
+        );
+        if self.plugin_root.is_some() {
+            out = out.replace(
+                concat!("${", "CLAUDE_PLUGIN_ROOT", "}"),
+                concat!("${env:", "CLAUDE_PLUGIN_ROOT", "}"),
+            );
+        }
+        out
+    }
+}
+
+/// `shell` naming PowerShell, which runs as `pwsh -NoProfile
+/// -NonInteractive -Command <command>`.
+pub(crate) const POWERSHELL: &str = "powershell";
+
+/// The program a `"shell": "powershell"` handler starts.
+const PWSH: &str = "pwsh";
 
 /// The plugin data directory's placeholder name: `${CLAUDE_PLUGIN_DATA}`.
 const PLUGIN_DATA_VAR: &str = "CLAUDE_PLUGIN_DATA";

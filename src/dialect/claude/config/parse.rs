@@ -12,10 +12,10 @@ use serde_json::Value;
 
 use super::fields::{handler_error, RawHandler};
 use super::{
-    handler_at, Context, Handler, HooksFile, Warning, DEFAULT_TIMEOUT, PROMPT_SUBMIT_TIMEOUT,
-    UNSUPPORTED_TYPES,
+    handler_at, Context, Handler, HooksFile, Warning, DEFAULT_TIMEOUT, POWERSHELL,
+    PROMPT_SUBMIT_TIMEOUT, PWSH, UNSUPPORTED_TYPES,
 };
-use crate::config::{invalid_value as invalid, ConfigErrorKind, ConfigWarningKind};
+use crate::config::{invalid_value as invalid, on_path, ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::http_url;
 use crate::dialect::claude::matcher;
 use crate::dialect::claude::rule::{self, PermissionRule};
@@ -509,11 +509,21 @@ impl Reader<'_> {
 
         // In exec form the command is the program; otherwise the shell reads it.
         let form = match (&args, shell.as_deref()) {
-            (Some(_), _) => Form::Exec,
-            (None, Some("bash")) => Form::Bash,
-            (None, _) => Form::Sh,
+            (Some(_), _) => Some(Form::Exec),
+            (None, Some("bash")) => Some(Form::Bash),
+            (None, Some(POWERSHELL)) => None,
+            (None, _) => Some(Form::Sh),
         };
-        let command = command.map(|c| self.ctx.substitute(&c, form).into_owned());
+        let command = command.map(|c| match form {
+            Some(form) => self.ctx.substitute(&c, form).into_owned(),
+            None => self.ctx.powershell_refs(&c),
+        });
+        if form.is_none() && !on_path(PWSH, std::env::var_os("PATH").as_deref()) {
+            self.warn(ConfigWarningKind::ShellNotFound {
+                at: at.clone(),
+                shell: PWSH.to_owned(),
+            });
+        }
         let args = args.map(|args| {
             args.iter()
                 .map(|a| self.ctx.substitute(a, Form::Exec).into_owned())
