@@ -311,6 +311,8 @@ pub struct HookSpec {
     pub(crate) persistent: bool,
     /// What a model is asked, for a model-evaluated hook (`prompt`, `agent`).
     pub(crate) prompt: Option<Arc<str>>,
+    /// The model a model-evaluated hook names.
+    pub(crate) model: Option<Arc<str>>,
     /// Where an HTTP hook posts its event.
     pub(crate) http: Option<Arc<HttpTarget>>,
     /// Why its loader does not let it run, for a fail-closed hook, which then
@@ -412,6 +414,7 @@ impl HookSpec {
             background: false,
             persistent: false,
             prompt: None,
+            model: None,
             http: None,
             refused: None,
         }
@@ -639,6 +642,18 @@ impl HookSpec {
     /// The prompt of a model-evaluated hook ([`with_prompt`](Self::with_prompt)).
     pub fn prompt(&self) -> Option<&str> {
         self.prompt.as_deref()
+    }
+
+    /// The model a model-evaluated hook asks (Claude Code's `model`): it
+    /// reaches the evaluator in [`ModelRequest::model`](crate::layer::model::ModelRequest::model).
+    pub fn with_model(mut self, model: impl Into<Arc<str>>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// The model a model-evaluated hook names ([`with_model`](Self::with_model)).
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
     }
 
     /// Makes it an HTTP hook (type `http`): the event is posted to `target`

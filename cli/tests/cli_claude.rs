@@ -1,5 +1,6 @@
 //! The `hooks` binary with Claude Code handler options that need more than a
-//! settings file: a shell of their own (`"shell": "powershell"`).
+//! settings file: a shell of their own (`"shell": "powershell"`), the model
+//! of a `prompt` handler.
 
 mod support;
 
@@ -118,4 +119,32 @@ fn no_pwsh_path() -> String {
         .map(|dir| dir.display().to_string())
         .collect::<Vec<_>>()
         .join(":")
+}
+
+#[test]
+fn the_evaluator_command_reads_the_handlers_model_in_hooks_model() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "prompt", "prompt": "Safe? $ARGUMENTS", "model": "claude-haiku-4-5"}
+        ]}]}})
+        .to_string(),
+    );
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}});
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--config",
+        path(&settings),
+        "--event",
+        "PreToolUse",
+        "--payload",
+        &payload.to_string(),
+        "--evaluator-command",
+        r#"echo "{\"ok\": false, \"reason\": \"asked ${HOOKS_MODEL:-no model}\"}""#,
+    ]);
+    let report = r.json();
+    assert_eq!(report["decision"], "block", "{}", r.stderr);
+    assert_eq!(report["reason"], "asked claude-haiku-4-5");
 }

@@ -202,12 +202,17 @@ impl<C, H> Builder<C, H> {
     }
 
     /// The model that answers the model-evaluated hooks (Claude Code's
-    /// `prompt` and `agent` handlers): a service from a prompt to the model's
-    /// text. Without one, such hooks are listed and skipped (their load
+    /// `prompt` and `agent` handlers): a service from a
+    /// [`ModelRequest`](crate::layer::model::ModelRequest) (the prompt, and the
+    /// model the handler names) to the model's text. Without one, such hooks are listed and skipped (their load
     /// warning says they do not run). See [`layer::model`](crate::layer::model).
     pub fn evaluator<S>(mut self, evaluator: S) -> Self
     where
-        S: Service<String, Response = String> + Clone + Send + Sync + 'static,
+        S: Service<crate::layer::model::ModelRequest, Response = String>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {

@@ -489,13 +489,20 @@ async fn model_hook_prompts_deny_a_command_and_send_the_agent_back_once() {
             ]}))
         }
     });
-    let answer = tower::ServiceExt::oneshot(model, "Safe? {}".to_owned())
+    let asked = tower_hooks::layer::model::ModelRequest::new("Safe? {}");
+    let answer = tower::ServiceExt::oneshot(model.clone(), asked.clone())
         .await
         .unwrap();
     assert_eq!(answer, "Fine.\n{\"ok\": true}");
     let body = sent.lock().unwrap().take().unwrap();
     assert_eq!(body["model"], "m");
     assert_eq!(body["messages"][0]["content"], "Safe? {}");
+    // A handler that names its model is asked with that one.
+    tower::ServiceExt::oneshot(model, asked.with_model("haiku"))
+        .await
+        .unwrap();
+    let body = sent.lock().unwrap().take().unwrap();
+    assert_eq!(body["model"], "haiku");
 }
 
 // Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.

@@ -106,6 +106,9 @@ pub(crate) fn spec(
     }
     if let (Some(prompt), HookKind::Prompt | HookKind::Agent) = (&handler.prompt, &kind) {
         spec = spec.with_prompt(prompt.as_str());
+        if let Some(model) = &handler.model {
+            spec = spec.with_model(model.as_str());
+        }
     }
     if let (Some(url), HookKind::Http) = (&handler.url, &kind) {
         let mut target = HttpTarget::new(url.as_str());

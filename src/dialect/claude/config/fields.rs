@@ -61,6 +61,8 @@ pub(super) struct RawHandler {
     #[serde(default, deserialize_with = "string")]
     pub(super) prompt: Option<String>,
     #[serde(default, deserialize_with = "string")]
+    pub(super) model: Option<String>,
+    #[serde(default, deserialize_with = "string")]
     pub(super) url: Option<String>,
     #[serde(default)]
     pub(super) headers: Headers,

@@ -57,6 +57,8 @@
 //!   `httpHookAllowedEnvVars` (the outer limit of every `allowedEnvVars`)
 //!   add up over the files of a load ([`HttpGates`]); a handler whose URL
 //!   they do not allow is listed, with a warning, and never runs.
+//! * `model`, for a `prompt` or `agent` handler: the model the evaluator is
+//!   asked to use ([`ModelRequest`](crate::layer::model::ModelRequest)).
 //! * `continueOnBlock`, for a `prompt` handler: a model's no at `PreToolUse`
 //!   or `PostToolUse` refuses the call and lets the turn go on, where by
 //!   default it also ends the turn (as Claude Code does since v2.1.210; an
@@ -349,6 +351,9 @@ pub struct Handler {
     /// `prompt`, for a `prompt` or `agent` handler: what a model is asked
     /// (`$ARGUMENTS` stands for the hook's input).
     pub prompt: Option<String>,
+    /// `model`, for a `prompt` or `agent` handler: the model to ask, as
+    /// written ([`ModelRequest::model`](crate::layer::model::ModelRequest::model)).
+    pub model: Option<String>,
     /// `url`, for an `http` handler: where the event is posted.
     pub url: Option<String>,
     /// `headers`, for an `http` handler, in file order, as written (`$VAR`
