@@ -203,7 +203,8 @@ pub enum HookKind {
     Prompt,
     /// `agent`: a model with tools is asked (Claude Code).
     Agent,
-    /// `mcp_tool`: an MCP tool is called (Claude Code); this host cannot run it.
+    /// `mcp_tool`: an MCP tool is called (Claude Code), on a stack given an
+    /// MCP client.
     McpTool,
     /// A type this host does not know, as written.
     Other(Box<str>),
@@ -315,6 +316,8 @@ pub struct HookSpec {
     pub(crate) model: Option<Arc<str>>,
     /// Where an HTTP hook posts its event.
     pub(crate) http: Option<Arc<HttpTarget>>,
+    /// Which MCP tool an MCP tool hook calls.
+    pub(crate) mcp: Option<Arc<crate::layer::mcp::McpTarget>>,
     /// Why its loader does not let it run, for a fail-closed hook, which then
     /// blocks with that reason rather than be skipped (an HTTP hook whose URL
     /// the settings do not allow).
@@ -416,6 +419,7 @@ impl HookSpec {
             prompt: None,
             model: None,
             http: None,
+            mcp: None,
             refused: None,
         }
     }
@@ -671,7 +675,24 @@ impl HookSpec {
     /// hook, read by their dialect): an in-process hook leaves none, and
     /// costs no slot for them.
     pub(crate) fn leaves_notes(&self) -> bool {
-        self.command.is_some() || self.prompt.is_some() || self.http.is_some()
+        self.command.is_some() || self.prompt.is_some() || self.http.is_some() || self.mcp.is_some()
+    }
+
+    /// Makes it an MCP tool hook (type `mcp_tool`): each run calls `target`'s
+    /// tool through the stack's MCP client and reads its text as its
+    /// dialect reads a command's stdout. It runs on a stack given a client
+    /// ([`Builder::mcp`](crate::Builder::mcp)); elsewhere it is listed and
+    /// skipped. See [`layer::mcp`](crate::layer::mcp).
+    pub fn with_mcp(mut self, target: crate::layer::mcp::McpTarget) -> Self {
+        self.kind = HookKind::McpTool;
+        self.command = None;
+        self.mcp = Some(Arc::new(target));
+        self
+    }
+
+    /// The tool an MCP tool hook calls ([`with_mcp`](Self::with_mcp)).
+    pub fn mcp_target(&self) -> Option<&crate::layer::mcp::McpTarget> {
+        self.mcp.as_deref()
     }
 
     /// Where an HTTP hook posts ([`with_http`](Self::with_http)).

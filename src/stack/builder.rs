@@ -15,6 +15,7 @@ use crate::layer::chain::{Chain, Offload};
 use crate::layer::command::Command;
 use crate::layer::fail_open::FailOpen;
 use crate::layer::gate::{Gate, GateHandle};
+use crate::layer::mcp::{McpClient, McpHook};
 use crate::layer::model::{Evaluator, ModelHook};
 use crate::layer::timeout::HookTimeout;
 use crate::outcome::{HookOutcome, RunSlot, Verdict};
@@ -72,6 +73,7 @@ struct Settings {
     current_dir: Option<PathBuf>,
     background: BackgroundSetup,
     evaluator: Option<Evaluator>,
+    mcp: Option<McpClient>,
     fail_closed: FailClosedPolicy,
     #[cfg(feature = "http")]
     http: crate::layer::http::HttpSettings,
@@ -97,6 +99,7 @@ impl Builder {
                 current_dir: None,
                 background: BackgroundSetup::default(),
                 evaluator: None,
+                mcp: None,
                 fail_closed: FailClosedPolicy::default(),
                 #[cfg(feature = "http")]
                 http: crate::layer::http::HttpSettings::new(),
@@ -218,6 +221,27 @@ impl<C, H> Builder<C, H> {
     {
         let evaluator = tower::ServiceExt::map_err(evaluator, Into::into);
         self.settings.evaluator = Some(BoxCloneSyncService::new(evaluator));
+        self
+    }
+
+    /// The host's MCP client, which runs the MCP tool hooks (Claude Code's
+    /// `mcp_tool` handlers): a service from an
+    /// [`McpRequest`](crate::layer::mcp::McpRequest) (server, tool,
+    /// arguments) to the tool's text output; a tool that answers with an
+    /// error is an `Err`. Without one, such hooks are listed and skipped.
+    /// See [`layer::mcp`](crate::layer::mcp).
+    pub fn mcp<S>(mut self, client: S) -> Self
+    where
+        S: Service<crate::layer::mcp::McpRequest, Response = String>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        let client = tower::ServiceExt::map_err(client, Into::into);
+        self.settings.mcp = Some(BoxCloneSyncService::new(client));
         self
     }
 
@@ -438,6 +462,12 @@ impl<C, H> Builder<C, H> {
                 return Some(match &self.settings.evaluator {
                     Some(evaluator) => Ok(LeafKind::Model(ModelHook::new(evaluator.clone()))),
                     None => Err("no model to ask: this host has no evaluator".into()),
+                });
+            }
+            if spec.mcp_target().is_some() {
+                return Some(match &self.settings.mcp {
+                    Some(client) => Ok(LeafKind::Mcp(McpHook::new(client.clone()))),
+                    None => Err("no MCP client: this host supplies none".into()),
                 });
             }
             spec.http_target()?;

@@ -946,3 +946,123 @@ async fn fields_for_the_hosts_own_features_reach_the_outcome() {
         [json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"})]
     );
 }
+
+/// A Claude Code settings file in a fresh project, loaded.
+fn claude_config(root: &Path, settings: Value) -> tower_hooks::config::Config {
+    let path = root.join(".claude/settings.json");
+    write(&path, &settings.to_string());
+    tower_hooks::config::Config::load_files(&[tower_hooks::config::ConfigFile::detect(&path)], root)
+        .unwrap()
+}
+
+async fn fire(stack: &HookStack, req: HookRequest) -> tower_hooks::HookOutcome {
+    tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        stack.clone().oneshot(req),
+    )
+    .await
+    .expect("bounded")
+    .unwrap()
+}
+
+#[tokio::test]
+async fn an_mcp_tool_handler_calls_the_hosts_mcp_client_with_its_filled_input() {
+    use tower_hooks::layer::mcp::McpRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let config = claude_config(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+            "type": "mcp_tool",
+            "server": "policy",
+            "tool": "check_command",
+            "input": {"command": "${tool_input.command}", "event": "${hook_event_name}", "n": 1}
+        }]}]}}),
+    );
+    // The handler loads with a warning that it runs only with an MCP client.
+    assert!(config
+        .warnings()
+        .iter()
+        .any(|w| w.to_string().contains("Builder::mcp")));
+    let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = calls.clone();
+    // The host's MCP client, in process: a policy tool that denies `rm -rf`
+    // in Claude Code's JSON, and fails for `curl` as a disconnected server would.
+    let client = tower::service_fn(move |call: McpRequest| {
+        log.lock().unwrap().push(call.clone());
+        async move {
+            let command = call.input["command"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if command.contains("curl") {
+                return Err("server policy is not connected".to_owned());
+            }
+            Ok(if command.contains("rm -rf") {
+                json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": "the policy tool says no"}})
+                .to_string()
+            } else {
+                String::new()
+            })
+        }
+    });
+    let stack = HookStack::builder()
+        .report(())
+        .mcp(client)
+        .config(&config)
+        .build();
+
+    let denied = fire(
+        &stack,
+        HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"})),
+    )
+    .await;
+    assert!(denied.is_blocked(), "{denied:?}");
+    assert_eq!(denied.reason(), Some("the policy tool says no"));
+    {
+        let calls = calls.lock().unwrap();
+        assert_eq!(
+            (calls[0].server.as_str(), calls[0].tool.as_str()),
+            ("policy", "check_command")
+        );
+        assert_eq!(
+            calls[0].input,
+            json!({"command": "rm -rf /", "event": "PreToolUse", "n": 1})
+        );
+    }
+
+    let allowed = fire(
+        &stack,
+        HookRequest::tool_execution_start("bash", json!({"command": "ls"})),
+    )
+    .await;
+    assert!(!allowed.is_blocked());
+    assert_eq!(allowed.hooks()[0].outcome(), RecordOutcome::Allow);
+
+    // A client that fails lets the call go ahead, with the error recorded.
+    let failed = fire(
+        &stack,
+        HookRequest::tool_execution_start("bash", json!({"command": "curl x"})),
+    )
+    .await;
+    assert!(!failed.is_blocked());
+    assert_eq!(failed.hooks()[0].outcome(), RecordOutcome::Error);
+    assert!(
+        failed.hooks()[0]
+            .reason()
+            .is_some_and(|r| r.contains("server policy is not connected")),
+        "{:?}",
+        failed.hooks()[0].reason()
+    );
+
+    // Without a client the handler is listed and skipped.
+    let without = HookStack::builder().report(()).config(&config).build();
+    let skipped = fire(
+        &without,
+        HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"})),
+    )
+    .await;
+    assert!(!skipped.is_blocked());
+    assert_eq!(skipped.hooks()[0].outcome(), RecordOutcome::Skipped);
+}

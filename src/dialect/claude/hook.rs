@@ -16,6 +16,7 @@ use super::wire::{
 use super::ClaudeEvent;
 use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts, ModelAnswer};
 use crate::event::Event;
+use crate::layer::mcp::McpTarget;
 use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::process::Job;
 use crate::request::{HookRequest, ToolKind};
@@ -109,6 +110,13 @@ pub(crate) fn spec(
         if let Some(model) = &handler.model {
             spec = spec.with_model(model.as_str());
         }
+    }
+    if let (Some(server), Some(tool), HookKind::McpTool) = (&handler.server, &handler.tool, &kind) {
+        let mut target = McpTarget::new(server.as_str(), tool.as_str());
+        if let Some(input) = &handler.input {
+            target = target.with_input(input.clone());
+        }
+        spec = spec.with_mcp(target);
     }
     if let (Some(url), HookKind::Http) = (&handler.url, &kind) {
         let mut target = HttpTarget::new(url.as_str());
@@ -209,6 +217,25 @@ impl DialectHook for ClaudeHook {
         response: Result<(u16, &[u8]), String>,
     ) -> Option<(Verdict, Notes)> {
         let answer = http_answer(self, response);
+        Some(neutral(self, spec.fail_closed(), answer))
+    }
+
+    fn mcp_answer(
+        &self,
+        spec: &HookSpec,
+        text: Result<String, String>,
+    ) -> Option<(Verdict, Notes)> {
+        // The tool's text is read as a command's stdout on exit 0.
+        let answer = match text {
+            Ok(text) => answer(
+                self,
+                Termination::Exited(0),
+                text.as_bytes(),
+                b"",
+                spec.timeout(),
+            ),
+            Err(error) => ClaudeAnswer::with_error(error),
+        };
         Some(neutral(self, spec.fail_closed(), answer))
     }
 

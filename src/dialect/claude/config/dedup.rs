@@ -72,6 +72,9 @@ struct Key<'a> {
     allowed_env_vars: &'a [String],
     prompt: Option<&'a str>,
     model: Option<&'a str>,
+    server: Option<&'a str>,
+    tool: Option<&'a str>,
+    input: Option<&'a serde_json::Value>,
     timeout: Duration,
     is_async: bool,
     persistent: bool,
@@ -82,11 +85,13 @@ struct Key<'a> {
 
 impl<'a> Key<'a> {
     fn of(handler: &'a Handler) -> Option<Self> {
-        // An `mcp_tool` handler's own fields are not read, so two of them
-        // cannot be told apart: they never dedup.
         let runs_itself = matches!(
             handler.hook_kind(),
-            HookKind::Command | HookKind::Http | HookKind::Prompt | HookKind::Agent
+            HookKind::Command
+                | HookKind::Http
+                | HookKind::Prompt
+                | HookKind::Agent
+                | HookKind::McpTool
         );
         if handler.is_plugin() || !runs_itself {
             return None;
@@ -107,6 +112,9 @@ impl<'a> Key<'a> {
             allowed_env_vars: &handler.allowed_env_vars,
             prompt: handler.prompt.as_deref(),
             model: handler.model.as_deref(),
+            server: handler.server.as_deref(),
+            tool: handler.tool.as_deref(),
+            input: handler.input.as_ref(),
             timeout: handler.timeout,
             is_async: handler.is_async,
             persistent: handler.persistent,

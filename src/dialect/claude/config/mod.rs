@@ -37,8 +37,10 @@
 //!   not runnable. `prompt` and `agent` (with their `prompt`) are answered by
 //!   a model: they run on a stack that has one
 //!   ([`Builder::evaluator`](crate::Builder::evaluator)), with a warning that
-//!   says so. `mcp_tool` loads and is reported as not runnable by this host;
-//!   any other type is reported as unknown. A handler without `type` is a
+//!   says so. `mcp_tool` (with its `server`, `tool` and `input`) calls a tool
+//!   through the host's MCP client ([`Builder::mcp`](crate::Builder::mcp)),
+//!   with a warning that says it runs only there; any other type is reported
+//!   as unknown. A handler without `type` is a
 //!   command handler.
 //! * `command`: the shell command (shell form, run with `sh -c`, with bash
 //!   when `shell` is `"bash"`, with `pwsh -NoProfile -NonInteractive
@@ -183,7 +185,8 @@ pub const PROMPT_SUBMIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The handler types Claude Code has besides `command`: `prompt` and `agent`
 /// run with a model ([`Builder::evaluator`](crate::Builder::evaluator)),
-/// `http` with the feature `http`; `mcp_tool` this host cannot run yet.
+/// `http` with the feature `http`, `mcp_tool` with an MCP client
+/// ([`Builder::mcp`](crate::Builder::mcp)).
 pub const UNSUPPORTED_TYPES: [&str; 4] = ["http", "prompt", "agent", "mcp_tool"];
 
 /// What `${CLAUDE_*}` placeholders stand for in one file.
@@ -354,6 +357,14 @@ pub struct Handler {
     /// `model`, for a `prompt` or `agent` handler: the model to ask, as
     /// written ([`ModelRequest::model`](crate::layer::model::ModelRequest::model)).
     pub model: Option<String>,
+    /// `server`, for an `mcp_tool` handler: the MCP server to call.
+    pub server: Option<String>,
+    /// `tool`, for an `mcp_tool` handler: the tool to call on it.
+    pub tool: Option<String>,
+    /// `input`, for an `mcp_tool` handler: the tool's arguments, whose
+    /// strings may hold `${path}` of the hook's input
+    /// ([`fill_input`](crate::layer::mcp::fill_input)).
+    pub input: Option<serde_json::Value>,
     /// `url`, for an `http` handler: where the event is posted.
     pub url: Option<String>,
     /// `headers`, for an `http` handler, in file order, as written (`$VAR`

@@ -346,8 +346,14 @@ impl Reader<'_> {
                 index += 1;
                 match self.handler(slot, handler) {
                     Ok(handler) => self.file.handlers.push(handler),
-                    // A command handler without a command is dropped alone.
-                    Err(kind @ ConfigErrorKind::MissingKey { key: "command", .. }) => {
+                    // A command handler without a command, or an MCP tool
+                    // handler without its server or tool, is dropped alone.
+                    Err(
+                        kind @ ConfigErrorKind::MissingKey {
+                            key: "command" | "server" | "tool",
+                            ..
+                        },
+                    ) => {
                         self.drop_entry(kind);
                     }
                     Err(kind) => return Err(kind),
@@ -387,6 +393,9 @@ impl Reader<'_> {
             status_message,
             prompt,
             model,
+            server,
+            tool,
+            input,
             url,
             headers,
             allowed_env_vars,
@@ -477,6 +486,32 @@ impl Reader<'_> {
                     kind: kind.clone(),
                 });
             }
+            HookKind::McpTool => {
+                for (key, value, needs) in [
+                    (
+                        "server",
+                        &server,
+                        "a handler of type \"mcp_tool\" needs the name of the MCP server \
+                         (\"server\": \"my_server\")",
+                    ),
+                    (
+                        "tool",
+                        &tool,
+                        "a handler of type \"mcp_tool\" needs the name of the tool to call \
+                         (\"tool\": \"security_scan\")",
+                    ),
+                ] {
+                    if value.as_deref().is_none_or(|v| v.trim().is_empty()) {
+                        return Err(ConfigErrorKind::MissingKey { at, key, needs });
+                    }
+                }
+                self.warn(ConfigWarningKind::UnsupportedType {
+                    at: at.clone(),
+                    entries: "handlers",
+                    kind: kind.clone(),
+                    why: "they run only where the host supplies an MCP client: Builder::mcp",
+                });
+            }
             other if UNSUPPORTED_TYPES.contains(&other.as_str()) => {
                 self.warn(ConfigWarningKind::UnsupportedType {
                     at: at.clone(),
@@ -555,6 +590,9 @@ impl Reader<'_> {
             command,
             prompt: prompt.map(|p| self.ctx.substitute(&p, Form::Exec).into_owned()),
             model,
+            server,
+            tool,
+            input: input.map(Value::Object),
             url,
             headers: headers.0,
             allowed_env_vars: allowed_env_vars.unwrap_or_default(),
