@@ -48,8 +48,9 @@ pub enum Verdict {
         /// What went wrong.
         error: String,
     },
-    /// A person must approve the action (Claude Code's `ask` and `defer`,
-    /// Cursor's `ask`). Without a way to ask, the action is refused with the
+    /// A person must approve the action (Claude Code's `ask`, Cursor's
+    /// `ask`), or the action waits for later (Claude Code's `defer`, whose
+    /// notes say [`deferred`](Notes::deferred)). Without a way to ask, the action is refused with the
     /// reason, never silently allowed.
     #[non_exhaustive]
     Ask {
@@ -481,6 +482,11 @@ pub struct Notes {
     /// Code's `updatedInput` beside `permissionDecision: "ask"`): the call
     /// runs with it once approved. Of several, the last in config order.
     pub ask_input: Option<Map<String, Value>>,
+    /// A hook deferred the action (Claude Code's `permissionDecision:
+    /// "defer"`): it does not run now and nobody is asked; the host pauses
+    /// the session and offers the same call again when it resumes, when the
+    /// hooks decide anew.
+    pub deferred: bool,
 }
 
 impl Notes {
@@ -531,6 +537,7 @@ impl Notes {
             && self.watch_paths.is_none()
             && self.updated_permissions.is_empty()
             && self.ask_input.is_none()
+            && !self.deferred
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -547,6 +554,7 @@ impl Notes {
             self.session_title = other.session_title;
         }
         self.suppress_original_prompt |= other.suppress_original_prompt;
+        self.deferred |= other.deferred;
         if other.initial_user_message.is_some() {
             self.initial_user_message = other.initial_user_message;
         }
@@ -705,6 +713,15 @@ impl HookOutcome {
     /// ([`Notes::watch_paths`]).
     pub fn watch_paths(&self) -> Option<&[String]> {
         self.notes.as_deref()?.watch_paths.as_deref()
+    }
+
+    /// Whether a hook deferred the action ([`Notes::deferred`]): the decision
+    /// is [`Decision::Ask`], it takes effect here, and of the hooks that
+    /// asked one deferred (Claude Code's precedence: deny, then defer, then
+    /// ask). The action does not run and nobody is asked: the host pauses
+    /// and offers the same call again later.
+    pub fn is_deferred(&self) -> bool {
+        self.needs_approval() && self.notes.as_deref().is_some_and(|n| n.deferred)
     }
 
     /// The tool input to ask the person about, when the decision is

@@ -1066,3 +1066,88 @@ async fn an_mcp_tool_handler_calls_the_hosts_mcp_client_with_its_filled_input() 
     assert!(!skipped.is_blocked());
     assert_eq!(skipped.hooks()[0].outcome(), RecordOutcome::Skipped);
 }
+
+/// Writes an executable script at `path`.
+fn script(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    write(path, text);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A guard that defers `AskUserQuestion` (with context Claude Code drops
+/// beside a defer) and asks about `deploy`.
+const DEFERRING_GUARD: &str = r#"#!/bin/sh
+input=$(cat)
+case "$input" in
+  *AskUserQuestion*) printf '%s' '{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+    "permissionDecision": "defer", "permissionDecisionReason": "for the log only",
+    "additionalContext": "dropped"}}' ;;
+  *deploy*) printf '%s' '{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+    "permissionDecision": "ask", "permissionDecisionReason": "deploys need a person"}}' ;;
+esac
+"#;
+
+#[tokio::test]
+async fn a_deferred_call_neither_runs_nor_asks_and_stops_the_agent() {
+    use tower_hooks::{Approval, ApprovalRequest};
+    let dir = tempfile::tempdir().unwrap();
+    script(&dir.path().join("defer.sh"), DEFERRING_GUARD);
+    let config = claude_config(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "${CLAUDE_PROJECT_DIR}/defer.sh"}]}]}}),
+    );
+    let stack = HookStack::builder().report(()).config(&config).build();
+
+    let outcome = fire(
+        &stack,
+        HookRequest::tool_execution_start("AskUserQuestion", json!({"questions": []})),
+    )
+    .await;
+    assert!(
+        outcome.is_deferred() && outcome.needs_approval(),
+        "{outcome:?}"
+    );
+    assert_eq!(outcome.reason(), Some("deferred by hook"));
+    assert!(outcome.context().is_empty(), "{:?}", outcome.context());
+    let asked = fire(
+        &stack,
+        HookRequest::tool_execution_start("Bash", json!({"command": "deploy"})),
+    )
+    .await;
+    assert!(asked.needs_approval() && !asked.is_deferred());
+
+    // Through the tool layer: the deferred call neither runs nor reaches the
+    // approver; the ask does.
+    let ran = Arc::new(AtomicUsize::new(0));
+    let counter = ran.clone();
+    let tools = tower::service_fn(move |_call: ToolCall| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async { Ok::<_, Infallible>(ToolResult::ok("ran")) }
+    });
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let seen = approvals.clone();
+    let approver = tower::service_fn(move |_req: ApprovalRequest| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        async { Ok::<_, Infallible>(Approval::Approve) }
+    });
+    let mut tools = ServiceBuilder::new()
+        .layer(ToolHooksLayer::new(stack).with_approver(approver))
+        .service(tools);
+    let call = ToolCall::new("AskUserQuestion", "toolu_1", json!({"questions": []}));
+    let result = tools.ready().await.unwrap().call(call).await.unwrap();
+    assert!(result.is_deferred() && result.is_error(), "{result:?}");
+    assert!(result.stop().is_some());
+    assert_eq!(
+        (ran.load(Ordering::SeqCst), approvals.load(Ordering::SeqCst)),
+        (0, 0)
+    );
+    let call = ToolCall::new("Bash", "toolu_2", json!({"command": "deploy"}));
+    let result = tools.ready().await.unwrap().call(call).await.unwrap();
+    assert!(!result.is_deferred());
+    assert_eq!(result, ToolResult::ok("ran"));
+    assert_eq!(
+        (ran.load(Ordering::SeqCst), approvals.load(Ordering::SeqCst)),
+        (1, 1)
+    );
+}

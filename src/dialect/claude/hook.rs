@@ -359,7 +359,9 @@ fn answer(
 /// A Claude Code answer in neutral terms: a failure is an `error` record that
 /// lets the action proceed (never nanopi's report line), or blocks when the
 /// hook fails closed (`onFailure: "block"`, or the host's policy: the spec's
-/// [`fail_closed`](HookSpec::fail_closed)); `ask` and `defer` ask. An `async`
+/// [`fail_closed`](HookSpec::fail_closed)); `ask` asks, and `defer` is an ask
+/// whose notes say [`deferred`](Notes::deferred) (without its context: Claude
+/// Code drops `additionalContext` beside a defer). An `async`
 /// hook's decision changes nothing: only its notes count.
 fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
@@ -389,7 +391,11 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
             ClaudeDecision::Ask => answer.updated_input.clone(),
             _ => None,
         },
+        deferred: answer.decision == ClaudeDecision::Defer,
     };
+    if notes.deferred {
+        notes.context.clear();
+    }
     let reason = || {
         answer
             .reason
@@ -404,7 +410,8 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
     }
     let verdict = match answer.decision {
         ClaudeDecision::Block => Verdict::block(reason()),
-        ClaudeDecision::Ask | ClaudeDecision::Defer => Verdict::ask(reason()),
+        ClaudeDecision::Ask => Verdict::ask(reason()),
+        ClaudeDecision::Defer => Verdict::ask(DEFERRED),
         _ => match (answer.updated_input, answer.updated_tool_output) {
             (Some(input), _) => Verdict::Transform(input),
             (None, Some(output)) => Verdict::Transform(tool_output_transform(&output)),
@@ -413,6 +420,10 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
     };
     (verdict, notes)
 }
+
+/// The reason of a deferred call: Claude Code writes a defer's own reason to
+/// its debug log only.
+const DEFERRED: &str = "deferred by hook";
 
 /// A model's answer to a Claude Code `prompt` or `agent` hook, as the hook's
 /// answer: `ok: true` allows; `ok: false` means at each event what Claude Code
