@@ -487,6 +487,10 @@ pub struct Notes {
     /// the session and offers the same call again when it resumes, when the
     /// hooks decide anew.
     pub deferred: bool,
+    /// What a background hook woke the agent with (Claude Code's
+    /// `asyncRewake` hook that exited 2: its stderr, else its stdout); it
+    /// is in [`context`](Self::context) too. Of several, joined on new lines.
+    pub wake_up: Option<String>,
 }
 
 impl Notes {
@@ -538,6 +542,7 @@ impl Notes {
             && self.updated_permissions.is_empty()
             && self.ask_input.is_none()
             && !self.deferred
+            && self.wake_up.is_none()
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -555,6 +560,7 @@ impl Notes {
         }
         self.suppress_original_prompt |= other.suppress_original_prompt;
         self.deferred |= other.deferred;
+        join_into(&mut self.wake_up, other.wake_up);
         if other.initial_user_message.is_some() {
             self.initial_user_message = other.initial_user_message;
         }
@@ -713,6 +719,13 @@ impl HookOutcome {
     /// ([`Notes::watch_paths`]).
     pub fn watch_paths(&self) -> Option<&[String]> {
         self.notes.as_deref()?.watch_paths.as_deref()
+    }
+
+    /// What a background hook woke the agent with ([`Notes::wake_up`]): it
+    /// comes with the session's next call, its text also in
+    /// [`context`](Self::context).
+    pub fn wake_up(&self) -> Option<&str> {
+        self.notes.as_deref()?.wake_up.as_deref()
     }
 
     /// Whether a hook deferred the action ([`Notes::deferred`]): the decision

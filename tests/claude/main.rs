@@ -1151,3 +1151,81 @@ async fn a_deferred_call_neither_runs_nor_asks_and_stops_the_agent() {
         (1, 1)
     );
 }
+
+/// An `asyncRewake` hook that exits 2 wakes the agent: the host's callback
+/// hears of it as soon as it ends, and the session's next call brings its
+/// stderr (else its stdout) as context; an `async` hook's exit 2, or a
+/// rewake hook's exit 0, wakes nobody.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_rewake_hooks_exit_2_reaches_the_host_and_the_next_call() {
+    use std::time::Duration;
+    use tower_hooks::process::background::WakeUp;
+    let dir = tempfile::tempdir().unwrap();
+    script(
+        &dir.path().join("tests.sh"),
+        "#!/bin/sh\ncat >/dev/null\necho '3 tests failed' >&2\nexit 2\n",
+    );
+    script(
+        &dir.path().join("quiet.sh"),
+        "#!/bin/sh\ncat >/dev/null\necho 'only stdout'\nexit 2\n",
+    );
+    let config = claude_config(
+        dir.path(),
+        json!({"hooks": {"PostToolUse": [{"hooks": [
+            {"type": "command", "command": "${CLAUDE_PROJECT_DIR}/tests.sh", "asyncRewake": true},
+            {"type": "command", "command": "${CLAUDE_PROJECT_DIR}/quiet.sh", "asyncRewake": true},
+            {"type": "command", "command": "echo 'not a wake-up' >&2; exit 2", "async": true},
+            {"type": "command", "command": "echo fine >&2", "asyncRewake": true},
+        ]}]}}),
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<WakeUp>();
+    let stack = HookStack::builder()
+        .report(())
+        .config(&config)
+        .on_wake_up(move |wake: WakeUp| {
+            let _ = tx.send(wake);
+        })
+        .build();
+    let ended = |session: &str| {
+        HookRequest::tool_execution_end(
+            "Bash",
+            json!({"command": "cargo test"}),
+            "ok",
+            false,
+            Duration::from_millis(5),
+        )
+        .with_session_id(session)
+    };
+    let first = fire(&stack, ended("s1")).await;
+    assert!(!first.is_blocked(), "{first:?}");
+
+    let mut heard = Vec::new();
+    for _ in 0..2 {
+        let wake = tokio::time::timeout(Duration::from_secs(20), rx.recv())
+            .await
+            .expect("woken within the bound")
+            .unwrap();
+        heard.push((wake.session_id, wake.message));
+    }
+    heard.sort();
+    assert_eq!(
+        heard,
+        [
+            ("s1".to_owned(), "3 tests failed".to_owned()),
+            ("s1".to_owned(), "only stdout".to_owned())
+        ]
+    );
+    // The other two hooks end too; neither wakes anyone.
+    assert_eq!(stack.shutdown(Duration::from_secs(10)).await, 0);
+    assert!(rx.try_recv().is_err());
+
+    // The session's next call brings the wake-ups (the first one did, if
+    // the hooks were done before it returned).
+    let next = fire(&stack, ended("s1")).await;
+    let woken = first.wake_up().into_iter().chain(next.wake_up());
+    let mut woken: Vec<&str> = woken.flat_map(str::lines).collect();
+    woken.sort();
+    assert_eq!(woken, ["3 tests failed", "only stdout"]);
+    let context = first.context().iter().chain(next.context());
+    assert!(context.clone().any(|c| c == "3 tests failed"), "{next:?}");
+}

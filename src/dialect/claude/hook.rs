@@ -36,6 +36,8 @@ pub(crate) struct ClaudeHook {
     pub(crate) if_rule: Option<PermissionRule>,
     /// `async`: the call does not wait for it.
     pub(crate) is_async: bool,
+    /// `asyncRewake`: its exit 2 wakes the agent.
+    pub(crate) rewake: bool,
     /// A model's no on a tool call lets the turn go on (`continueOnBlock`,
     /// and every `agent` handler).
     pub(crate) continue_on_block: bool,
@@ -87,6 +89,7 @@ pub(crate) fn spec(
             .map(|root| root.display().to_string().into()),
         if_rule: handler.if_rule.clone(),
         is_async: handler.is_async,
+        rewake: handler.async_rewake,
         continue_on_block: handler.continue_on_block || kind == HookKind::Agent,
         sessions: sessions.clone(),
     };
@@ -182,7 +185,7 @@ impl DialectHook for ClaudeHook {
         ended: Ended<'_>,
     ) -> Result<(Verdict, Notes), BoxError> {
         let timeout = spec.map(HookSpec::timeout).unwrap_or_default();
-        let answer = match ended {
+        let answer = match &ended {
             Ok(finished) => answer(
                 self,
                 finished.termination,
@@ -190,10 +193,13 @@ impl DialectHook for ClaudeHook {
                 &finished.stderr,
                 timeout,
             ),
-            Err(error) => ClaudeAnswer::could_not_start(&error),
+            Err(error) => ClaudeAnswer::could_not_start(error),
         };
         let (verdict, mut notes) = neutral(self, spec.is_some_and(HookSpec::fail_closed), answer);
         read_env_file(self, req, &mut notes);
+        if let Ok(finished) = ended {
+            wake_up(self, finished, &mut notes);
+        }
         Ok((verdict, notes))
     }
 
@@ -392,6 +398,7 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
             _ => None,
         },
         deferred: answer.decision == ClaudeDecision::Defer,
+        wake_up: None,
     };
     if notes.deferred {
         notes.context.clear();
@@ -419,6 +426,21 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
         },
     };
     (verdict, notes)
+}
+
+/// An `asyncRewake` hook that exited 2 wakes the agent: its stderr, else
+/// its stdout, is context for the model and the notes' wake-up.
+fn wake_up(hook: &ClaudeHook, finished: &crate::process::Finished, notes: &mut Notes) {
+    if !hook.rewake || finished.termination != Termination::Exited(2) {
+        return;
+    }
+    let text = [&finished.stderr, &finished.stdout]
+        .into_iter()
+        .map(|bytes| String::from_utf8_lossy(bytes).trim().to_owned())
+        .find(|text| !text.is_empty())
+        .unwrap_or_else(|| format!("{} hook exited 2", hook.event.name()));
+    notes.context.push(text.clone());
+    notes.wake_up = Some(text);
 }
 
 /// The reason of a deferred call: Claude Code writes a defer's own reason to

@@ -71,8 +71,11 @@
 //! * `timeout`: **seconds**, a positive number (`1.5` is allowed); by default
 //!   600, 30 on `UserPromptSubmit`, 30 for `prompt` and 60 for `agent`
 //!   handlers (Claude Code's own defaults).
-//! * `async`, `asyncRewake` (read as `async`: this host has no wake-up),
-//!   `if`, `statusMessage`, `once` (honoured by Claude Code in skill files
+//! * `async`; `asyncRewake`, which runs in the background too, and whose exit
+//!   2 wakes the agent: its stderr (else its stdout) comes with the session's
+//!   next call as context and as [`Notes::wake_up`](crate::Notes::wake_up),
+//!   and reaches the host's [`Builder::on_wake_up`](crate::Builder::on_wake_up)
+//!   as soon as the hook ends; `if`, `statusMessage`, `once` (honoured by Claude Code in skill files
 //!   only; kept as written), and `persistent`, a tower-hooks extension: one
 //!   long-lived process answers every event.
 //! * Other keys are ignored, so that files written for newer Claude Code
@@ -343,6 +346,9 @@ pub struct Handler {
     pub timeout: Duration,
     /// `async` (or `asyncRewake`): runs in the background.
     pub is_async: bool,
+    /// `asyncRewake`: runs in the background, and its exit 2 wakes the
+    /// agent ([`Notes::wake_up`](crate::Notes::wake_up)).
+    pub async_rewake: bool,
     /// `if`, parsed.
     pub if_rule: Option<PermissionRule>,
     /// `statusMessage`.

@@ -602,6 +602,7 @@ impl Reader<'_> {
             shell,
             timeout,
             is_async: is_async || rewake,
+            async_rewake: rewake,
             if_rule,
             status_message,
             once,
