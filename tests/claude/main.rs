@@ -1229,3 +1229,111 @@ async fn an_async_rewake_hooks_exit_2_reaches_the_host_and_the_next_call() {
     let context = first.context().iter().chain(next.context());
     assert!(context.clone().any(|c| c == "3 tests failed"), "{next:?}");
 }
+
+/// A plugin's hooks come from its `hooks/hooks.json` and from its manifest
+/// `.claude-plugin/plugin.json`: inline (as events, or wrapped in `hooks`) or
+/// as paths of more hooks files; `${CLAUDE_PLUGIN_ROOT}` is the plugin's root
+/// in all of them, and their errors name the file.
+#[tokio::test]
+async fn hooks_declared_in_a_plugins_manifest_load_and_run() {
+    use tower_hooks::config::{Discovery, Format};
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let guard = r#"#!/bin/sh
+input=$(cat)
+case "$input" in *"$1"*) echo "$1 refused by $(basename "$CLAUDE_PLUGIN_ROOT")" >&2; exit 2 ;; esac
+"#;
+    let handler = |word: &str| json!({"type": "command", "command": format!("${{CLAUDE_PLUGIN_ROOT}}/guard.sh {word}")});
+    let plugin = |name: &str, manifest: Value| {
+        let root = dir.path().join(name);
+        script(&root.join("guard.sh"), guard);
+        write(
+            &root.join(".claude-plugin/plugin.json"),
+            &manifest.to_string(),
+        );
+        root
+    };
+    // Inline, as a settings file's events.
+    let inline = plugin(
+        "inline",
+        json!({"name": "inline", "version": "1.0.0",
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler("curl")]}]}}),
+    );
+    // Inline, wrapped as a hooks file is, beside a hooks/hooks.json.
+    let wrapped = plugin(
+        "wrapped",
+        json!({"name": "wrapped",
+            "hooks": {"hooks": {"PreToolUse": [{"hooks": [handler("wget")]}]}}}),
+    );
+    write(
+        &wrapped.join("hooks/hooks.json"),
+        &json!({"hooks": {"PreToolUse": [{"hooks": [handler("scp")]}]}}).to_string(),
+    );
+    // Paths of more hooks files; hooks/hooks.json is not read twice.
+    let listed = plugin(
+        "listed",
+        json!({"name": "listed", "hooks": ["./extra/more.json", "./hooks/hooks.json"]}),
+    );
+    write(
+        &listed.join("extra/more.json"),
+        &json!({"hooks": {"PreToolUse": [{"hooks": [handler("ssh")]}]}}).to_string(),
+    );
+    write(
+        &listed.join("hooks/hooks.json"),
+        &json!({"hooks": {"PreToolUse": [{"hooks": [handler("nc")]}]}}).to_string(),
+    );
+    let config = Discovery::new(&project)
+        .with_home(None)
+        .with_system_files(false)
+        .format(Format::Claude)
+        .claude_plugin(&inline)
+        .claude_plugin(&wrapped)
+        .claude_plugin(&listed)
+        .load()
+        .unwrap();
+    assert_eq!(config.hooks().len(), 5, "{:?}", config.hooks());
+    assert!(config.warnings().is_empty(), "{:?}", config.warnings());
+    let sources: Vec<&str> = config.hooks().iter().map(|h| h.source()).collect();
+    assert!(
+        sources[0].ends_with("inline/.claude-plugin/plugin.json"),
+        "{sources:?}"
+    );
+    let stack = HookStack::builder().report(()).config(&config).build();
+    for (command, refusal) in [
+        ("curl x", "curl refused by inline"),
+        ("wget x", "wget refused by wrapped"),
+        ("scp x", "scp refused by wrapped"),
+        ("ssh x", "ssh refused by listed"),
+        ("nc x", "nc refused by listed"),
+    ] {
+        let outcome = fire(
+            &stack,
+            HookRequest::tool_execution_start("Bash", json!({ "command": command })),
+        )
+        .await;
+        assert!(outcome.is_blocked(), "{command}: {outcome:?}");
+        assert_eq!(outcome.reason(), Some(refusal));
+    }
+    let fine = fire(
+        &stack,
+        HookRequest::tool_execution_start("Bash", json!({"command": "ls"})),
+    )
+    .await;
+    assert!(!fine.is_blocked());
+
+    // A manifest whose `hooks` is neither names the file and says what fits.
+    let bad = plugin("bad", json!({"name": "bad", "hooks": 3}));
+    let err = Discovery::new(&project)
+        .with_home(None)
+        .with_system_files(false)
+        .format(Format::Claude)
+        .claude_plugin(&bad)
+        .load()
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("bad/.claude-plugin/plugin.json") && text.contains("\"hooks\""),
+        "{text}"
+    );
+}

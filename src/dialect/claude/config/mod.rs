@@ -3,8 +3,10 @@
 //!
 //! A settings file (`~/.claude/settings.json`, `<project>/.claude/settings.json`,
 //! `<project>/.claude/settings.local.json`, the managed
-//! `/etc/claude-code/managed-settings.json`) and a plugin's `hooks/hooks.json`
-//! share one shape:
+//! `/etc/claude-code/managed-settings.json`), a plugin's `hooks/hooks.json`
+//! and a plugin's manifest `.claude-plugin/plugin.json` share one shape
+//! (a manifest's `hooks` may instead name more hooks files, by their paths
+//! from the plugin root):
 //!
 //! ```json
 //! {
@@ -503,7 +505,85 @@ pub struct HooksFile {
 /// [`std::io::ErrorKind::NotFound`]; [`load_all`] skips those.
 pub fn load(path: &Path, ctx: &Context) -> Result<HooksFile, ConfigError> {
     let text = read_config(path, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(path, kind))?;
-    parse(&text, path, ctx)
+    match (files::is_plugin_manifest(path), &ctx.plugin_root) {
+        (true, Some(root)) => match manifest_hooks(&text, path, root)? {
+            Some(hooks) => parse(&hooks, path, ctx),
+            None => parse(&text, path, ctx),
+        },
+        _ => parse(&text, path, ctx),
+    }
+}
+
+/// The hooks a plugin's manifest declares, as the text of a hooks file:
+/// `None` when its own text is one (no `hooks`, or an object of events;
+/// text that is no JSON object is left to [`parse`] to report). `hooks` may
+/// also wrap the events in a `hooks` object, as a hooks file does, or name
+/// hooks files by their paths from the plugin root (one string or a list);
+/// `hooks/hooks.json`, which loads anyway, is not read twice.
+fn manifest_hooks(text: &str, path: &Path, root: &Path) -> Result<Option<String>, ConfigError> {
+    use serde_json::{Map, Value};
+    let error = |kind| ConfigError::new(path, kind);
+    let Ok(Value::Object(mut manifest)) =
+        serde_json::from_str::<Value>(text.strip_prefix('\u{feff}').unwrap_or(text))
+    else {
+        return Ok(None);
+    };
+    let paths: Vec<String> = match manifest.remove("hooks") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(mut events)) => {
+            return Ok(match events.remove("hooks") {
+                Some(inner @ Value::Object(_)) if events.is_empty() => {
+                    Some(serde_json::json!({ "hooks": inner }).to_string())
+                }
+                _ => None,
+            })
+        }
+        Some(Value::String(one)) => vec![one],
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::String(one) => Ok(one),
+                other => Err(error(invalid(
+                    "an item of \"hooks\"",
+                    "the path of a hooks file from the plugin root",
+                    &other,
+                ))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(error(invalid(
+                "\"hooks\"",
+                "an object of event names, or the path of a hooks file (or a list of them)",
+                &other,
+            )))
+        }
+    };
+    let mut events = Map::new();
+    for one in paths {
+        let file = root.join(&one);
+        // `./hooks/hooks.json` is the same path: `.` components compare equal.
+        if file == files::plugin_hooks_file(root) {
+            continue;
+        }
+        let text =
+            read_config(&file, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(&file, kind))?;
+        let value: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
+            .map_err(|err| ConfigError::new(&file, parse::top_level_error(err)))?;
+        let Some(Value::Object(more)) = value.get("hooks") else {
+            continue;
+        };
+        for (event, groups) in more {
+            match (events.get_mut(event), groups) {
+                (Some(Value::Array(all)), Value::Array(groups)) => {
+                    all.extend(groups.iter().cloned())
+                }
+                _ => {
+                    events.insert(event.clone(), groups.clone());
+                }
+            }
+        }
+    }
+    Ok(Some(serde_json::json!({ "hooks": events }).to_string()))
 }
 
 /// Loads each file of `paths` that exists, in order, each with the context

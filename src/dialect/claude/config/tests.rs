@@ -738,7 +738,9 @@ fn standard_files_come_in_load_order() {
     assert_eq!(standard_files(None, Path::new("/p")).len(), 3);
     let all = with_plugins(files, ["/plug/a", "/plug/b"]);
     assert_eq!(all[4], Path::new("/plug/a/hooks/hooks.json"));
-    assert_eq!(all[5], Path::new("/plug/b/hooks/hooks.json"));
+    assert_eq!(all[5], Path::new("/plug/a/.claude-plugin/plugin.json"));
+    assert_eq!(all[6], Path::new("/plug/b/hooks/hooks.json"));
+    assert_eq!(all[7], Path::new("/plug/b/.claude-plugin/plugin.json"));
     if !cfg!(target_os = "macos") {
         assert_eq!(
             managed_settings_path(),
