@@ -118,8 +118,23 @@ async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
     assert_loaded_without_warning(
         &lines,
         "/.claude/settings.json",
-        "3 hooks, session demo-claude-0001",
+        "5 hooks, session demo-claude-0001",
     );
+
+    // SessionStart's hook set DEPLOY_TARGET through CLAUDE_ENV_FILE: the host
+    // got it, and the deploy guard, run later in the session, read it.
+    assert!(has("     env    : DEPLOY_TARGET=staging"), "{text}");
+    // The host's `deploy` tool is `mcp__ops__deploy` to Claude Code hooks:
+    // their matcher selects it, and the guard lets only staging through.
+    assert!(
+        has("model  < (error) blocked by hook: this session deploys to staging, not to production"),
+        "{text}"
+    );
+    assert!(
+        has("tool   : deploy pretends to deploy to staging"),
+        "{text}"
+    );
+    assert!(!text.contains("deploy to production"), "{text}");
 
     // A safe command runs as the model wrote it.
     assert!(has("tool   : Bash pretends to run `ls`"), "{text}");
@@ -149,7 +164,14 @@ async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
         .collect();
     assert_eq!(
         npm_ci,
-        ["skipped", "skipped", "transform", "skipped"],
+        [
+            "skipped",
+            "skipped",
+            "transform",
+            "skipped",
+            "skipped",
+            "skipped"
+        ],
         "{text}"
     );
 
