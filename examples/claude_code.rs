@@ -5,9 +5,18 @@
 //! to its `.claude/settings.json` and the three scripts that file names to
 //! `.claude/hooks/`, finds and loads them with `Discovery` (the Claude Code
 //! dialect, without the user's own `~/.claude`), and plays one scripted session
-//! (no model, no network) through `AgentHooks` and a `ToolHooksLayer` around a
-//! fake `Bash` tool that only prints the commands it is given:
+//! (no model, no network) through `AgentHooks` and `ToolHooksLayer`s around a
+//! fake `Bash` tool that only prints the commands it is given and a fake
+//! `deploy` tool:
 //!
+//! * `session-env.sh`, a `SessionStart` hook, writes `export
+//!   DEPLOY_TARGET=staging` to the file Claude Code names in `CLAUDE_ENV_FILE`:
+//!   the host gets the variable (`HookOutcome::env`), and so do the session's
+//!   later hooks;
+//! * `deploy-guard.sh` guards the host's `deploy` tool, which the host names
+//!   `mcp__ops__deploy` for Claude Code hooks
+//!   (`ToolHooksLayer::with_tool_alias`), as their matcher does: it lets only
+//!   the `DEPLOY_TARGET` of the session through;
 //! * `bash-guard.sh` denies `rm -rf /` with pretty-printed `hookSpecificOutput`
 //!   JSON, and the model sees the refusal as the tool's result;
 //! * `npm-ci.sh` (only run for `npm install` commands, by its `if` rule)
@@ -36,14 +45,22 @@ pub(crate) use self::support::Transcript;
 use self::support::{changed, claude_event_head, took, with_arguments};
 use tower_hooks::config::Format;
 use tower_hooks::{
-    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
+    Decision, Dialect, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
     ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Claude Code user
 /// keeps them: `<project>/.claude/settings.json` and `<project>/.claude/hooks/`.
 const SETTINGS: &str = include_str!("hooks/claude/settings.json");
-const SCRIPTS: [(&str, &str); 3] = [
+const SCRIPTS: [(&str, &str); 5] = [
+    (
+        "session-env.sh",
+        include_str!("hooks/claude/session-env.sh"),
+    ),
+    (
+        "deploy-guard.sh",
+        include_str!("hooks/claude/deploy-guard.sh"),
+    ),
     ("bash-guard.sh", include_str!("hooks/claude/bash-guard.sh")),
     ("npm-ci.sh", include_str!("hooks/claude/npm-ci.sh")),
     (
@@ -92,12 +109,27 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
             fake_bash(tool_out.clone(), call)
         }));
 
+    // The host's own `deploy` tool. Claude Code hooks know no such tool, so
+    // the host gives them a name of theirs, the one their matcher uses;
+    // other dialects' hooks still see `deploy`.
+    let tool_out = out.clone();
+    let mut deploy = ServiceBuilder::new()
+        .layer(
+            hooks
+                .tool_layer()
+                .with_tool_alias("deploy", Dialect::Claude, "mcp__ops__deploy"),
+        )
+        .service(service_fn(move |call: ToolCall| {
+            fake_deploy(tool_out.clone(), call)
+        }));
+
     out.say("tower-hooks example: Claude Code hooks, one scripted session (no model, no network)");
     out.say(format!("project {cwd}"));
     out.loaded(&discovery, config.hooks().len(), SESSION_ID);
 
-    // No hook of this project listens to SessionStart, UserPromptSubmit or
-    // SessionEnd, but an agent fires them all the same.
+    // SessionStart's hook sets DEPLOY_TARGET through CLAUDE_ENV_FILE. No hook
+    // of this project listens to UserPromptSubmit or SessionEnd, but an agent
+    // fires them all the same.
     hooks.session_start(StartReason::Startup).await?;
 
     out.say("\n## turn 1");
@@ -114,6 +146,11 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     let mut results = Vec::new();
     for (id, command) in calls {
         results.push(out.call_bash(&mut bash, id, command).await?);
+    }
+    // The deploy guard reads the variable SessionStart set.
+    for (id, target) in [("toolu_04", "production"), ("toolu_05", "staging")] {
+        let call = ToolCall::new("deploy", id, json!({ "target": target }));
+        out.call_tool(&mut deploy, call).await?;
     }
 
     // The model thinks it is done; a Stop hook may send it back.
@@ -155,6 +192,13 @@ async fn fake_bash(out: Transcript, call: ToolCall) -> Result<ToolResult, Infall
     Ok(result)
 }
 
+/// The host's deploy tool: pretends to deploy. Nothing is deployed.
+async fn fake_deploy(out: Transcript, call: ToolCall) -> Result<ToolResult, Infallible> {
+    let target = call.arguments["target"].as_str().unwrap_or_default();
+    out.say(format!("tool   : deploy pretends to deploy to {target}"));
+    Ok(ToolResult::ok(format!("deployed to {target}")))
+}
+
 /// The scripted model's message when it thinks it is done.
 fn summary(results: &[ToolResult]) -> String {
     let cleared = match results.get(1) {
@@ -176,7 +220,7 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
         let name = hook_name(hook.spec().command_line().unwrap_or(hook.spec().source()));
         let matcher = hook.spec().matcher().unwrap_or("*");
         let line = format!(
-            "     hook {:<15} {:<6} {:<9} {:>6}  {}",
+            "     hook {:<15} {:<16} {:<9} {:>6}  {}",
             name,
             matcher,
             hook.outcome().as_str(),
@@ -197,6 +241,9 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     out.say(format!("     => {decision}"));
     for message in outcome.user_messages() {
         out.say(format!("     user   : {message}"));
+    }
+    for (name, value) in outcome.env() {
+        out.say(format!("     env    : {name}={value}"));
     }
 }
 

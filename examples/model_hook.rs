@@ -37,6 +37,7 @@ use tower::{service_fn, Service, ServiceBuilder};
 pub(crate) use self::support::Transcript;
 use self::support::{claude_event_head, hook_line, shorten};
 use tower_hooks::config::{ConfigWarningKind, Format};
+use tower_hooks::layer::model::ModelRequest;
 use tower_hooks::{
     AgentHooks, BoxError, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason,
     ToolCall, ToolResult,
@@ -172,7 +173,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 fn stand_in_model(
     out: Transcript,
 ) -> impl Service<
-    String,
+    ModelRequest,
     Response = String,
     Error = Infallible,
     Future = impl Future<Output = Result<String, Infallible>> + Send + 'static,
@@ -180,7 +181,7 @@ fn stand_in_model(
        + Send
        + Sync
        + 'static {
-    service_fn(move |prompt: String| {
+    service_fn(move |ModelRequest { prompt, .. }: ModelRequest| {
         out.say(format!("judge  < {}", shown(&prompt)));
         let answer = judge(&prompt);
         out.say(format!("judge  > {}", one_line(&answer)));
@@ -307,9 +308,10 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
 
 // ─── Where a real model plugs in ────────────────────────────────────────────
 //
-// `Builder::evaluator` takes any `tower::Service<String, Response = String>`
-// that is `Clone + Send + Sync + 'static`, whose error converts into
-// `BoxError`: the prompt in, the model's text out. A host that talks to a
+// `Builder::evaluator` takes any `tower::Service<ModelRequest, Response =
+// String>` that is `Clone + Send + Sync + 'static`, whose error converts into
+// `BoxError`: the prompt (and the model the handler names, if it names one)
+// in, the model's text out. A host that talks to a
 // model already has a client for it; the evaluator is one call of that client,
 // wrapped. `real_model` is such a wrapper for a Messages-style chat API: it
 // builds the request body from the prompt and takes the text out of the reply.
@@ -334,13 +336,14 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
 // network call. (`tests/examples` calls it with a fake `post`.)
 
 /// An evaluator for a Messages-style chat API: `post` sends one request body
-/// and returns the reply's JSON.
+/// and returns the reply's JSON. It asks `model` unless the handler names
+/// another (Claude Code's `model` field).
 #[allow(dead_code)]
 pub(crate) fn real_model<F, Fut>(
     model: &str,
     post: F,
 ) -> impl Service<
-    String,
+    ModelRequest,
     Response = String,
     Error = BoxError,
     Future = impl Future<Output = Result<String, BoxError>> + Send + 'static,
@@ -353,9 +356,14 @@ where
     Fut: Future<Output = Result<Value, BoxError>> + Send + 'static,
 {
     let model: Arc<str> = model.into();
-    service_fn(move |prompt: String| {
+    service_fn(move |asked: ModelRequest| {
+        let ModelRequest {
+            prompt,
+            model: named,
+            ..
+        } = asked;
         let body = json!({
-            "model": &*model,
+            "model": named.as_deref().unwrap_or(&model),
             "max_tokens": 256,
             "system": "You check actions of a coding agent. Answer with one JSON object, \
                        as the user's message asks.",

@@ -203,7 +203,8 @@ pub enum HookKind {
     Prompt,
     /// `agent`: a model with tools is asked (Claude Code).
     Agent,
-    /// `mcp_tool`: an MCP tool is called (Claude Code); this host cannot run it.
+    /// `mcp_tool`: an MCP tool is called (Claude Code), on a stack given an
+    /// MCP client.
     McpTool,
     /// A type this host does not know, as written.
     Other(Box<str>),
@@ -259,6 +260,9 @@ pub enum Program {
     Bash,
     /// `sh -c <command>`: the hooks of Claude Code, Cursor and react-agent-mini.
     Sh,
+    /// `pwsh -NoProfile -NonInteractive -Command <command>`: a Claude Code
+    /// handler with `"shell": "powershell"`.
+    PowerShell,
     /// The command is a program, started with these arguments and no shell
     /// (Claude Code's exec form, `args`): nothing in them is expanded.
     Exec(Arc<[String]>),
@@ -308,8 +312,12 @@ pub struct HookSpec {
     pub(crate) persistent: bool,
     /// What a model is asked, for a model-evaluated hook (`prompt`, `agent`).
     pub(crate) prompt: Option<Arc<str>>,
+    /// The model a model-evaluated hook names.
+    pub(crate) model: Option<Arc<str>>,
     /// Where an HTTP hook posts its event.
     pub(crate) http: Option<Arc<HttpTarget>>,
+    /// Which MCP tool an MCP tool hook calls.
+    pub(crate) mcp: Option<Arc<crate::layer::mcp::McpTarget>>,
     /// Why its loader does not let it run, for a fail-closed hook, which then
     /// blocks with that reason rather than be skipped (an HTTP hook whose URL
     /// the settings do not allow).
@@ -409,7 +417,9 @@ impl HookSpec {
             background: false,
             persistent: false,
             prompt: None,
+            model: None,
             http: None,
+            mcp: None,
             refused: None,
         }
     }
@@ -638,6 +648,18 @@ impl HookSpec {
         self.prompt.as_deref()
     }
 
+    /// The model a model-evaluated hook asks (Claude Code's `model`): it
+    /// reaches the evaluator in [`ModelRequest::model`](crate::layer::model::ModelRequest::model).
+    pub fn with_model(mut self, model: impl Into<Arc<str>>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// The model a model-evaluated hook names ([`with_model`](Self::with_model)).
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
     /// Makes it an HTTP hook (type `http`): the event is posted to `target`
     /// as its dialect's JSON envelope, and the answer is read as the dialect
     /// reads a command's stdout. It runs on a stack built with the `http`
@@ -653,7 +675,24 @@ impl HookSpec {
     /// hook, read by their dialect): an in-process hook leaves none, and
     /// costs no slot for them.
     pub(crate) fn leaves_notes(&self) -> bool {
-        self.command.is_some() || self.prompt.is_some() || self.http.is_some()
+        self.command.is_some() || self.prompt.is_some() || self.http.is_some() || self.mcp.is_some()
+    }
+
+    /// Makes it an MCP tool hook (type `mcp_tool`): each run calls `target`'s
+    /// tool through the stack's MCP client and reads its text as its
+    /// dialect reads a command's stdout. It runs on a stack given a client
+    /// ([`Builder::mcp`](crate::Builder::mcp)); elsewhere it is listed and
+    /// skipped. See [`layer::mcp`](crate::layer::mcp).
+    pub fn with_mcp(mut self, target: crate::layer::mcp::McpTarget) -> Self {
+        self.kind = HookKind::McpTool;
+        self.command = None;
+        self.mcp = Some(Arc::new(target));
+        self
+    }
+
+    /// The tool an MCP tool hook calls ([`with_mcp`](Self::with_mcp)).
+    pub fn mcp_target(&self) -> Option<&crate::layer::mcp::McpTarget> {
+        self.mcp.as_deref()
     }
 
     /// Where an HTTP hook posts ([`with_http`](Self::with_http)).

@@ -695,12 +695,13 @@ fn message(outcome: &HookOutcome, named: Named) -> Option<String> {
 }
 
 /// `--evaluator-command`: the model of model-evaluated hooks is a command that
-/// reads the prompt on stdin and prints the answer. It runs as a hook does (its
-/// own process group, killed when the hook's timeout drops the run).
+/// reads the prompt on stdin and prints the answer, with the model the handler
+/// names in `HOOKS_MODEL`. It runs as a hook does (its own process group,
+/// killed when the hook's timeout drops the run).
 fn evaluator(
     command: &str,
 ) -> impl tower::Service<
-    String,
+    tower_hooks::layer::model::ModelRequest,
     Response = String,
     Error = std::io::Error,
     Future = impl std::future::Future<Output = std::io::Result<String>> + Send,
@@ -710,8 +711,11 @@ fn evaluator(
        + 'static {
     use tower_hooks::process::{Job, ProcessRunner, Program, Termination};
     let command: std::sync::Arc<str> = command.into();
-    tower::service_fn(move |prompt: String| {
-        let job = Job::new(Program::Sh, command.clone(), prompt.into_bytes());
+    tower::service_fn(move |asked: tower_hooks::layer::model::ModelRequest| {
+        let mut job = Job::new(Program::Sh, command.clone(), asked.prompt.into_bytes());
+        if let Some(model) = asked.model {
+            job.env.push(("HOOKS_MODEL".to_owned(), model));
+        }
         let run = ProcessRunner::shared().run(job);
         async move {
             let done = run.await?;

@@ -89,6 +89,7 @@ pub struct ToolResult {
     structured: Option<Value>,
     context: Vec<String>,
     stop: Option<String>,
+    deferred: bool,
 }
 
 impl ToolResult {
@@ -100,6 +101,7 @@ impl ToolResult {
             structured: None,
             context: Vec::new(),
             stop: None,
+            deferred: false,
         }
     }
 
@@ -111,6 +113,7 @@ impl ToolResult {
             structured: None,
             context: Vec::new(),
             stop: None,
+            deferred: false,
         }
     }
 
@@ -174,6 +177,14 @@ impl ToolResult {
         self.stop.as_deref()
     }
 
+    /// Whether the call was deferred rather than run (a hook's
+    /// [`HookOutcome::is_deferred`]): the tool did not run, nobody was asked,
+    /// and the agent stops ([`stop`](Self::stop)) so that the host can
+    /// pause the session and offer the same call again when it resumes.
+    pub fn is_deferred(&self) -> bool {
+        self.deferred
+    }
+
     /// `context` first, then the notes already on the result.
     pub(crate) fn after_context(mut self, mut context: Vec<String>) -> Self {
         if !context.is_empty() {
@@ -225,6 +236,7 @@ pub(crate) fn end_request(
         structured,
         context,
         stop,
+        ..
     } = result;
     let mut req = HookRequest::tool_execution_end(name, tool_input, content, is_error, duration);
     if let Some(structured) = structured {
@@ -261,6 +273,13 @@ impl ToolResult {
 /// hook: <reason>` or `stopped by hook: <reason>`, and the stop. It carries
 /// no notes.
 pub(crate) fn refusal(outcome: &HookOutcome) -> ToolResult {
+    if outcome.is_deferred() {
+        return ToolResult {
+            stop: Some(outcome.stop().unwrap_or(DEFERRED_STOP).to_owned()),
+            deferred: true,
+            ..ToolResult::error(DEFERRED_TEXT)
+        };
+    }
     let text = match outcome.stop() {
         Some(reason) if !outcome.is_blocked() && !outcome.needs_approval() => {
             if reason.is_empty() {
@@ -281,6 +300,10 @@ pub(crate) fn refusal(outcome: &HookOutcome) -> ToolResult {
         ..ToolResult::error(text)
     }
 }
+
+/// What the model sees of a deferred call, and why the agent stops.
+const DEFERRED_TEXT: &str = "the tool call is deferred: it runs when the session resumes";
+const DEFERRED_STOP: &str = "a hook deferred the tool call";
 
 /// Whether `tool_execution_start` hooks refuse the call when nobody is
 /// asked: they blocked, asked for approval, or asked the agent to stop.
@@ -318,6 +341,7 @@ pub(crate) fn result_of(outcome: HookOutcome) -> ToolResult {
         structured,
         context,
         stop,
+        deferred: false,
     }
 }
 

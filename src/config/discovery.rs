@@ -238,7 +238,8 @@ impl Discovery {
     }
 
     /// Reads the `hooks/hooks.json` of the Claude Code plugin rooted at `root`,
-    /// after the settings files (in the order plugins are added).
+    /// and the hooks its `.claude-plugin/plugin.json` declares, after the
+    /// settings files (in the order plugins are added).
     pub fn claude_plugin(mut self, root: impl Into<PathBuf>) -> Self {
         self.claude_plugins.push(root.into());
         self

@@ -117,6 +117,7 @@ mod expand;
 pub(crate) mod loader;
 pub(crate) mod loaders;
 mod programs;
+pub(crate) use programs::on_path;
 
 pub(crate) use self::duplicate_keys::duplicate_keys;
 #[doc(hidden)] // bounded file reading for the `hooks` CLI; not API

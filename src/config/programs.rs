@@ -210,6 +210,9 @@ pub(crate) fn missing_program(
     let words = match spec.program() {
         Program::Exec(_) => vec![command.to_owned()],
         Program::Bash | Program::Sh => program_words(command)?,
+        // PowerShell reads its command differently; a missing `pwsh` is
+        // reported when the file loads.
+        Program::PowerShell => return None,
     };
     let program = &words[0];
     let missing = |program: &str, why| {
@@ -235,7 +238,9 @@ pub(crate) fn missing_program(
     }
 }
 
-fn on_path(program: &str, path: Option<&OsStr>) -> bool {
+/// Whether `program` is an executable file in one of the directories of
+/// `path` (a `PATH` value).
+pub(crate) fn on_path(program: &str, path: Option<&OsStr>) -> bool {
     let Some(path) = path else {
         return false;
     };

@@ -114,6 +114,16 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// An MCP tool's text output (or why none came), for a dialect with MCP
+    /// tool hooks; `None`: this dialect has none.
+    fn mcp_answer(
+        &self,
+        _spec: &HookSpec,
+        _text: Result<String, String>,
+    ) -> Option<(Verdict, Notes)> {
+        None
+    }
+
     /// Whether its dialect has HTTP hooks (one without could not read a
     /// policy server's answer, so nothing is posted).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]

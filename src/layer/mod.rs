@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! Gate ─ Advisory ─ (your layers around the call) ─ Chain ─ per matching hook:
-//!     FailOpen ─ (your layers around each hook) ─ HookTimeout ─ Command (or a model
-//!     or HTTP hook)
+//!     FailOpen ─ (your layers around each hook) ─ HookTimeout ─ Command (or a model,
+//!     HTTP or MCP tool hook)
 //! ```
 //!
 //! Each is dialect-blind: what differs per dialect comes from the hook's spec.
@@ -17,5 +17,6 @@ pub mod gate;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod matcher;
+pub mod mcp;
 pub mod model;
 pub mod timeout;

@@ -1,8 +1,9 @@
 //! The leaf of a model-evaluated hook: Claude Code's `prompt` and `agent`
 //! handlers, which ask a model rather than run a command.
 //!
-//! The host hands the stack an [`Evaluator`], a `tower::Service` from a prompt
-//! to the model's text ([`Builder::evaluator`](crate::Builder::evaluator)); it
+//! The host hands the stack an [`Evaluator`], a `tower::Service` from a
+//! [`ModelRequest`] (the prompt, and the model the handler names, if any) to
+//! the model's text ([`Builder::evaluator`](crate::Builder::evaluator)); it
 //! already owns a model client, and this is where it plugs in. For each run the
 //! hook's prompt gets its input, the object a command hook of its dialect would
 //! read on stdin: `$ARGUMENTS` in the prompt stands for it (`\$` is a plain
@@ -38,8 +39,42 @@ use crate::process::BoxFuture;
 use crate::request::HookRequest;
 use crate::BoxError;
 
-/// What a stack asks a model: a prompt in, the model's text out.
-pub type Evaluator = BoxCloneSyncService<String, String, BoxError>;
+/// What a stack asks a model: a [`ModelRequest`] in, the model's text out.
+pub type Evaluator = BoxCloneSyncService<ModelRequest, String, BoxError>;
+
+/// One question for the model of a model-evaluated hook.
+///
+/// ```
+/// use tower_hooks::layer::model::ModelRequest;
+///
+/// let asked = ModelRequest::new("Safe? {}").with_model("claude-haiku-4-5");
+/// assert_eq!((asked.prompt.as_str(), asked.model.as_deref()), ("Safe? {}", Some("claude-haiku-4-5")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ModelRequest {
+    /// The hook's prompt with its input in place ([`arguments_in`]).
+    pub prompt: String,
+    /// The model the handler names (Claude Code's `model`), as written;
+    /// `None` leaves the choice to the host.
+    pub model: Option<String>,
+}
+
+impl ModelRequest {
+    /// A question with no model named.
+    pub fn new(prompt: impl Into<String>) -> Self {
+        ModelRequest {
+            prompt: prompt.into(),
+            model: None,
+        }
+    }
+
+    /// Names the model to ask.
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+}
 
 pub use crate::dialect::ModelAnswer;
 
@@ -113,7 +148,11 @@ impl Service<HookRequest> for ModelHook {
             let template = spec.prompt().unwrap_or_default();
             let input = crate::dialect::input(&spec, &req);
             let prompt = arguments_in(template, String::from_utf8_lossy(&input).trim());
-            let asked = evaluator.oneshot(prompt);
+            let asked = ModelRequest {
+                prompt,
+                model: spec.model().map(str::to_owned),
+            };
+            let asked = evaluator.oneshot(asked);
             let asked = async { asked.await.map_err(|e| format!("the model failed: {e}")) };
             let text = crate::dialect::within_deadline(&req, asked).await;
             let answer = text.and_then(|text| ModelAnswer::parse(&text));

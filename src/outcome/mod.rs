@@ -48,8 +48,9 @@ pub enum Verdict {
         /// What went wrong.
         error: String,
     },
-    /// A person must approve the action (Claude Code's `ask` and `defer`,
-    /// Cursor's `ask`). Without a way to ask, the action is refused with the
+    /// A person must approve the action (Claude Code's `ask`, Cursor's
+    /// `ask`), or the action waits for later (Claude Code's `defer`, whose
+    /// notes say [`deferred`](Notes::deferred)). Without a way to ask, the action is refused with the
     /// reason, never silently allowed.
     #[non_exhaustive]
     Ask {
@@ -484,6 +485,15 @@ pub struct Notes {
     /// More plugin folders for the host to load for the workspace (Cursor's
     /// `workspaceOpen` `pluginPaths`); several hooks' lists add up.
     pub plugin_paths: Vec<String>,
+    /// A hook deferred the action (Claude Code's `permissionDecision:
+    /// "defer"`): it does not run now and nobody is asked; the host pauses
+    /// the session and offers the same call again when it resumes, when the
+    /// hooks decide anew.
+    pub deferred: bool,
+    /// What a background hook woke the agent with (Claude Code's
+    /// `asyncRewake` hook that exited 2: its stderr, else its stdout); it
+    /// is in [`context`](Self::context) too. Of several, joined on new lines.
+    pub wake_up: Option<String>,
 }
 
 impl Notes {
@@ -535,6 +545,8 @@ impl Notes {
             && self.updated_permissions.is_empty()
             && self.ask_input.is_none()
             && self.plugin_paths.is_empty()
+            && !self.deferred
+            && self.wake_up.is_none()
     }
 
     /// Appends `other`'s notes after these (`other` came later in config order);
@@ -551,6 +563,8 @@ impl Notes {
             self.session_title = other.session_title;
         }
         self.suppress_original_prompt |= other.suppress_original_prompt;
+        self.deferred |= other.deferred;
+        join_into(&mut self.wake_up, other.wake_up);
         if other.initial_user_message.is_some() {
             self.initial_user_message = other.initial_user_message;
         }
@@ -718,6 +732,22 @@ impl HookOutcome {
         self.notes
             .as_deref()
             .map_or(&[][..], |notes| &notes.plugin_paths)
+    }
+
+    /// What a background hook woke the agent with ([`Notes::wake_up`]): it
+    /// comes with the session's next call, its text also in
+    /// [`context`](Self::context).
+    pub fn wake_up(&self) -> Option<&str> {
+        self.notes.as_deref()?.wake_up.as_deref()
+    }
+
+    /// Whether a hook deferred the action ([`Notes::deferred`]): the decision
+    /// is [`Decision::Ask`], it takes effect here, and of the hooks that
+    /// asked one deferred (Claude Code's precedence: deny, then defer, then
+    /// ask). The action does not run and nobody is asked: the host pauses
+    /// and offers the same call again later.
+    pub fn is_deferred(&self) -> bool {
+        self.needs_approval() && self.notes.as_deref().is_some_and(|n| n.deferred)
     }
 
     /// The tool input to ask the person about, when the decision is

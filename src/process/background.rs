@@ -80,6 +80,21 @@ impl BackgroundLimits {
 /// its notes, or nothing.
 pub type Delivery = Option<(Arc<str>, Notes)>;
 
+/// A background hook woke the agent (Claude Code's `asyncRewake` hook that
+/// exited 2): what the host's [`Builder::on_wake_up`](crate::Builder::on_wake_up)
+/// is told as soon as the hook ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WakeUp {
+    /// The session of the call that started the hook (empty when it had none).
+    pub session_id: String,
+    /// What the agent is to be shown: the hook's stderr, else its stdout.
+    pub message: String,
+}
+
+/// The host's callback for a [`WakeUp`].
+pub(crate) type OnWakeUp = Arc<dyn Fn(WakeUp) + Send + Sync>;
+
 /// The bounded executor of a stack's background hooks. See the [module docs](self).
 ///
 /// Cheap to clone; clones share the executor. Dropping the last clone cancels

@@ -15,10 +15,11 @@ use crate::layer::chain::{Chain, Offload};
 use crate::layer::command::Command;
 use crate::layer::fail_open::FailOpen;
 use crate::layer::gate::{Gate, GateHandle};
+use crate::layer::mcp::{McpClient, McpHook};
 use crate::layer::model::{Evaluator, ModelHook};
 use crate::layer::timeout::HookTimeout;
 use crate::outcome::{HookOutcome, RunSlot, Verdict};
-use crate::process::background::{Background, BackgroundLimits, Delivery};
+use crate::process::background::{Background, BackgroundLimits, Delivery, OnWakeUp, WakeUp};
 use crate::process::persistent::{Persistent, PersistentLimits};
 use crate::process::{BoxFuture, ProcessRunner, Runner};
 use crate::report::{Notice, Report, SharedReport, StderrReport};
@@ -46,11 +47,13 @@ enum Source {
 }
 
 /// How a stack runs its background hooks.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct BackgroundSetup {
     limits: BackgroundLimits,
     /// Inside the call, which waits for them (`hooks test`).
     wait: bool,
+    /// Told when a background hook wakes the agent.
+    on_wake_up: Option<OnWakeUp>,
 }
 
 /// Builds a [`HookStack`]. See the [module docs](super).
@@ -72,6 +75,7 @@ struct Settings {
     current_dir: Option<PathBuf>,
     background: BackgroundSetup,
     evaluator: Option<Evaluator>,
+    mcp: Option<McpClient>,
     fail_closed: FailClosedPolicy,
     #[cfg(feature = "http")]
     http: crate::layer::http::HttpSettings,
@@ -97,6 +101,7 @@ impl Builder {
                 current_dir: None,
                 background: BackgroundSetup::default(),
                 evaluator: None,
+                mcp: None,
                 fail_closed: FailClosedPolicy::default(),
                 #[cfg(feature = "http")]
                 http: crate::layer::http::HttpSettings::new(),
@@ -202,17 +207,43 @@ impl<C, H> Builder<C, H> {
     }
 
     /// The model that answers the model-evaluated hooks (Claude Code's
-    /// `prompt` and `agent` handlers): a service from a prompt to the model's
-    /// text. Without one, such hooks are listed and skipped (their load
+    /// `prompt` and `agent` handlers): a service from a
+    /// [`ModelRequest`](crate::layer::model::ModelRequest) (the prompt, and the
+    /// model the handler names) to the model's text. Without one, such hooks are listed and skipped (their load
     /// warning says they do not run). See [`layer::model`](crate::layer::model).
     pub fn evaluator<S>(mut self, evaluator: S) -> Self
     where
-        S: Service<String, Response = String> + Clone + Send + Sync + 'static,
+        S: Service<crate::layer::model::ModelRequest, Response = String>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
         let evaluator = tower::ServiceExt::map_err(evaluator, Into::into);
         self.settings.evaluator = Some(BoxCloneSyncService::new(evaluator));
+        self
+    }
+
+    /// The host's MCP client, which runs the MCP tool hooks (Claude Code's
+    /// `mcp_tool` handlers): a service from an
+    /// [`McpRequest`](crate::layer::mcp::McpRequest) (server, tool,
+    /// arguments) to the tool's text output; a tool that answers with an
+    /// error is an `Err`. Without one, such hooks are listed and skipped.
+    /// See [`layer::mcp`](crate::layer::mcp).
+    pub fn mcp<S>(mut self, client: S) -> Self
+    where
+        S: Service<crate::layer::mcp::McpRequest, Response = String>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        let client = tower::ServiceExt::map_err(client, Into::into);
+        self.settings.mcp = Some(BoxCloneSyncService::new(client));
         self
     }
 
@@ -224,6 +255,21 @@ impl<C, H> Builder<C, H> {
     #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn http(mut self, settings: crate::layer::http::HttpSettings) -> Self {
         self.settings.http = settings;
+        self
+    }
+
+    /// Calls `f` as soon as a background hook wakes the agent (Claude Code's
+    /// `asyncRewake` hook that exited 2), with the session and the message,
+    /// so that a host whose agent is idle can start a turn. The message
+    /// also comes with the session's next call
+    /// ([`HookOutcome::wake_up`](crate::HookOutcome::wake_up)), which is
+    /// where it arrives when the stack [waits for background
+    /// hooks](Self::wait_for_background_hooks) (`f` is then not called).
+    pub fn on_wake_up<F>(mut self, f: F) -> Self
+    where
+        F: Fn(WakeUp) + Send + Sync + 'static,
+    {
+        self.settings.background.on_wake_up = Some(Arc::new(f));
         self
     }
 
@@ -435,6 +481,12 @@ impl<C, H> Builder<C, H> {
                     None => Err("no model to ask: this host has no evaluator".into()),
                 });
             }
+            if spec.mcp_target().is_some() {
+                return Some(match &self.settings.mcp {
+                    Some(client) => Ok(LeafKind::Mcp(McpHook::new(client.clone()))),
+                    None => Err("no MCP client: this host supplies none".into()),
+                });
+            }
             spec.http_target()?;
             #[cfg(feature = "http")]
             return Some(Ok(LeafKind::Http(
@@ -508,13 +560,15 @@ impl<C, H> Builder<C, H> {
             hooks.push((spec, hook));
         }
         let background = Background::new(self.settings.background.limits);
+        let on_wake_up = self.settings.background.on_wake_up.clone();
         // Only a stack with background hooks looks for their notes on each
         // call: the others' calls that run no hook stay as cheap as before.
         let has_background = specs.iter().any(|spec| spec.runs_in_background());
         let offload = (!self.settings.background.wait && has_background).then(|| Offload {
             background: background.clone(),
-            start: Box::new(|hook: PerHook<H>, req: HookRequest| {
-                Box::pin(run_in_background(hook, req)) as BoxFuture<'static, Delivery>
+            start: Box::new(move |hook: PerHook<H>, req: HookRequest| {
+                let on_wake_up = on_wake_up.clone();
+                Box::pin(run_in_background(hook, req, on_wake_up)) as BoxFuture<'static, Delivery>
             }),
             report: report.clone(),
         });
@@ -545,8 +599,9 @@ fn persistent_runner(spec: &HookSpec, report: &SharedReport) -> Persistent {
 
 /// One background run of a hook: the hook runs as in a call (its layers see
 /// it), its decision is dropped, and the notes it leaves go to its session
-/// (the empty session when the request has none).
-async fn run_in_background<S>(hook: S, req: HookRequest) -> Delivery
+/// (the empty session when the request has none); a wake-up among them is
+/// also told to `on_wake_up` at once.
+async fn run_in_background<S>(hook: S, req: HookRequest, on_wake_up: Option<OnWakeUp>) -> Delivery
 where
     S: Service<HookRequest, Response = Verdict, Error = Infallible>,
 {
@@ -561,6 +616,12 @@ where
         "background hook finished"
     );
     let notes = slot.take_notes()?;
+    if let (Some(f), Some(message)) = (on_wake_up, &notes.wake_up) {
+        f(WakeUp {
+            session_id: session.to_string(),
+            message: message.clone(),
+        });
+    }
     Some((session, notes))
 }
 

@@ -12,6 +12,7 @@ use tower::util::BoxCloneSyncService;
 use tower_service::Service;
 
 use crate::layer::command::Command;
+use crate::layer::mcp::McpHook;
 use crate::layer::model::ModelHook;
 use crate::outcome::Verdict;
 use crate::process::BoxFuture;
@@ -37,6 +38,8 @@ pub(super) enum LeafKind {
     Command(Command),
     /// A model-evaluated hook: the stack's evaluator answers.
     Model(ModelHook),
+    /// An MCP tool hook: the host's MCP client answers.
+    Mcp(McpHook),
     /// An HTTP hook: a policy service answers.
     #[cfg(feature = "http")]
     Http(crate::layer::http::HttpHook),
@@ -50,6 +53,7 @@ impl fmt::Debug for Leaf {
         match &self.kind {
             LeafKind::Command(c) => f.debug_tuple("Leaf").field(c).finish(),
             LeafKind::Model(m) => f.debug_tuple("Leaf").field(m).finish(),
+            LeafKind::Mcp(m) => f.debug_tuple("Leaf").field(m).finish(),
             #[cfg(feature = "http")]
             LeafKind::Http(h) => f.debug_tuple("Leaf").field(h).finish(),
             LeafKind::InProcess(_) => f.write_str("Leaf(<in-process>)"),
@@ -68,6 +72,7 @@ impl Service<HookRequest> for Leaf {
         match &mut self.kind {
             LeafKind::Command(c) => c.poll_ready(cx),
             LeafKind::Model(m) => m.poll_ready(cx),
+            LeafKind::Mcp(m) => m.poll_ready(cx),
             #[cfg(feature = "http")]
             LeafKind::Http(h) => h.poll_ready(cx),
             LeafKind::InProcess(s) => s.poll_ready(cx),
@@ -84,6 +89,10 @@ impl Service<HookRequest> for Leaf {
             // A model hook honors the deadline itself: a late answer is its
             // dialect's failure, not a block.
             LeafKind::Model(m) => LeafFuture::new(LeafRun::Unbounded {
+                future: m.call(req),
+            }),
+            // So does an MCP tool hook.
+            LeafKind::Mcp(m) => LeafFuture::new(LeafRun::Unbounded {
                 future: m.call(req),
             }),
             // So does an HTTP hook (Claude Code's "timed out after N s").

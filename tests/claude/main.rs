@@ -946,3 +946,394 @@ async fn fields_for_the_hosts_own_features_reach_the_outcome() {
         [json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"})]
     );
 }
+
+/// A Claude Code settings file in a fresh project, loaded.
+fn claude_config(root: &Path, settings: Value) -> tower_hooks::config::Config {
+    let path = root.join(".claude/settings.json");
+    write(&path, &settings.to_string());
+    tower_hooks::config::Config::load_files(&[tower_hooks::config::ConfigFile::detect(&path)], root)
+        .unwrap()
+}
+
+async fn fire(stack: &HookStack, req: HookRequest) -> tower_hooks::HookOutcome {
+    tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        stack.clone().oneshot(req),
+    )
+    .await
+    .expect("bounded")
+    .unwrap()
+}
+
+#[tokio::test]
+async fn an_mcp_tool_handler_calls_the_hosts_mcp_client_with_its_filled_input() {
+    use tower_hooks::layer::mcp::McpRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let config = claude_config(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+            "type": "mcp_tool",
+            "server": "policy",
+            "tool": "check_command",
+            "input": {"command": "${tool_input.command}", "event": "${hook_event_name}", "n": 1}
+        }]}]}}),
+    );
+    // The handler loads with a warning that it runs only with an MCP client.
+    assert!(config
+        .warnings()
+        .iter()
+        .any(|w| w.to_string().contains("Builder::mcp")));
+    let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = calls.clone();
+    // The host's MCP client, in process: a policy tool that denies `rm -rf`
+    // in Claude Code's JSON, and fails for `curl` as a disconnected server would.
+    let client = tower::service_fn(move |call: McpRequest| {
+        log.lock().unwrap().push(call.clone());
+        async move {
+            let command = call.input["command"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if command.contains("curl") {
+                return Err("server policy is not connected".to_owned());
+            }
+            Ok(if command.contains("rm -rf") {
+                json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": "the policy tool says no"}})
+                .to_string()
+            } else {
+                String::new()
+            })
+        }
+    });
+    let stack = HookStack::builder()
+        .report(())
+        .mcp(client)
+        .config(&config)
+        .build();
+
+    let denied = fire(
+        &stack,
+        HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"})),
+    )
+    .await;
+    assert!(denied.is_blocked(), "{denied:?}");
+    assert_eq!(denied.reason(), Some("the policy tool says no"));
+    {
+        let calls = calls.lock().unwrap();
+        assert_eq!(
+            (calls[0].server.as_str(), calls[0].tool.as_str()),
+            ("policy", "check_command")
+        );
+        assert_eq!(
+            calls[0].input,
+            json!({"command": "rm -rf /", "event": "PreToolUse", "n": 1})
+        );
+    }
+
+    let allowed = fire(
+        &stack,
+        HookRequest::tool_execution_start("bash", json!({"command": "ls"})),
+    )
+    .await;
+    assert!(!allowed.is_blocked());
+    assert_eq!(allowed.hooks()[0].outcome(), RecordOutcome::Allow);
+
+    // A client that fails lets the call go ahead, with the error recorded.
+    let failed = fire(
+        &stack,
+        HookRequest::tool_execution_start("bash", json!({"command": "curl x"})),
+    )
+    .await;
+    assert!(!failed.is_blocked());
+    assert_eq!(failed.hooks()[0].outcome(), RecordOutcome::Error);
+    assert!(
+        failed.hooks()[0]
+            .reason()
+            .is_some_and(|r| r.contains("server policy is not connected")),
+        "{:?}",
+        failed.hooks()[0].reason()
+    );
+
+    // Without a client the handler is listed and skipped.
+    let without = HookStack::builder().report(()).config(&config).build();
+    let skipped = fire(
+        &without,
+        HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"})),
+    )
+    .await;
+    assert!(!skipped.is_blocked());
+    assert_eq!(skipped.hooks()[0].outcome(), RecordOutcome::Skipped);
+}
+
+/// Writes an executable script at `path`.
+fn script(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    write(path, text);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A guard that defers `AskUserQuestion` (with context Claude Code drops
+/// beside a defer) and asks about `deploy`.
+const DEFERRING_GUARD: &str = r#"#!/bin/sh
+input=$(cat)
+case "$input" in
+  *AskUserQuestion*) printf '%s' '{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+    "permissionDecision": "defer", "permissionDecisionReason": "for the log only",
+    "additionalContext": "dropped"}}' ;;
+  *deploy*) printf '%s' '{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+    "permissionDecision": "ask", "permissionDecisionReason": "deploys need a person"}}' ;;
+esac
+"#;
+
+#[tokio::test]
+async fn a_deferred_call_neither_runs_nor_asks_and_stops_the_agent() {
+    use tower_hooks::{Approval, ApprovalRequest};
+    let dir = tempfile::tempdir().unwrap();
+    script(&dir.path().join("defer.sh"), DEFERRING_GUARD);
+    let config = claude_config(
+        dir.path(),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "${CLAUDE_PROJECT_DIR}/defer.sh"}]}]}}),
+    );
+    let stack = HookStack::builder().report(()).config(&config).build();
+
+    let outcome = fire(
+        &stack,
+        HookRequest::tool_execution_start("AskUserQuestion", json!({"questions": []})),
+    )
+    .await;
+    assert!(
+        outcome.is_deferred() && outcome.needs_approval(),
+        "{outcome:?}"
+    );
+    assert_eq!(outcome.reason(), Some("deferred by hook"));
+    assert!(outcome.context().is_empty(), "{:?}", outcome.context());
+    let asked = fire(
+        &stack,
+        HookRequest::tool_execution_start("Bash", json!({"command": "deploy"})),
+    )
+    .await;
+    assert!(asked.needs_approval() && !asked.is_deferred());
+
+    // Through the tool layer: the deferred call neither runs nor reaches the
+    // approver; the ask does.
+    let ran = Arc::new(AtomicUsize::new(0));
+    let counter = ran.clone();
+    let tools = tower::service_fn(move |_call: ToolCall| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async { Ok::<_, Infallible>(ToolResult::ok("ran")) }
+    });
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let seen = approvals.clone();
+    let approver = tower::service_fn(move |_req: ApprovalRequest| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        async { Ok::<_, Infallible>(Approval::Approve) }
+    });
+    let mut tools = ServiceBuilder::new()
+        .layer(ToolHooksLayer::new(stack).with_approver(approver))
+        .service(tools);
+    let call = ToolCall::new("AskUserQuestion", "toolu_1", json!({"questions": []}));
+    let result = tools.ready().await.unwrap().call(call).await.unwrap();
+    assert!(result.is_deferred() && result.is_error(), "{result:?}");
+    assert!(result.stop().is_some());
+    assert_eq!(
+        (ran.load(Ordering::SeqCst), approvals.load(Ordering::SeqCst)),
+        (0, 0)
+    );
+    let call = ToolCall::new("Bash", "toolu_2", json!({"command": "deploy"}));
+    let result = tools.ready().await.unwrap().call(call).await.unwrap();
+    assert!(!result.is_deferred());
+    assert_eq!(result, ToolResult::ok("ran"));
+    assert_eq!(
+        (ran.load(Ordering::SeqCst), approvals.load(Ordering::SeqCst)),
+        (1, 1)
+    );
+}
+
+/// An `asyncRewake` hook that exits 2 wakes the agent: the host's callback
+/// hears of it as soon as it ends, and the session's next call brings its
+/// stderr (else its stdout) as context; an `async` hook's exit 2, or a
+/// rewake hook's exit 0, wakes nobody.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_rewake_hooks_exit_2_reaches_the_host_and_the_next_call() {
+    use std::time::Duration;
+    use tower_hooks::process::background::WakeUp;
+    let dir = tempfile::tempdir().unwrap();
+    script(
+        &dir.path().join("tests.sh"),
+        "#!/bin/sh\ncat >/dev/null\necho '3 tests failed' >&2\nexit 2\n",
+    );
+    script(
+        &dir.path().join("quiet.sh"),
+        "#!/bin/sh\ncat >/dev/null\necho 'only stdout'\nexit 2\n",
+    );
+    let config = claude_config(
+        dir.path(),
+        json!({"hooks": {"PostToolUse": [{"hooks": [
+            {"type": "command", "command": "${CLAUDE_PROJECT_DIR}/tests.sh", "asyncRewake": true},
+            {"type": "command", "command": "${CLAUDE_PROJECT_DIR}/quiet.sh", "asyncRewake": true},
+            {"type": "command", "command": "echo 'not a wake-up' >&2; exit 2", "async": true},
+            {"type": "command", "command": "echo fine >&2", "asyncRewake": true},
+        ]}]}}),
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<WakeUp>();
+    let stack = HookStack::builder()
+        .report(())
+        .config(&config)
+        .on_wake_up(move |wake: WakeUp| {
+            let _ = tx.send(wake);
+        })
+        .build();
+    let ended = |session: &str| {
+        HookRequest::tool_execution_end(
+            "Bash",
+            json!({"command": "cargo test"}),
+            "ok",
+            false,
+            Duration::from_millis(5),
+        )
+        .with_session_id(session)
+    };
+    let first = fire(&stack, ended("s1")).await;
+    assert!(!first.is_blocked(), "{first:?}");
+
+    let mut heard = Vec::new();
+    for _ in 0..2 {
+        let wake = tokio::time::timeout(Duration::from_secs(20), rx.recv())
+            .await
+            .expect("woken within the bound")
+            .unwrap();
+        heard.push((wake.session_id, wake.message));
+    }
+    heard.sort();
+    assert_eq!(
+        heard,
+        [
+            ("s1".to_owned(), "3 tests failed".to_owned()),
+            ("s1".to_owned(), "only stdout".to_owned())
+        ]
+    );
+    // The other two hooks end too; neither wakes anyone.
+    assert_eq!(stack.shutdown(Duration::from_secs(10)).await, 0);
+    assert!(rx.try_recv().is_err());
+
+    // The session's next call brings the wake-ups (the first one did, if
+    // the hooks were done before it returned).
+    let next = fire(&stack, ended("s1")).await;
+    let woken = first.wake_up().into_iter().chain(next.wake_up());
+    let mut woken: Vec<&str> = woken.flat_map(str::lines).collect();
+    woken.sort();
+    assert_eq!(woken, ["3 tests failed", "only stdout"]);
+    let context = first.context().iter().chain(next.context());
+    assert!(context.clone().any(|c| c == "3 tests failed"), "{next:?}");
+}
+
+/// A plugin's hooks come from its `hooks/hooks.json` and from its manifest
+/// `.claude-plugin/plugin.json`: inline (as events, or wrapped in `hooks`) or
+/// as paths of more hooks files; `${CLAUDE_PLUGIN_ROOT}` is the plugin's root
+/// in all of them, and their errors name the file.
+#[tokio::test]
+async fn hooks_declared_in_a_plugins_manifest_load_and_run() {
+    use tower_hooks::config::{Discovery, Format};
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let guard = r#"#!/bin/sh
+input=$(cat)
+case "$input" in *"$1"*) echo "$1 refused by $(basename "$CLAUDE_PLUGIN_ROOT")" >&2; exit 2 ;; esac
+"#;
+    let handler = |word: &str| json!({"type": "command", "command": format!("${{CLAUDE_PLUGIN_ROOT}}/guard.sh {word}")});
+    let plugin = |name: &str, manifest: Value| {
+        let root = dir.path().join(name);
+        script(&root.join("guard.sh"), guard);
+        write(
+            &root.join(".claude-plugin/plugin.json"),
+            &manifest.to_string(),
+        );
+        root
+    };
+    // Inline, as a settings file's events.
+    let inline = plugin(
+        "inline",
+        json!({"name": "inline", "version": "1.0.0",
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler("curl")]}]}}),
+    );
+    // Inline, wrapped as a hooks file is, beside a hooks/hooks.json.
+    let wrapped = plugin(
+        "wrapped",
+        json!({"name": "wrapped",
+            "hooks": {"hooks": {"PreToolUse": [{"hooks": [handler("wget")]}]}}}),
+    );
+    write(
+        &wrapped.join("hooks/hooks.json"),
+        &json!({"hooks": {"PreToolUse": [{"hooks": [handler("scp")]}]}}).to_string(),
+    );
+    // Paths of more hooks files; hooks/hooks.json is not read twice.
+    let listed = plugin(
+        "listed",
+        json!({"name": "listed", "hooks": ["./extra/more.json", "./hooks/hooks.json"]}),
+    );
+    write(
+        &listed.join("extra/more.json"),
+        &json!({"hooks": {"PreToolUse": [{"hooks": [handler("ssh")]}]}}).to_string(),
+    );
+    write(
+        &listed.join("hooks/hooks.json"),
+        &json!({"hooks": {"PreToolUse": [{"hooks": [handler("nc")]}]}}).to_string(),
+    );
+    let config = Discovery::new(&project)
+        .with_home(None)
+        .with_system_files(false)
+        .format(Format::Claude)
+        .claude_plugin(&inline)
+        .claude_plugin(&wrapped)
+        .claude_plugin(&listed)
+        .load()
+        .unwrap();
+    assert_eq!(config.hooks().len(), 5, "{:?}", config.hooks());
+    assert!(config.warnings().is_empty(), "{:?}", config.warnings());
+    let sources: Vec<&str> = config.hooks().iter().map(|h| h.source()).collect();
+    assert!(
+        sources[0].ends_with("inline/.claude-plugin/plugin.json"),
+        "{sources:?}"
+    );
+    let stack = HookStack::builder().report(()).config(&config).build();
+    for (command, refusal) in [
+        ("curl x", "curl refused by inline"),
+        ("wget x", "wget refused by wrapped"),
+        ("scp x", "scp refused by wrapped"),
+        ("ssh x", "ssh refused by listed"),
+        ("nc x", "nc refused by listed"),
+    ] {
+        let outcome = fire(
+            &stack,
+            HookRequest::tool_execution_start("Bash", json!({ "command": command })),
+        )
+        .await;
+        assert!(outcome.is_blocked(), "{command}: {outcome:?}");
+        assert_eq!(outcome.reason(), Some(refusal));
+    }
+    let fine = fire(
+        &stack,
+        HookRequest::tool_execution_start("Bash", json!({"command": "ls"})),
+    )
+    .await;
+    assert!(!fine.is_blocked());
+
+    // A manifest whose `hooks` is neither names the file and says what fits.
+    let bad = plugin("bad", json!({"name": "bad", "hooks": 3}));
+    let err = Discovery::new(&project)
+        .with_home(None)
+        .with_system_files(false)
+        .format(Format::Claude)
+        .claude_plugin(&bad)
+        .load()
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("bad/.claude-plugin/plugin.json") && text.contains("\"hooks\""),
+        "{text}"
+    );
+}

@@ -118,8 +118,23 @@ async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
     assert_loaded_without_warning(
         &lines,
         "/.claude/settings.json",
-        "3 hooks, session demo-claude-0001",
+        "5 hooks, session demo-claude-0001",
     );
+
+    // SessionStart's hook set DEPLOY_TARGET through CLAUDE_ENV_FILE: the host
+    // got it, and the deploy guard, run later in the session, read it.
+    assert!(has("     env    : DEPLOY_TARGET=staging"), "{text}");
+    // The host's `deploy` tool is `mcp__ops__deploy` to Claude Code hooks:
+    // their matcher selects it, and the guard lets only staging through.
+    assert!(
+        has("model  < (error) blocked by hook: this session deploys to staging, not to production"),
+        "{text}"
+    );
+    assert!(
+        has("tool   : deploy pretends to deploy to staging"),
+        "{text}"
+    );
+    assert!(!text.contains("deploy to production"), "{text}");
 
     // A safe command runs as the model wrote it.
     assert!(has("tool   : Bash pretends to run `ls`"), "{text}");
@@ -149,7 +164,14 @@ async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
         .collect();
     assert_eq!(
         npm_ci,
-        ["skipped", "skipped", "transform", "skipped"],
+        [
+            "skipped",
+            "skipped",
+            "transform",
+            "skipped",
+            "skipped",
+            "skipped"
+        ],
         "{text}"
     );
 
@@ -551,13 +573,20 @@ async fn model_hook_prompts_deny_a_command_and_send_the_agent_back_once() {
             ]}))
         }
     });
-    let answer = tower::ServiceExt::oneshot(model, "Safe? {}".to_owned())
+    let asked = tower_hooks::layer::model::ModelRequest::new("Safe? {}");
+    let answer = tower::ServiceExt::oneshot(model.clone(), asked.clone())
         .await
         .unwrap();
     assert_eq!(answer, "Fine.\n{\"ok\": true}");
     let body = sent.lock().unwrap().take().unwrap();
     assert_eq!(body["model"], "m");
     assert_eq!(body["messages"][0]["content"], "Safe? {}");
+    // A handler that names its model is asked with that one.
+    tower::ServiceExt::oneshot(model, asked.with_model("haiku"))
+        .await
+        .unwrap();
+    let body = sent.lock().unwrap().take().unwrap();
+    assert_eq!(body["model"], "haiku");
 }
 
 // Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.

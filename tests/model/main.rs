@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tower::ServiceExt;
 use tower_hooks::config::{Config, ConfigFile};
+use tower_hooks::layer::model::ModelRequest;
 use tower_hooks::{Decision, HookOutcome, HookRequest, HookStack, RecordOutcome};
 
 /// A stack of the Claude Code `settings` loaded from a project at `root`,
@@ -26,7 +27,8 @@ fn stack(
     let config = Config::load_files(&[ConfigFile::detect(&path)], root).unwrap();
     let asked = Arc::new(Mutex::new(Vec::new()));
     let log = asked.clone();
-    let model = tower::service_fn(move |prompt: String| {
+    let model = tower::service_fn(move |asked: ModelRequest| {
+        let prompt = asked.prompt;
         log.lock().unwrap().push(prompt.clone());
         async move {
             tokio::time::sleep(delay).await;
@@ -245,7 +247,7 @@ async fn cursor_prompt_entries_deny_and_follow_up_and_fail_closed_without_a_mode
         .warnings()
         .iter()
         .all(|w| w.to_string().contains("answered by a model")));
-    let model = tower::service_fn(|prompt: String| async move {
+    let model = tower::service_fn(|ModelRequest { prompt, .. }| async move {
         Ok::<_, Infallible>(
             if prompt.contains("rm -rf") || prompt.starts_with("Finished?") {
                 r#"{"ok": false, "reason": "not yet"}"#.to_owned()
@@ -338,7 +340,7 @@ async fn a_no_on_a_tool_call_ends_the_turn_unless_the_hook_continues_on_block() 
 #[derive(Clone)]
 struct NeverReady;
 
-impl tower::Service<String> for NeverReady {
+impl tower::Service<ModelRequest> for NeverReady {
     type Response = String;
     type Error = Infallible;
     type Future = std::future::Ready<Result<String, Infallible>>;
@@ -350,7 +352,7 @@ impl tower::Service<String> for NeverReady {
         std::task::Poll::Pending
     }
 
-    fn call(&mut self, _prompt: String) -> Self::Future {
+    fn call(&mut self, _prompt: ModelRequest) -> Self::Future {
         std::future::ready(Ok(r#"{"ok": false, "reason": "never asked"}"#.to_owned()))
     }
 }
@@ -379,5 +381,44 @@ async fn a_model_that_is_never_ready_costs_the_hook_its_timeout_and_no_more() {
         started.elapsed() < Duration::from_secs(10),
         "{:?}",
         started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn the_model_a_handler_names_reaches_the_evaluator() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let settings = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "prompt", "prompt": "Named? $ARGUMENTS", "model": "claude-haiku-4-5"},
+        {"type": "prompt", "prompt": "Default? $ARGUMENTS"}
+    ]}]}});
+    std::fs::write(&path, settings.to_string()).unwrap();
+    let config = Config::load_files(&[ConfigFile::detect(&path)], dir.path()).unwrap();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let model = tower::service_fn(move |asked: ModelRequest| {
+        log.lock().unwrap().push(asked);
+        async { Ok::<_, Infallible>(r#"{"ok": true}"#.to_owned()) }
+    });
+    let stack = HookStack::builder()
+        .evaluator(model)
+        .config(&config)
+        .build();
+    let outcome = call(
+        &stack,
+        HookRequest::tool_execution_start("bash", json!({"command": "ls"})),
+    )
+    .await;
+    assert!(!outcome.is_blocked());
+    let mut asked = asked.lock().unwrap().clone();
+    asked.sort_by(|a, b| a.prompt.cmp(&b.prompt));
+    let seen: Vec<_> = asked
+        .iter()
+        .map(|a| (a.prompt.split(' ').next().unwrap(), a.model.as_deref()))
+        .collect();
+    assert_eq!(
+        seen,
+        [("Default?", None), ("Named?", Some("claude-haiku-4-5"))]
     );
 }

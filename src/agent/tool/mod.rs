@@ -541,8 +541,12 @@ where
                     this.carried.observe(seen.take(), &outcome);
                     this.context.extend_from_slice(outcome.context());
                     // An ask with nobody to ask is a refusal, never an allow;
-                    // a hook that stops the agent is not asked about.
-                    let ask = if outcome.needs_approval() && outcome.stop().is_none() {
+                    // a hook that stops the agent is not asked about, and a
+                    // deferred call waits for the session to resume.
+                    let ask = if outcome.needs_approval()
+                        && outcome.stop().is_none()
+                        && !outcome.is_deferred()
+                    {
                         this.approver.take()
                     } else {
                         None

@@ -262,6 +262,15 @@ pub enum ConfigWarningKind {
         /// The timeout as written, in seconds.
         seconds: u64,
     },
+    /// A handler whose `shell` names a shell that is not on `PATH` (Claude
+    /// Code's `"shell": "powershell"` needs `pwsh`): it loads, and every run
+    /// fails to start, which lets the action go on unless it fails closed.
+    ShellNotFound {
+        /// The entry, as in [`UnsupportedType`](Self::UnsupportedType).
+        at: String,
+        /// The program looked for: `pwsh`.
+        shell: String,
+    },
     /// A JSON configuration whose `version` is not one this host reads (a
     /// Cursor or OpenHuman `hooks.json` of another version than 1): the file
     /// is skipped.
@@ -473,6 +482,12 @@ impl fmt::Display for ConfigWarningKind {
             ConfigWarningKind::UnknownKey { ref at, expected } => {
                 write!(f, "{at} is not {expected}, so it changes nothing")
             }
+            ConfigWarningKind::ShellNotFound { ref at, ref shell } => write!(
+                f,
+                "{at}: {shell:?} is not on PATH, so this handler fails to start at every run \
+                 and lets the action through unless it fails closed; install it or drop \
+                 \"shell\""
+            ),
             ConfigWarningKind::OtherVersion { ref found } => write!(
                 f,
                 "\"version\" is {found}; only version 1 is read, so this file's hooks never run"

@@ -6,7 +6,7 @@ use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::config::Handler;
+use super::config::{Handler, POWERSHELL};
 use super::rule::{if_allows_seen, PermissionRule};
 use super::session::{takes_env_file, EnvFile, Sessions, ENV_FILE_VAR};
 use super::wire::{
@@ -16,6 +16,7 @@ use super::wire::{
 use super::ClaudeEvent;
 use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts, ModelAnswer};
 use crate::event::Event;
+use crate::layer::mcp::McpTarget;
 use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::process::Job;
 use crate::request::{HookRequest, ToolKind};
@@ -35,6 +36,8 @@ pub(crate) struct ClaudeHook {
     pub(crate) if_rule: Option<PermissionRule>,
     /// `async`: the call does not wait for it.
     pub(crate) is_async: bool,
+    /// `asyncRewake`: its exit 2 wakes the agent.
+    pub(crate) rewake: bool,
     /// A model's no on a tool call lets the turn go on (`continueOnBlock`,
     /// and every `agent` handler).
     pub(crate) continue_on_block: bool,
@@ -74,6 +77,7 @@ pub(crate) fn spec(
     let program = match (&handler.args, handler.shell.as_deref()) {
         (Some(args), _) => Program::Exec(args.clone().into()),
         (None, Some("bash")) => Program::Bash,
+        (None, Some(POWERSHELL)) => Program::PowerShell,
         (None, _) => Program::Sh,
     };
     let extra = ClaudeHook {
@@ -85,6 +89,7 @@ pub(crate) fn spec(
             .map(|root| root.display().to_string().into()),
         if_rule: handler.if_rule.clone(),
         is_async: handler.is_async,
+        rewake: handler.async_rewake,
         continue_on_block: handler.continue_on_block || kind == HookKind::Agent,
         sessions: sessions.clone(),
     };
@@ -105,6 +110,16 @@ pub(crate) fn spec(
     }
     if let (Some(prompt), HookKind::Prompt | HookKind::Agent) = (&handler.prompt, &kind) {
         spec = spec.with_prompt(prompt.as_str());
+        if let Some(model) = &handler.model {
+            spec = spec.with_model(model.as_str());
+        }
+    }
+    if let (Some(server), Some(tool), HookKind::McpTool) = (&handler.server, &handler.tool, &kind) {
+        let mut target = McpTarget::new(server.as_str(), tool.as_str());
+        if let Some(input) = &handler.input {
+            target = target.with_input(input.clone());
+        }
+        spec = spec.with_mcp(target);
     }
     if let (Some(url), HookKind::Http) = (&handler.url, &kind) {
         let mut target = HttpTarget::new(url.as_str());
@@ -180,7 +195,7 @@ impl DialectHook for ClaudeHook {
             },
             Err(_) => Vec::new(),
         };
-        let answer = match ended {
+        let answer = match &ended {
             Ok(finished) => answer(
                 self,
                 finished.termination,
@@ -188,11 +203,14 @@ impl DialectHook for ClaudeHook {
                 &finished.stderr,
                 timeout,
             ),
-            Err(error) => ClaudeAnswer::could_not_start(&error),
+            Err(error) => ClaudeAnswer::could_not_start(error),
         };
         let (verdict, mut notes) = neutral(self, spec.is_some_and(HookSpec::fail_closed), answer);
         read_env_file(self, req, &mut notes);
         notes.warnings.extend(ignored);
+        if let Ok(finished) = ended {
+            wake_up(self, finished, &mut notes);
+        }
         Ok((verdict, notes))
     }
 
@@ -216,6 +234,25 @@ impl DialectHook for ClaudeHook {
         response: Result<(u16, &[u8]), String>,
     ) -> Option<(Verdict, Notes)> {
         let answer = http_answer(self, response);
+        Some(neutral(self, spec.fail_closed(), answer))
+    }
+
+    fn mcp_answer(
+        &self,
+        spec: &HookSpec,
+        text: Result<String, String>,
+    ) -> Option<(Verdict, Notes)> {
+        // The tool's text is read as a command's stdout on exit 0.
+        let answer = match text {
+            Ok(text) => answer(
+                self,
+                Termination::Exited(0),
+                text.as_bytes(),
+                b"",
+                spec.timeout(),
+            ),
+            Err(error) => ClaudeAnswer::with_error(error),
+        };
         Some(neutral(self, spec.fail_closed(), answer))
     }
 
@@ -339,7 +376,9 @@ fn answer(
 /// A Claude Code answer in neutral terms: a failure is an `error` record that
 /// lets the action proceed (never nanopi's report line), or blocks when the
 /// hook fails closed (`onFailure: "block"`, or the host's policy: the spec's
-/// [`fail_closed`](HookSpec::fail_closed)); `ask` and `defer` ask. An `async`
+/// [`fail_closed`](HookSpec::fail_closed)); `ask` asks, and `defer` is an ask
+/// whose notes say [`deferred`](Notes::deferred) (without its context: Claude
+/// Code drops `additionalContext` beside a defer). An `async`
 /// hook's decision changes nothing: only its notes count.
 fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
@@ -369,8 +408,13 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
             ClaudeDecision::Ask => answer.updated_input.clone(),
             _ => None,
         },
+        deferred: answer.decision == ClaudeDecision::Defer,
+        wake_up: None,
         ..Notes::default()
     };
+    if notes.deferred {
+        notes.context.clear();
+    }
     let reason = || {
         answer
             .reason
@@ -385,7 +429,8 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
     }
     let verdict = match answer.decision {
         ClaudeDecision::Block => Verdict::block(reason()),
-        ClaudeDecision::Ask | ClaudeDecision::Defer => Verdict::ask(reason()),
+        ClaudeDecision::Ask => Verdict::ask(reason()),
+        ClaudeDecision::Defer => Verdict::ask(DEFERRED),
         _ => match (answer.updated_input, answer.updated_tool_output) {
             (Some(input), _) => Verdict::Transform(input),
             (None, Some(output)) => Verdict::Transform(tool_output_transform(&output)),
@@ -394,6 +439,25 @@ fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdi
     };
     (verdict, notes)
 }
+
+/// An `asyncRewake` hook that exited 2 wakes the agent: its stderr, else
+/// its stdout, is context for the model and the notes' wake-up.
+fn wake_up(hook: &ClaudeHook, finished: &crate::process::Finished, notes: &mut Notes) {
+    if !hook.rewake || finished.termination != Termination::Exited(2) {
+        return;
+    }
+    let text = [&finished.stderr, &finished.stdout]
+        .into_iter()
+        .map(|bytes| String::from_utf8_lossy(bytes).trim().to_owned())
+        .find(|text| !text.is_empty())
+        .unwrap_or_else(|| format!("{} hook exited 2", hook.event.name()));
+    notes.context.push(text.clone());
+    notes.wake_up = Some(text);
+}
+
+/// The reason of a deferred call: Claude Code writes a defer's own reason to
+/// its debug log only.
+const DEFERRED: &str = "deferred by hook";
 
 /// A model's answer to a Claude Code `prompt` or `agent` hook, as the hook's
 /// answer: `ok: true` allows; `ok: false` means at each event what Claude Code

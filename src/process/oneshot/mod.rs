@@ -154,32 +154,44 @@ impl ProcessRunner {
         match &job.program {
             Program::Bash => shell(&self.bash, "bash"),
             Program::Sh => shell(&self.sh, "sh"),
-            Program::Exec(args) => {
-                let program = &*job.command;
-                let mut rest = Vec::with_capacity(args.len() + 3);
-                let path = match dir {
-                    // `sh` changes directory, then becomes the program:
-                    // `sh -c 'cd -- DIR || exit 126; exec "$0" "$@"' PROGRAM ARGS…`.
-                    Some(dir) => {
-                        rest.push(c_string(b"-c".to_vec())?);
-                        rest.push(c_string(in_dir(dir, r#"exec "$0" "$@""#)?)?);
-                        rest.push(c_string(program.as_bytes().to_vec())?);
-                        Self::shell(&self.sh, "sh")?
-                    }
-                    None if program.contains('/') => c_path(PathBuf::from(program))?,
-                    None => c_path(find_on_path(program)?)?,
-                };
-                for arg in args.iter() {
-                    rest.push(c_string(arg.as_bytes().to_vec())?);
-                }
-                let arg0 = if dir.is_some() { "sh" } else { program };
-                Ok(Argv {
-                    path,
-                    arg0: c_string(arg0.as_bytes().to_vec())?,
-                    args: rest,
-                })
+            Program::PowerShell => {
+                let args = ["-NoProfile", "-NonInteractive", "-Command", &job.command];
+                self.exec("pwsh", args, dir)
             }
+            Program::Exec(args) => self.exec(&job.command, args.iter().map(String::as_str), dir),
         }
+    }
+
+    /// What to spawn for `program` with `args` and no shell, started in
+    /// `dir` when there is one.
+    fn exec<'a>(
+        &self,
+        program: &str,
+        args: impl IntoIterator<Item = &'a str>,
+        dir: Option<&Path>,
+    ) -> io::Result<Argv> {
+        let mut rest = Vec::new();
+        let path = match dir {
+            // `sh` changes directory, then becomes the program:
+            // `sh -c 'cd -- DIR || exit 126; exec "$0" "$@"' PROGRAM ARGS…`.
+            Some(dir) => {
+                rest.push(c_string(b"-c".to_vec())?);
+                rest.push(c_string(in_dir(dir, r#"exec "$0" "$@""#)?)?);
+                rest.push(c_string(program.as_bytes().to_vec())?);
+                Self::shell(&self.sh, "sh")?
+            }
+            None if program.contains('/') => c_path(PathBuf::from(program))?,
+            None => c_path(find_on_path(program)?)?,
+        };
+        for arg in args {
+            rest.push(c_string(arg.as_bytes().to_vec())?);
+        }
+        let arg0 = if dir.is_some() { "sh" } else { program };
+        Ok(Argv {
+            path,
+            arg0: c_string(arg0.as_bytes().to_vec())?,
+            args: rest,
+        })
     }
 }
 

@@ -71,8 +71,13 @@ struct Key<'a> {
     headers: &'a [(String, String)],
     allowed_env_vars: &'a [String],
     prompt: Option<&'a str>,
+    model: Option<&'a str>,
+    server: Option<&'a str>,
+    tool: Option<&'a str>,
+    input: Option<&'a serde_json::Value>,
     timeout: Duration,
     is_async: bool,
+    async_rewake: bool,
     persistent: bool,
     fail_closed: bool,
     continue_on_block: bool,
@@ -81,11 +86,13 @@ struct Key<'a> {
 
 impl<'a> Key<'a> {
     fn of(handler: &'a Handler) -> Option<Self> {
-        // An `mcp_tool` handler's own fields are not read, so two of them
-        // cannot be told apart: they never dedup.
         let runs_itself = matches!(
             handler.hook_kind(),
-            HookKind::Command | HookKind::Http | HookKind::Prompt | HookKind::Agent
+            HookKind::Command
+                | HookKind::Http
+                | HookKind::Prompt
+                | HookKind::Agent
+                | HookKind::McpTool
         );
         if handler.is_plugin() || !runs_itself {
             return None;
@@ -105,8 +112,13 @@ impl<'a> Key<'a> {
             headers: &handler.headers,
             allowed_env_vars: &handler.allowed_env_vars,
             prompt: handler.prompt.as_deref(),
+            model: handler.model.as_deref(),
+            server: handler.server.as_deref(),
+            tool: handler.tool.as_deref(),
+            input: handler.input.as_ref(),
             timeout: handler.timeout,
             is_async: handler.is_async,
+            async_rewake: handler.async_rewake,
             persistent: handler.persistent,
             fail_closed: handler.fail_closed,
             continue_on_block: handler.continue_on_block,

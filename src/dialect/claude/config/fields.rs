@@ -61,6 +61,14 @@ pub(super) struct RawHandler {
     #[serde(default, deserialize_with = "string")]
     pub(super) prompt: Option<String>,
     #[serde(default, deserialize_with = "string")]
+    pub(super) model: Option<String>,
+    #[serde(default, deserialize_with = "string")]
+    pub(super) server: Option<String>,
+    #[serde(default, deserialize_with = "string")]
+    pub(super) tool: Option<String>,
+    #[serde(default)]
+    pub(super) input: Option<serde_json::Map<String, serde_json::Value>>,
+    #[serde(default, deserialize_with = "string")]
     pub(super) url: Option<String>,
     #[serde(default)]
     pub(super) headers: Headers,

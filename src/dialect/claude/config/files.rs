@@ -4,30 +4,52 @@
 use std::path::{Path, PathBuf};
 
 /// The plugin root of a plugin's hooks file: `<plugin>` for
-/// `<plugin>/hooks/hooks.json`; `None` for any other path.
+/// `<plugin>/hooks/hooks.json` and for its manifest
+/// `<plugin>/.claude-plugin/plugin.json` (whose `hooks` may declare hooks
+/// too); `None` for any other path.
 ///
 /// ```
 /// use std::path::Path;
 /// use tower_hooks::dialect::claude::config::plugin_root_of;
 ///
 /// assert_eq!(plugin_root_of(Path::new("/x/plug/hooks/hooks.json")).as_deref(), Some(Path::new("/x/plug")));
+/// assert_eq!(plugin_root_of(Path::new("/x/plug/.claude-plugin/plugin.json")).as_deref(), Some(Path::new("/x/plug")));
 /// assert_eq!(plugin_root_of(Path::new("/p/.claude/settings.json")), None);
 /// assert_eq!(plugin_root_of(Path::new("/p/.agents/hooks.json")), None);
 /// ```
 pub fn plugin_root_of(path: &Path) -> Option<PathBuf> {
-    if path.file_name()? != "hooks.json" {
+    let folder = match path.file_name()?.to_str()? {
+        HOOKS_FILE => HOOKS_FOLDER,
+        MANIFEST_FILE => MANIFEST_FOLDER,
+        _ => return None,
+    };
+    let dir = path.parent()?;
+    if dir.file_name()? != folder {
         return None;
     }
-    let hooks = path.parent()?;
-    if hooks.file_name()? != "hooks" {
-        return None;
-    }
-    Some(hooks.parent()?.to_path_buf())
+    Some(dir.parent()?.to_path_buf())
+}
+
+/// Whether `path` is a plugin's manifest, `<plugin>/.claude-plugin/plugin.json`.
+pub(crate) fn is_plugin_manifest(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| name == MANIFEST_FILE) && plugin_root_of(path).is_some()
+}
+
+/// A plugin's hooks file, `hooks/hooks.json` under its root.
+const HOOKS_FOLDER: &str = "hooks";
+const HOOKS_FILE: &str = "hooks.json";
+/// A plugin's manifest, `.claude-plugin/plugin.json` under its root.
+const MANIFEST_FOLDER: &str = ".claude-plugin";
+const MANIFEST_FILE: &str = "plugin.json";
+
+/// The hooks file of the plugin at `root`: `<root>/hooks/hooks.json`.
+pub(crate) fn plugin_hooks_file(root: &Path) -> PathBuf {
+    root.join(HOOKS_FOLDER).join(HOOKS_FILE)
 }
 
 /// Where a Claude Code hooks file stands in Claude Code's precedence, which
 /// decides `disableAllHooks` over a whole load: managed > local > project >
-/// user. Plugins' hooks files take no part in it; their hooks are turned off
+/// user. Plugins' hooks files (and manifests) take no part in it; their hooks are turned off
 /// with the others'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
@@ -117,17 +139,19 @@ pub fn standard_files(home: Option<&Path>, project: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// `files` followed by the hooks file of each plugin root in `plugins`
-/// (`<root>/hooks/hooks.json`), in order.
+/// `files` followed by the hooks files of each plugin root in `plugins`, in
+/// order: its `hooks/hooks.json`, then its manifest
+/// `.claude-plugin/plugin.json`, whose `hooks` may declare more (inline, or
+/// as paths of more hooks files).
 pub fn with_plugins<I>(mut files: Vec<PathBuf>, plugins: I) -> Vec<PathBuf>
 where
     I: IntoIterator,
     I::Item: AsRef<Path>,
 {
-    files.extend(
-        plugins
-            .into_iter()
-            .map(|root| root.as_ref().join("hooks").join("hooks.json")),
-    );
+    for root in plugins {
+        let root = root.as_ref();
+        files.push(plugin_hooks_file(root));
+        files.push(root.join(MANIFEST_FOLDER).join(MANIFEST_FILE));
+    }
     files
 }

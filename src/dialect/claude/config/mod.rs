@@ -3,8 +3,10 @@
 //!
 //! A settings file (`~/.claude/settings.json`, `<project>/.claude/settings.json`,
 //! `<project>/.claude/settings.local.json`, the managed
-//! `/etc/claude-code/managed-settings.json`) and a plugin's `hooks/hooks.json`
-//! share one shape:
+//! `/etc/claude-code/managed-settings.json`), a plugin's `hooks/hooks.json`
+//! and a plugin's manifest `.claude-plugin/plugin.json` share one shape
+//! (a manifest's `hooks` may instead name more hooks files, by their paths
+//! from the plugin root):
 //!
 //! ```json
 //! {
@@ -37,13 +39,19 @@
 //!   not runnable. `prompt` and `agent` (with their `prompt`) are answered by
 //!   a model: they run on a stack that has one
 //!   ([`Builder::evaluator`](crate::Builder::evaluator)), with a warning that
-//!   says so. `mcp_tool` loads and is reported as not runnable by this host;
-//!   any other type is reported as unknown. A handler without `type` is a
+//!   says so. `mcp_tool` (with its `server`, `tool` and `input`) calls a tool
+//!   through the host's MCP client ([`Builder::mcp`](crate::Builder::mcp)),
+//!   with a warning that says it runs only there; any other type is reported
+//!   as unknown. A handler without `type` is a
 //!   command handler.
-//! * `command`: the shell command (shell form, run with `sh -c`, or with bash
-//!   when `shell` is `"bash"`), or with `args` the program to start (exec form,
-//!   no shell; `args` are its arguments). A command handler without a command
-//!   is an error.
+//! * `command`: the shell command (shell form, run with `sh -c`, with bash
+//!   when `shell` is `"bash"`, with `pwsh -NoProfile -NonInteractive
+//!   -Command` when it is `"powershell"`, with a warning when no `pwsh` is on
+//!   `PATH`), or with `args` the program to start (exec form, no shell;
+//!   `args` are its arguments). A command handler without a command is an
+//!   error. In a PowerShell command, `${CLAUDE_PROJECT_DIR}` and
+//!   `${CLAUDE_PLUGIN_ROOT}` become `${env:CLAUDE_PROJECT_DIR}` and
+//!   `${env:CLAUDE_PLUGIN_ROOT}`, the variables the runner exports.
 //! * `url` (required for `http`: an absolute `http://` or `https://` URL),
 //!   `headers` (an object of names and string values, in which `$VAR` and
 //!   `${VAR}` are expanded at each run for the names of `allowedEnvVars`
@@ -53,6 +61,8 @@
 //!   `httpHookAllowedEnvVars` (the outer limit of every `allowedEnvVars`)
 //!   add up over the files of a load ([`HttpGates`]); a handler whose URL
 //!   they do not allow is listed, with a warning, and never runs.
+//! * `model`, for a `prompt` or `agent` handler: the model the evaluator is
+//!   asked to use ([`ModelRequest`](crate::layer::model::ModelRequest)).
 //! * `continueOnBlock`, for a `prompt` handler: a model's no at `PreToolUse`
 //!   or `PostToolUse` refuses the call and lets the turn go on, where by
 //!   default it also ends the turn (as Claude Code does since v2.1.210; an
@@ -63,8 +73,11 @@
 //! * `timeout`: **seconds**, a positive number (`1.5` is allowed); by default
 //!   600, 30 on `UserPromptSubmit`, 30 for `prompt` and 60 for `agent`
 //!   handlers (Claude Code's own defaults).
-//! * `async`, `asyncRewake` (read as `async`: this host has no wake-up),
-//!   `if`, `statusMessage`, `once` (honoured by Claude Code in skill files
+//! * `async`; `asyncRewake`, which runs in the background too, and whose exit
+//!   2 wakes the agent: its stderr (else its stdout) comes with the session's
+//!   next call as context and as [`Notes::wake_up`](crate::Notes::wake_up),
+//!   and reaches the host's [`Builder::on_wake_up`](crate::Builder::on_wake_up)
+//!   as soon as the hook ends; `if`, `statusMessage`, `once` (honoured by Claude Code in skill files
 //!   only; kept as written), and `persistent`, a tower-hooks extension: one
 //!   long-lived process answers every event.
 //! * Other keys are ignored, so that files written for newer Claude Code
@@ -177,7 +190,8 @@ pub const PROMPT_SUBMIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The handler types Claude Code has besides `command`: `prompt` and `agent`
 /// run with a model ([`Builder::evaluator`](crate::Builder::evaluator)),
-/// `http` with the feature `http`; `mcp_tool` this host cannot run yet.
+/// `http` with the feature `http`, `mcp_tool` with an MCP client
+/// ([`Builder::mcp`](crate::Builder::mcp)).
 pub const UNSUPPORTED_TYPES: [&str; 4] = ["http", "prompt", "agent", "mcp_tool"];
 
 /// What `${CLAUDE_*}` placeholders stand for in one file.
@@ -268,6 +282,34 @@ impl Context {
     }
 }
 
+impl Context {
+    /// `command` for PowerShell: `${CLAUDE_PROJECT_DIR}` and
+    /// `${CLAUDE_PLUGIN_ROOT}` become PowerShell's references to the variables
+    /// the runner exports (`${env:CLAUDE_PROJECT_DIR}`), which PowerShell
+    /// expands as values and never reads as code. `${CLAUDE_PLUGIN_DATA}`,
+    /// which is not exported, stays as written.
+    fn powershell_refs(&self, command: &str) -> String {
+        let mut out = command.replace(
+            concat!("${", "CLAUDE_PROJECT_DIR", "}"),
+            concat!("${env:", "CLAUDE_PROJECT_DIR", "}"),
+        );
+        if self.plugin_root.is_some() {
+            out = out.replace(
+                concat!("${", "CLAUDE_PLUGIN_ROOT", "}"),
+                concat!("${env:", "CLAUDE_PLUGIN_ROOT", "}"),
+            );
+        }
+        out
+    }
+}
+
+/// `shell` naming PowerShell, which runs as `pwsh -NoProfile
+/// -NonInteractive -Command <command>`.
+pub(crate) const POWERSHELL: &str = "powershell";
+
+/// The program a `"shell": "powershell"` handler starts.
+const PWSH: &str = "pwsh";
+
 /// The plugin data directory's placeholder name: `${CLAUDE_PLUGIN_DATA}`.
 const PLUGIN_DATA_VAR: &str = "CLAUDE_PLUGIN_DATA";
 
@@ -306,6 +348,9 @@ pub struct Handler {
     pub timeout: Duration,
     /// `async` (or `asyncRewake`): runs in the background.
     pub is_async: bool,
+    /// `asyncRewake`: runs in the background, and its exit 2 wakes the
+    /// agent ([`Notes::wake_up`](crate::Notes::wake_up)).
+    pub async_rewake: bool,
     /// `if`, parsed.
     pub if_rule: Option<PermissionRule>,
     /// `statusMessage`.
@@ -317,6 +362,17 @@ pub struct Handler {
     /// `prompt`, for a `prompt` or `agent` handler: what a model is asked
     /// (`$ARGUMENTS` stands for the hook's input).
     pub prompt: Option<String>,
+    /// `model`, for a `prompt` or `agent` handler: the model to ask, as
+    /// written ([`ModelRequest::model`](crate::layer::model::ModelRequest::model)).
+    pub model: Option<String>,
+    /// `server`, for an `mcp_tool` handler: the MCP server to call.
+    pub server: Option<String>,
+    /// `tool`, for an `mcp_tool` handler: the tool to call on it.
+    pub tool: Option<String>,
+    /// `input`, for an `mcp_tool` handler: the tool's arguments, whose
+    /// strings may hold `${path}` of the hook's input
+    /// ([`fill_input`](crate::layer::mcp::fill_input)).
+    pub input: Option<serde_json::Value>,
     /// `url`, for an `http` handler: where the event is posted.
     pub url: Option<String>,
     /// `headers`, for an `http` handler, in file order, as written (`$VAR`
@@ -449,7 +505,85 @@ pub struct HooksFile {
 /// [`std::io::ErrorKind::NotFound`]; [`load_all`] skips those.
 pub fn load(path: &Path, ctx: &Context) -> Result<HooksFile, ConfigError> {
     let text = read_config(path, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(path, kind))?;
-    parse(&text, path, ctx)
+    match (files::is_plugin_manifest(path), &ctx.plugin_root) {
+        (true, Some(root)) => match manifest_hooks(&text, path, root)? {
+            Some(hooks) => parse(&hooks, path, ctx),
+            None => parse(&text, path, ctx),
+        },
+        _ => parse(&text, path, ctx),
+    }
+}
+
+/// The hooks a plugin's manifest declares, as the text of a hooks file:
+/// `None` when its own text is one (no `hooks`, or an object of events;
+/// text that is no JSON object is left to [`parse`] to report). `hooks` may
+/// also wrap the events in a `hooks` object, as a hooks file does, or name
+/// hooks files by their paths from the plugin root (one string or a list);
+/// `hooks/hooks.json`, which loads anyway, is not read twice.
+fn manifest_hooks(text: &str, path: &Path, root: &Path) -> Result<Option<String>, ConfigError> {
+    use serde_json::{Map, Value};
+    let error = |kind| ConfigError::new(path, kind);
+    let Ok(Value::Object(mut manifest)) =
+        serde_json::from_str::<Value>(text.strip_prefix('\u{feff}').unwrap_or(text))
+    else {
+        return Ok(None);
+    };
+    let paths: Vec<String> = match manifest.remove("hooks") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(mut events)) => {
+            return Ok(match events.remove("hooks") {
+                Some(inner @ Value::Object(_)) if events.is_empty() => {
+                    Some(serde_json::json!({ "hooks": inner }).to_string())
+                }
+                _ => None,
+            })
+        }
+        Some(Value::String(one)) => vec![one],
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::String(one) => Ok(one),
+                other => Err(error(invalid(
+                    "an item of \"hooks\"",
+                    "the path of a hooks file from the plugin root",
+                    &other,
+                ))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(error(invalid(
+                "\"hooks\"",
+                "an object of event names, or the path of a hooks file (or a list of them)",
+                &other,
+            )))
+        }
+    };
+    let mut events = Map::new();
+    for one in paths {
+        let file = root.join(&one);
+        // `./hooks/hooks.json` is the same path: `.` components compare equal.
+        if file == files::plugin_hooks_file(root) {
+            continue;
+        }
+        let text =
+            read_config(&file, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(&file, kind))?;
+        let value: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
+            .map_err(|err| ConfigError::new(&file, parse::top_level_error(err)))?;
+        let Some(Value::Object(more)) = value.get("hooks") else {
+            continue;
+        };
+        for (event, groups) in more {
+            match (events.get_mut(event), groups) {
+                (Some(Value::Array(all)), Value::Array(groups)) => {
+                    all.extend(groups.iter().cloned())
+                }
+                _ => {
+                    events.insert(event.clone(), groups.clone());
+                }
+            }
+        }
+    }
+    Ok(Some(serde_json::json!({ "hooks": events }).to_string()))
 }
 
 /// Loads each file of `paths` that exists, in order, each with the context

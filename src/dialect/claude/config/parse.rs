@@ -12,10 +12,10 @@ use serde_json::Value;
 
 use super::fields::{handler_error, RawHandler};
 use super::{
-    handler_at, Context, Handler, HooksFile, Warning, DEFAULT_TIMEOUT, PROMPT_SUBMIT_TIMEOUT,
-    UNSUPPORTED_TYPES,
+    handler_at, Context, Handler, HooksFile, Warning, DEFAULT_TIMEOUT, POWERSHELL,
+    PROMPT_SUBMIT_TIMEOUT, PWSH, UNSUPPORTED_TYPES,
 };
-use crate::config::{invalid_value as invalid, ConfigErrorKind, ConfigWarningKind};
+use crate::config::{invalid_value as invalid, on_path, ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::http_url;
 use crate::dialect::claude::matcher;
 use crate::dialect::claude::rule::{self, PermissionRule};
@@ -346,8 +346,14 @@ impl Reader<'_> {
                 index += 1;
                 match self.handler(slot, handler) {
                     Ok(handler) => self.file.handlers.push(handler),
-                    // A command handler without a command is dropped alone.
-                    Err(kind @ ConfigErrorKind::MissingKey { key: "command", .. }) => {
+                    // A command handler without a command, or an MCP tool
+                    // handler without its server or tool, is dropped alone.
+                    Err(
+                        kind @ ConfigErrorKind::MissingKey {
+                            key: "command" | "server" | "tool",
+                            ..
+                        },
+                    ) => {
                         self.drop_entry(kind);
                     }
                     Err(kind) => return Err(kind),
@@ -386,6 +392,10 @@ impl Reader<'_> {
             continue_on_block,
             status_message,
             prompt,
+            model,
+            server,
+            tool,
+            input,
             url,
             headers,
             allowed_env_vars,
@@ -476,6 +486,32 @@ impl Reader<'_> {
                     kind: kind.clone(),
                 });
             }
+            HookKind::McpTool => {
+                for (key, value, needs) in [
+                    (
+                        "server",
+                        &server,
+                        "a handler of type \"mcp_tool\" needs the name of the MCP server \
+                         (\"server\": \"my_server\")",
+                    ),
+                    (
+                        "tool",
+                        &tool,
+                        "a handler of type \"mcp_tool\" needs the name of the tool to call \
+                         (\"tool\": \"security_scan\")",
+                    ),
+                ] {
+                    if value.as_deref().is_none_or(|v| v.trim().is_empty()) {
+                        return Err(ConfigErrorKind::MissingKey { at, key, needs });
+                    }
+                }
+                self.warn(ConfigWarningKind::UnsupportedType {
+                    at: at.clone(),
+                    entries: "handlers",
+                    kind: kind.clone(),
+                    why: "they run only where the host supplies an MCP client: Builder::mcp",
+                });
+            }
             other if UNSUPPORTED_TYPES.contains(&other.as_str()) => {
                 self.warn(ConfigWarningKind::UnsupportedType {
                     at: at.clone(),
@@ -509,11 +545,21 @@ impl Reader<'_> {
 
         // In exec form the command is the program; otherwise the shell reads it.
         let form = match (&args, shell.as_deref()) {
-            (Some(_), _) => Form::Exec,
-            (None, Some("bash")) => Form::Bash,
-            (None, _) => Form::Sh,
+            (Some(_), _) => Some(Form::Exec),
+            (None, Some("bash")) => Some(Form::Bash),
+            (None, Some(POWERSHELL)) => None,
+            (None, _) => Some(Form::Sh),
         };
-        let command = command.map(|c| self.ctx.substitute(&c, form).into_owned());
+        let command = command.map(|c| match form {
+            Some(form) => self.ctx.substitute(&c, form).into_owned(),
+            None => self.ctx.powershell_refs(&c),
+        });
+        if form.is_none() && !on_path(PWSH, std::env::var_os("PATH").as_deref()) {
+            self.warn(ConfigWarningKind::ShellNotFound {
+                at: at.clone(),
+                shell: PWSH.to_owned(),
+            });
+        }
         let args = args.map(|args| {
             args.iter()
                 .map(|a| self.ctx.substitute(a, Form::Exec).into_owned())
@@ -543,6 +589,10 @@ impl Reader<'_> {
             kind,
             command,
             prompt: prompt.map(|p| self.ctx.substitute(&p, Form::Exec).into_owned()),
+            model,
+            server,
+            tool,
+            input: input.map(Value::Object),
             url,
             headers: headers.0,
             allowed_env_vars: allowed_env_vars.unwrap_or_default(),
@@ -552,6 +602,7 @@ impl Reader<'_> {
             shell,
             timeout,
             is_async: is_async || rewake,
+            async_rewake: rewake,
             if_rule,
             status_message,
             once,

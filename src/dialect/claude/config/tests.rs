@@ -568,8 +568,8 @@ fn unsupported_handler_types_load_with_a_warning() {
         w[0],
         format!(
             "{PATH}: PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]): handlers of type \
-                 \"mcp_tool\" are not runnable by this host (only \"command\" and \"http\" run), \
-                 so this one never runs"
+                 \"mcp_tool\" are not runnable by this host (they run only where the host \
+                 supplies an MCP client: Builder::mcp), so this one never runs"
         )
     );
     assert!(w[1].contains("handler 1") && w[1].contains("\"prompt\" is answered by a model"));
@@ -738,7 +738,9 @@ fn standard_files_come_in_load_order() {
     assert_eq!(standard_files(None, Path::new("/p")).len(), 3);
     let all = with_plugins(files, ["/plug/a", "/plug/b"]);
     assert_eq!(all[4], Path::new("/plug/a/hooks/hooks.json"));
-    assert_eq!(all[5], Path::new("/plug/b/hooks/hooks.json"));
+    assert_eq!(all[5], Path::new("/plug/a/.claude-plugin/plugin.json"));
+    assert_eq!(all[6], Path::new("/plug/b/hooks/hooks.json"));
+    assert_eq!(all[7], Path::new("/plug/b/.claude-plugin/plugin.json"));
     if !cfg!(target_os = "macos") {
         assert_eq!(
             managed_settings_path(),
@@ -934,14 +936,43 @@ fn plugin_copies_never_dedup() {
 }
 
 #[test]
-fn handlers_that_cannot_run_never_dedup() {
+fn mcp_tool_handlers_are_the_same_by_their_server_tool_and_input() {
     let file = settings(
         PATH,
         json!({"hooks": {"Stop": [{"hooks": [
             {"type": "mcp_tool", "server": "s", "tool": "t"},
+            {"type": "mcp_tool", "server": "s", "tool": "t"},
+            {"type": "mcp_tool", "server": "s", "tool": "t", "input": {"a": "${cwd}"}},
+            {"type": "mcp_tool", "server": "s", "tool": "u"},
+            {"type": "mcp_tool", "server": "r", "tool": "t"}]}]}}),
+    );
+    let originals = duplicates(&file.handlers);
+    assert_eq!(originals[1].map(|h| h.index), Some(0));
+    assert!(originals.iter().skip(2).all(Option::is_none));
+    assert_eq!(file.handlers[2].input, Some(json!({"a": "${cwd}"})));
+}
+
+#[test]
+fn an_mcp_tool_handler_without_its_server_or_tool_is_dropped() {
+    let file = settings(
+        PATH,
+        json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "mcp_tool", "tool": "t"},
+            {"type": "mcp_tool", "server": "s"},
             {"type": "mcp_tool", "server": "s", "tool": "t"}]}]}}),
     );
-    assert!(duplicates(&file.handlers).iter().all(Option::is_none));
+    assert_eq!(file.handlers.len(), 1);
+    assert_eq!(file.dropped.len(), 2);
+    assert!(
+        file.dropped[0].to_string().contains("\"server\""),
+        "{}",
+        file.dropped[0]
+    );
+    assert!(
+        file.dropped[1].to_string().contains("\"tool\""),
+        "{}",
+        file.dropped[1]
+    );
 }
 
 #[test]
