@@ -658,8 +658,26 @@ impl HookOutcome {
         if !self.is_blocked() {
             return None;
         }
-        self.event
-            .refusal_message(self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON))
+        self.dialect_message().or_else(|| {
+            self.event
+                .refusal_message(self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON))
+        })
+    }
+
+    /// For an honored block whose hook's dialect words the refusal its own
+    /// way (Gemini CLI's `Tool result blocked: <reason>` after a tool), that
+    /// text; otherwise `None`.
+    pub fn dialect_message(&self) -> Option<String> {
+        if !self.is_blocked() {
+            return None;
+        }
+        let (before, after) = self
+            .hooks
+            .iter()
+            .find(|record| record.outcome() == RecordOutcome::Block)
+            .and_then(|record| crate::dialect::refusal(record.spec(), self.event))?;
+        let reason = self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON);
+        Some(format!("{before}{reason}{after}"))
     }
 
     /// What hooks handed over besides their decision (empty for nanopi hooks).

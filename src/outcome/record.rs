@@ -225,6 +225,7 @@ impl HookRecord {
         self.tool_name = seen.map(|seen| match seen {
             crate::dialect::SeenName::Static(name) => ToolNameSeen::Static(name),
             crate::dialect::SeenName::Shared(name) => ToolNameSeen::Shared(name.clone()),
+            crate::dialect::SeenName::Made(name) => ToolNameSeen::Shared(name),
         });
     }
 
@@ -333,8 +334,9 @@ impl Serialize for HookRecord {
     /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let run = self.run();
-        let mut s = serializer.serialize_struct("HookRecord", 15)?;
+        let mut s = serializer.serialize_struct("HookRecord", 16)?;
         s.serialize_field("dialect", self.spec.dialect().as_str())?;
+        s.serialize_field("event", crate::dialect::event_as_written(&self.spec))?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
         s.serialize_field("name", &self.spec.name())?;

@@ -292,6 +292,9 @@ mod tests {
             (Event::SubagentStop, &["subagentStop"]),
             (Event::InstructionsLoaded, &[]),
             (Event::AgentThought, &["afterAgentThought"]),
+            (Event::ModelRequest, &[]),
+            (Event::ModelResponse, &[]),
+            (Event::ToolSelection, &[]),
             (Event::Named, &[]),
         ];
         for (event, names) in old {

@@ -290,6 +290,7 @@ where
                     records,
                     notes: None,
                     mark: None,
+                    in_order_until: 0,
                     state,
                 }),
             },
@@ -326,6 +327,9 @@ struct Run<S: Service<HookRequest>> {
     notes: Option<Box<Notes>>,
     /// When the last hook finished: the next one's start, saving a clock read.
     mark: Option<Instant>,
+    /// The hooks before this index that would run at once run one after
+    /// another ([`runs_group_in_order`](crate::dialect::DialectHook::runs_group_in_order)).
+    in_order_until: usize,
     #[pin]
     state: State<S>,
 }
@@ -492,9 +496,18 @@ where
                 self.records.push(slot.skipped());
             }
             *self.next += 1;
-        } else if slot.spec.dialect().runs_hooks_at_once() {
-            let group = start_group(hooks, *self.next, request, offload, *self.event);
-            self.state.set(group);
+        } else if slot.spec.dialect().runs_hooks_at_once() && *self.next >= *self.in_order_until {
+            let end = group_end(hooks, *self.next);
+            let in_order = hooks[*self.next..end]
+                .iter()
+                .any(|s| s.spec.dialect_hook().runs_group_in_order() && s.runs_for(request));
+            if in_order {
+                // One member asks for its group to run one hook after another.
+                *self.in_order_until = end;
+            } else {
+                let group = start_group(hooks, *self.next, request, offload, *self.event);
+                self.state.set(group);
+            }
         } else if slot.runs_for(request) {
             self.state.set(slot.waiting(*self.event));
         } else {
@@ -608,12 +621,7 @@ fn start_group<S>(
 where
     S: Service<HookRequest> + Clone,
 {
-    let dialect = hooks[from].spec.dialect();
-    let end = from
-        + hooks[from..]
-            .iter()
-            .take_while(|slot| slot.spec.dialect() == dialect)
-            .count();
+    let end = group_end(hooks, from);
     let members = (from..end)
         .map(|index| {
             let slot = &hooks[index];
@@ -631,6 +639,16 @@ where
         })
         .collect();
     State::Group { members, end }
+}
+
+/// The end of the group that starts at `hooks[from]`: the run of consecutive
+/// hooks of its dialect.
+fn group_end<S>(hooks: &[Slot<S>], from: usize) -> usize {
+    let dialect = hooks[from].spec.dialect();
+    from + hooks[from..]
+        .iter()
+        .take_while(|slot| slot.spec.dialect() == dialect)
+        .count()
 }
 
 /// Polls a hook's service ready and calls it (both in its span) with the
