@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
 use super::{env_home, home_dir, Config, ConfigError};
-use crate::dialect::{agents, claude, cursor, nanopi};
+use crate::dialect::{agents, claude, cursor, gemini, nanopi};
 #[cfg(doc)]
 use crate::spec::Dialect;
 
@@ -41,6 +41,7 @@ pub(crate) static LOADERS: &[&dyn Loader] = &[
     &claude::loader::ClaudeLoader,
     &cursor::loader::CursorLoader,
     &agents::loader::AgentsLoader,
+    &gemini::loader::GeminiLoader,
 ];
 
 impl Format {

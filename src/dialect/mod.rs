@@ -11,6 +11,7 @@ pub mod agents;
 pub mod claude;
 pub mod cursor;
 mod envelope;
+pub mod gemini;
 mod model_answer;
 mod named;
 pub mod nanopi;

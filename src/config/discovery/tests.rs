@@ -60,7 +60,17 @@ fn a_name_rule_wins_over_a_rule_that_reads_the_file() {
 #[test]
 fn every_format_has_one_loader_and_a_name_of_its_own() {
     let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
-    assert_eq!(names, ["nanopi", "claude", "cursor", "openhuman", "agents"]);
+    assert_eq!(
+        names,
+        [
+            "nanopi",
+            "claude",
+            "cursor",
+            "openhuman",
+            "agents",
+            "gemini"
+        ]
+    );
     for format in Format::all() {
         let loaders = LOADERS
             .iter()
