@@ -638,6 +638,16 @@ impl HookOutcome {
         &self.arguments
     }
 
+    /// Takes the argument `key` out of the arguments, without a copy when
+    /// nothing else holds them: for a call site that hands a value back to
+    /// the host.
+    pub(crate) fn take_argument(&mut self, key: &str) -> Option<Value> {
+        match Arc::make_mut(&mut self.arguments) {
+            Value::Object(args) => args.remove(key),
+            _ => None,
+        }
+    }
+
     /// Takes the arguments.
     pub fn into_arguments(self) -> Value {
         Arc::try_unwrap(self.arguments).unwrap_or_else(|shared| (*shared).clone())
