@@ -187,6 +187,11 @@ impl DialectHook for GeminiHook {
     ) -> Result<(Verdict, Notes), BoxError> {
         let timeout = spec.map(HookSpec::timeout);
         let answer = match ended {
+            // Whatever the cut answer says, it is not the hook's whole answer.
+            Ok(finished) if finished.stdout_truncated => GeminiAnswer::failed(format!(
+                "printed more than the {} bytes of output kept for an answer",
+                finished.stdout.len()
+            )),
             Ok(finished) => decode(
                 self.event,
                 finished.termination,

@@ -66,14 +66,18 @@ impl Loader for GeminiLoader {
     }
 
     /// `/etc/gemini-cli/system-defaults.json`, `~/.gemini/settings.json`,
-    /// `<project>/.gemini/settings.json`, `/etc/gemini-cli/settings.json`,
+    /// `<project>/.gemini/settings.json` (when the project is trusted:
+    /// [`Discovery::with_project_trusted`]), `/etc/gemini-cli/settings.json`,
     /// then each extension's `hooks/hooks.json` under `~/.gemini/extensions`,
     /// by the extension's name.
     fn files(&self, _: Format, discovery: &Discovery) -> Vec<PathBuf> {
         let home = discovery.home();
         let mut files = vec![Path::new(SYSTEM_DIR).join("system-defaults.json")];
         files.extend(home.map(|home| home.join(".gemini/settings.json")));
-        files.push(discovery.project().join(".gemini/settings.json"));
+        // A project's hooks count only in a trusted folder.
+        if discovery.project_trusted() {
+            files.push(discovery.project().join(".gemini/settings.json"));
+        }
         files.push(Path::new(SYSTEM_DIR).join("settings.json"));
         if let Some(home) = home {
             let mut extensions: Vec<PathBuf> = std::fs::read_dir(home.join(".gemini/extensions"))
