@@ -105,6 +105,9 @@ pub(crate) fn spec(entry: &GeminiEntry, source: &str, project_dir: &str, id: usi
         .with_timeout(entry.timeout)
         .with_program(Program::Bash)
         .with_dialect(Arc::new(hook));
+    if let Some(name) = &entry.name {
+        spec = spec.with_name(name.as_str());
+    }
     spec.matcher = entry.matcher.clone();
     spec
 }
