@@ -223,7 +223,7 @@ impl GeminiAnswer {
 ///
 /// ```
 /// use tower_hooks::dialect::gemini::{decode, GeminiDecision, GeminiEvent};
-/// use tower_hooks::Termination;
+/// use tower_hooks::process::Termination;
 ///
 /// let a = decode(GeminiEvent::BeforeTool, Termination::Exited(2), b"", b"no such file", None);
 /// assert_eq!((a.decision, a.reason.as_str()), (GeminiDecision::Block, "no such file"));
