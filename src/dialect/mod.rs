@@ -2,7 +2,7 @@
 //! combination rule of each hook ecosystem.
 //!
 //! Each dialect is data plus pure functions: its names for the neutral events
-//! ([`Event`](crate::event::Event)), its loader (file → [`HookSpec`]s),
+//! ([`Event`]), its loader (file → [`HookSpec`]s),
 //! its encoder (request → stdin bytes and environment) and its decoder (exit
 //! code, stdout and stderr → [`Verdict`]). The layers stay
 //! dialect-blind.

@@ -609,7 +609,7 @@ async fn http_policy_server_allows_denies_asks_and_fails_open() {
 }
 
 // Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.
-#[allow(dead_code)]
+#[allow(dead_code, clippy::duplicate_mod)]
 #[path = "../../examples/gemini.rs"]
 mod gemini;
 
