@@ -618,3 +618,49 @@ async fn only_gemini_hooks_run_at_the_model_points() {
     // A nanopi file cannot name the point: its names are nanopi's eleven.
     assert!("model_request".parse::<Event>().is_err());
 }
+
+#[tokio::test]
+async fn a_decision_gemini_ignores_is_dropped_quietly_and_indexes_count_per_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = load_project(
+        dir.path(),
+        json!({
+            "BeforeTool": [{"hooks": [{"command": "true"}, {"command": "true"}]}],
+            "SessionStart": [{"hooks": [{"command": "echo '{\"decision\": \"deny\", \"reason\": \"nope\"}'"}]}],
+        }),
+    );
+    let indexes: Vec<(Event, usize)> = config
+        .hooks()
+        .iter()
+        .map(|h| (h.event(), h.index()))
+        .collect();
+    assert_eq!(
+        indexes,
+        [
+            (Event::SessionStart, 0),
+            (Event::ToolExecutionStart, 0),
+            (Event::ToolExecutionStart, 1)
+        ]
+    );
+    let lines = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = lines.clone();
+    let stack = HookStack::builder()
+        .report(move |n: &tower_hooks::report::Notice<'_>| {
+            sink.lock().unwrap().push(n.line("nanopi"))
+        })
+        .config(&config)
+        .build();
+    let outcome = stack
+        .oneshot(HookRequest::session_start(
+            tower_hooks::request::StartReason::Startup,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(outcome.decision(), Decision::Block);
+    assert!(!outcome.is_honored());
+    assert!(
+        lines.lock().unwrap().is_empty(),
+        "{:?}",
+        lines.lock().unwrap()
+    );
+}

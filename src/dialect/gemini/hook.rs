@@ -90,8 +90,8 @@ pub(crate) struct GeminiHook {
 }
 
 /// The hook spec of `entry`, from the file `source`, for the project at
-/// `project_dir`; `id` is its position in the load.
-pub(crate) fn spec(entry: &GeminiEntry, source: &str, project_dir: &str, id: usize) -> HookSpec {
+/// `project_dir`; `index` is its position among its event's hooks in the file.
+pub(crate) fn spec(entry: &GeminiEntry, source: &str, project_dir: &str, index: usize) -> HookSpec {
     let hook = GeminiHook {
         event: entry.event,
         matcher: GeminiMatcher::new(entry.event, entry.matcher.as_deref()),
@@ -101,7 +101,7 @@ pub(crate) fn spec(entry: &GeminiEntry, source: &str, project_dir: &str, id: usi
         name: entry.name.clone(),
     };
     let mut spec = HookSpec::command(entry.event.point(), entry.command.clone())
-        .with_source(source, id)
+        .with_source(source, index)
         .with_timeout(entry.timeout)
         .with_program(Program::Bash)
         .with_dialect(Arc::new(hook));
@@ -337,6 +337,8 @@ fn neutral(
         GeminiDecision::Allow
             if answer.ignored_block && event != GeminiEvent::BeforeToolSelection =>
         {
+            // Recorded as the block it is, dropped without a report line.
+            notes.block_honored = Some(false);
             Verdict::block(answer.reason)
         }
         GeminiDecision::Allow => match rewrite(event, req.arguments(), &answer.specific) {

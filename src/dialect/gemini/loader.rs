@@ -146,8 +146,13 @@ impl Load for GeminiLoad {
         self.disabled.extend(loaded.disabled);
         let source = path.display().to_string();
         let project = ctx.project.display().to_string();
+        // Each hook's index counts through its event's hooks in the file.
         for (i, entry) in loaded.entries.iter().enumerate() {
-            ctx.hooks.push(hook::spec(entry, &source, &project, i));
+            let index = loaded.entries[..i]
+                .iter()
+                .filter(|e| e.event == entry.event)
+                .count();
+            ctx.hooks.push(hook::spec(entry, &source, &project, index));
         }
         ctx.warnings.extend(
             loaded
