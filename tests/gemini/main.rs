@@ -664,3 +664,33 @@ async fn a_decision_gemini_ignores_is_dropped_quietly_and_indexes_count_per_even
         lines.lock().unwrap()
     );
 }
+
+#[tokio::test]
+async fn the_environment_has_the_gemini_variables_and_the_handler_env_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("my proj");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let out = dir.path().join("env.txt");
+    script(
+        &project.join(".gemini/hooks/env.sh"),
+        &format!(
+            "#!/bin/sh\nprintf '%s|%s|%s|%s|%s|%s\\n' \"$GEMINI_PROJECT_DIR\" \"$CLAUDE_PROJECT_DIR\" \
+             \"$GEMINI_CWD\" \"$GEMINI_SESSION_ID\" \"$FLAVOR\" \"$(pwd -P)\" > {}\n",
+            support::shell_quote(&out)
+        ),
+    );
+    let config = load_project(
+        &project,
+        json!({"BeforeTool": [{"hooks": [{"command": "$GEMINI_PROJECT_DIR/.gemini/hooks/env.sh",
+                                          "env": {"FLAVOR": "settings", "GEMINI_SESSION_ID": "mine"}}]}]}),
+    );
+    let req = shell("ls").with_cwd(work.display().to_string());
+    let outcome = stack_of(&config).oneshot(req).await.unwrap();
+    assert_eq!(records(&outcome)[0].1, RecordOutcome::Allow, "{outcome:?}");
+    let (p, w) = (project.display(), work.canonicalize().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        format!("{p}|{p}|{}|mine|settings|{}\n", work.display(), w.display())
+    );
+}
