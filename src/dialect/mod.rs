@@ -161,6 +161,14 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
         false
     }
 
+    /// Whether a block from this hook, in a group [run in
+    /// order](Self::runs_group_in_order), stops the rest of its group (it
+    /// always stops the groups after it). Gemini CLI runs a `sequential`
+    /// group to its end.
+    fn block_ends_group_in_order(&self) -> bool {
+        true
+    }
+
     /// The hook as `Any`, for its own dialect's code to read it back.
     fn as_any(&self) -> &dyn Any;
 }

@@ -694,3 +694,27 @@ async fn the_environment_has_the_gemini_variables_and_the_handler_env_last() {
         format!("{p}|{p}|{}|mine|settings|{}\n", work.display(), w.display())
     );
 }
+
+#[tokio::test]
+async fn a_block_in_a_sequential_run_lets_the_rest_of_the_run_go_on_and_still_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = dir.path().join("ran");
+    let config = load_project(
+        dir.path(),
+        json!({"BeforeTool": [
+            {"sequential": true, "hooks": [
+                {"command": "echo '{\"decision\": \"deny\", \"reason\": \"first\"}'"},
+                {"command": format!("touch {}; echo '{{\"hookSpecificOutput\": {{\"tool_input\": {{\"command\": \"ls -a\"}}}}}}'",
+                                    support::shell_quote(&ran))},
+                {"command": "echo '{\"decision\": \"block\", \"reason\": \"second\"}'"},
+            ]},
+        ]}),
+    );
+    let outcome = stack_of(&config).oneshot(shell("ls")).await.unwrap();
+    assert!(ran.exists(), "the hook after the block ran");
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.reason(), Some("first\nsecond"));
+    let got: Vec<RecordOutcome> = records(&outcome).into_iter().map(|r| r.1).collect();
+    use RecordOutcome::{Block, Transform};
+    assert_eq!(got, [Block, Transform, Block]);
+}

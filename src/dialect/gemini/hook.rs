@@ -236,6 +236,11 @@ impl DialectHook for GeminiHook {
         self.sequential || self.event == GeminiEvent::BeforeToolSelection
     }
 
+    fn block_ends_group_in_order(&self) -> bool {
+        // Gemini CLI runs every hook of a sequential run; the block still wins.
+        false
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -291,6 +291,7 @@ where
                     notes: None,
                     mark: None,
                     in_order_until: 0,
+                    stop_at: None,
                     state,
                 }),
             },
@@ -330,6 +331,8 @@ struct Run<S: Service<HookRequest>> {
     /// The hooks before this index that would run at once run one after
     /// another ([`runs_group_in_order`](crate::dialect::DialectHook::runs_group_in_order)).
     in_order_until: usize,
+    /// Where a block that let the rest of its group run stops the call.
+    stop_at: Option<usize>,
     #[pin]
     state: State<S>,
 }
@@ -486,6 +489,13 @@ where
         let hooks = &self.table.events[self.event.index()];
         let offload = self.table.offload.as_ref();
         let request = self.request.as_ref().expect(POLLED_AFTER_COMPLETION);
+        if self.stop_at.is_some_and(|at| *self.next >= at) {
+            // A block earlier in a group that ran to its end stops what follows.
+            for slot in hooks[*self.next..].iter().filter(|s| s.applies(request)) {
+                self.records.push(HookRecord::not_run(slot.spec.clone()));
+            }
+            *self.next = hooks.len();
+        }
         let Some(slot) = hooks.get(*self.next) else {
             return Some(self.finish());
         };
@@ -544,7 +554,18 @@ where
     fn hook_done(&mut self, verdict: Verdict, duration: Duration, run: Option<RunSlot>) {
         let spec = &self.table.events[self.event.index()][*self.next].spec;
         record_run(self.records, self.notes, spec, &verdict, duration, run);
+        // In a group run one hook after another, a block may leave the rest
+        // of the group to run (Gemini CLI's `sequential`).
+        let rest_of_group =
+            *self.next < *self.in_order_until && !spec.dialect_hook().block_ends_group_in_order();
         *self.next += 1;
+        if rest_of_group && matches!(verdict, Verdict::Block { .. }) {
+            let end = *self.in_order_until;
+            *self.stop_at = Some(self.stop_at.map_or(end, |at| at.min(end)));
+            let (decided, _) = merge(std::mem::take(self.decided), verdict);
+            *self.decided = decided;
+            return;
+        }
         self.settle(verdict);
     }
 
