@@ -26,7 +26,8 @@ pub fn stdin_bytes(
     let wire = req.wire_fields();
     let given = |key: &str| wire.and_then(|w| w.get(key)).cloned();
     let arg = |key: &str| args.get(key).cloned();
-    let mut out = Map::new();
+    // In Gemini CLI's order: the base fields, then the event's.
+    let mut out = Fields::default();
     out.insert("session_id".into(), req.session_id().unwrap_or("").into());
     let transcript = match given("transcript_path") {
         Some(Value::String(path)) => path,
@@ -116,7 +117,37 @@ pub fn stdin_bytes(
             out.insert(key.into(), value);
         }
     }
-    serde_json::to_vec(&Value::Object(out)).unwrap_or_default()
+    out.to_bytes()
+}
+
+/// An object's fields in the order they were inserted (`serde_json`'s `Map`
+/// sorts them), a later value of a key replacing the earlier one in place.
+#[derive(Default)]
+struct Fields(Vec<(String, Value)>);
+
+impl Fields {
+    fn insert(&mut self, key: String, value: Value) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, slot)) => *slot = value,
+            None => self.0.push((key, value)),
+        }
+    }
+
+    /// The compact JSON object.
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![b'{'];
+        for (i, (key, value)) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            // Strings and values always serialize.
+            out.extend(serde_json::to_vec(key).unwrap_or_default());
+            out.push(b':');
+            out.extend(serde_json::to_vec(value).unwrap_or_default());
+        }
+        out.push(b'}');
+        out
+    }
 }
 
 /// The `tool_response` of an `AfterTool` envelope: as the host gave it in
@@ -429,6 +460,34 @@ mod tests {
         )
         .error
         .is_some());
+    }
+
+    #[test]
+    fn the_envelope_keeps_gemini_clis_order() {
+        let req =
+            HookRequest::tool_execution_start("read_file", serde_json::json!({"b": 1, "a": 2}))
+                .with_session_id("s");
+        let bytes = stdin_bytes(&req, GeminiEvent::BeforeTool, "/w", Some("read_file"));
+        let text = String::from_utf8(bytes).unwrap();
+        let keys: Vec<&str> = [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "hook_event_name",
+            "timestamp",
+            "tool_name",
+            "tool_input",
+        ]
+        .into_iter()
+        .collect();
+        let at: Vec<usize> = keys
+            .iter()
+            .map(|k| text.find(&format!("\"{k}\":")).unwrap())
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
+        assert!(text.ends_with(r#""tool_input":{"a":2,"b":1}}"#), "{text}");
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["cwd"], "/w");
     }
 
     #[test]
