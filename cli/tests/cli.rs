@@ -138,7 +138,7 @@ fn test_prints_the_contract_json_report() {
             "message": "blocked by hook: refused by guard",
             "arguments": {"command": "rm -rf build/"},
             "context": [], "user_messages": [], "stop": null, "follow_up": null, "env": {},
-            "hooks": [{"dialect": "nanopi", "source": path_str(&cfg), "index": 0, "name": null, "matcher": "^bash$",
+            "hooks": [{"dialect": "nanopi", "event": "tool_execution_start", "source": path_str(&cfg), "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block",
                        "reason": "refused by guard", "duration_ms": 0,
                        "exit": 2, "signal": null, "stderr": "refused by guard\n",
