@@ -718,3 +718,48 @@ async fn a_block_in_a_sequential_run_lets_the_rest_of_the_run_go_on_and_still_wi
     use RecordOutcome::{Block, Transform};
     assert_eq!(got, [Block, Transform, Block]);
 }
+
+#[tokio::test]
+async fn an_after_tool_block_replaces_the_result_the_model_sees() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = load_project(
+        dir.path(),
+        json!({"AfterTool": [{"matcher": "read_file", "hooks": [{"command":
+            "case \"$(cat)\" in *sk-live*) echo '{\"decision\": \"deny\", \"reason\": \"it holds a key\"}' ;; esac"}]}]}),
+    );
+    let tools = tower::service_fn(|call: ToolCall| async move {
+        let path = call.arguments["file_path"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let text = if path == ".env" {
+            "KEY=sk-live-1"
+        } else {
+            "hello"
+        };
+        Ok::<_, Infallible>(ToolResult::ok(text))
+    });
+    let mut tools = ServiceBuilder::new()
+        .layer(ToolHooksLayer::new(stack_of(&config)))
+        .service(tools);
+    let read = |path: &str| ToolCall::new("read_file", "c", json!({"file_path": path}));
+    let got = tools
+        .ready()
+        .await
+        .unwrap()
+        .call(read(".env"))
+        .await
+        .unwrap();
+    assert_eq!(
+        got,
+        ToolResult::error("Tool result blocked: it holds a key")
+    );
+    let got = tools
+        .ready()
+        .await
+        .unwrap()
+        .call(read("README"))
+        .await
+        .unwrap();
+    assert_eq!(got, ToolResult::ok("hello"));
+}
