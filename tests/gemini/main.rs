@@ -763,3 +763,21 @@ async fn an_after_tool_block_replaces_the_result_the_model_sees() {
         .unwrap();
     assert_eq!(got, ToolResult::ok("hello"));
 }
+
+#[tokio::test]
+async fn session_matchers_and_fields_use_gemini_clis_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("end.json");
+    let config = load_project(
+        dir.path(),
+        json!({"SessionEnd": [
+            {"matcher": "exit", "hooks": [{"command": format!("cat > {}", support::shell_quote(&out))}]},
+            {"matcher": "quit", "hooks": [{"command": "true"}]},
+        ]}),
+    );
+    let req = HookRequest::session_shutdown(tower_hooks::request::ShutdownReason::Quit);
+    let outcome = stack_of(&config).oneshot(req).await.unwrap();
+    let got: Vec<RecordOutcome> = records(&outcome).into_iter().map(|r| r.1).collect();
+    assert_eq!(got, [RecordOutcome::Allow, RecordOutcome::Skipped]);
+    assert_eq!(saved(&out)["reason"], "exit");
+}

@@ -114,6 +114,24 @@ impl GeminiEvent {
         }
     }
 
+    /// The value a hook at this event sees for the neutral request's
+    /// `reason` (its `source`, `reason` or `trigger`): Gemini CLI's words for
+    /// the library's (a session start `new` is `clear`, `import` and `fork`
+    /// are `resume`; a shutdown `quit` is `exit`, `new` is `clear`, the
+    /// others are `other`; a compaction at the `threshold` is `auto`). A value
+    /// already in Gemini CLI's words passes through.
+    pub fn session_value(self, reason: &str) -> &str {
+        match (self, reason) {
+            (GeminiEvent::SessionStart, "new") => "clear",
+            (GeminiEvent::SessionStart, "import" | "fork") => "resume",
+            (GeminiEvent::SessionEnd, "quit") => "exit",
+            (GeminiEvent::SessionEnd, "new") => "clear",
+            (GeminiEvent::SessionEnd, "resume" | "import" | "fork") => "other",
+            (GeminiEvent::PreCompress, "threshold") => "auto",
+            (_, other) => other,
+        }
+    }
+
     /// Whether `hookSpecificOutput.additionalContext` reaches the model here.
     pub(crate) const fn takes_context(self) -> bool {
         matches!(
@@ -147,6 +165,18 @@ mod tests {
             assert_eq!(GeminiEvent::at(event.point()), Some(event));
         }
         assert_eq!(GeminiEvent::from_name("PreToolUse"), None);
+    }
+
+    #[test]
+    fn session_values_are_gemini_clis_words() {
+        assert_eq!(GeminiEvent::SessionStart.session_value("new"), "clear");
+        assert_eq!(
+            GeminiEvent::SessionStart.session_value("startup"),
+            "startup"
+        );
+        assert_eq!(GeminiEvent::SessionEnd.session_value("quit"), "exit");
+        assert_eq!(GeminiEvent::SessionEnd.session_value("logout"), "logout");
+        assert_eq!(GeminiEvent::PreCompress.session_value("threshold"), "auto");
     }
 
     #[test]

@@ -37,8 +37,8 @@ pub(crate) enum GeminiMatcher {
     /// A tool name, compared as written (a matcher that is no valid regex).
     Literal(Box<str>),
     /// Equal to the event's `source`, `reason` or `trigger` (the neutral
-    /// request's `reason`).
-    Exact(Box<str>),
+    /// request's `reason`, in Gemini CLI's words).
+    Exact(GeminiEvent, Box<str>),
 }
 
 impl GeminiMatcher {
@@ -49,7 +49,7 @@ impl GeminiMatcher {
         };
         match event.matcher_kind() {
             MatcherKind::Ignored => GeminiMatcher::All,
-            MatcherKind::Exact => GeminiMatcher::Exact(written.into()),
+            MatcherKind::Exact => GeminiMatcher::Exact(event, written.into()),
             MatcherKind::ToolRegex => match Regex::new(written) {
                 Ok(regex) => GeminiMatcher::Regex(Arc::new(regex)),
                 Err(_) => GeminiMatcher::Literal(written.into()),
@@ -64,8 +64,9 @@ impl GeminiMatcher {
             GeminiMatcher::All => true,
             GeminiMatcher::Regex(regex) => regex.is_match(tool.unwrap_or("")),
             GeminiMatcher::Literal(name) => tool == Some(&**name),
-            GeminiMatcher::Exact(want) => {
-                req.arguments().get("reason").and_then(Value::as_str) == Some(&**want)
+            GeminiMatcher::Exact(event, want) => {
+                let reason = req.arguments().get("reason").and_then(Value::as_str);
+                reason.map(|r| event.session_value(r)) == Some(&**want)
             }
         }
     }

@@ -78,19 +78,18 @@ pub fn stdin_bytes(
                 arg("llm_response").unwrap_or_else(|| Map::new().into()),
             ));
         }
-        GeminiEvent::SessionStart => {
-            fields.push(("source", arg("reason").unwrap_or_else(|| "startup".into())))
-        }
-        GeminiEvent::SessionEnd => {
-            fields.push(("reason", arg("reason").unwrap_or_else(|| "other".into())))
-        }
-        GeminiEvent::PreCompress => {
-            let trigger = match arg("reason") {
-                Some(Value::String(r)) if r == "threshold" => "auto".into(),
-                Some(other) => other,
-                None => "manual".into(),
+        GeminiEvent::SessionStart | GeminiEvent::SessionEnd | GeminiEvent::PreCompress => {
+            let (key, default) = match event {
+                GeminiEvent::SessionStart => ("source", "startup"),
+                GeminiEvent::SessionEnd => ("reason", "other"),
+                _ => ("trigger", "manual"),
             };
-            fields.push(("trigger", trigger));
+            let value = match args.get("reason") {
+                Some(Value::String(reason)) => event.session_value(reason).into(),
+                Some(other) => other.clone(),
+                None => default.into(),
+            };
+            fields.push((key, value));
         }
         GeminiEvent::Notification => {
             fields.push((
