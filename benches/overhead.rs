@@ -12,7 +12,9 @@
 //!   with the runner's own spawn primitive (`posix_spawn`, a new process
 //!   group, clean signal state; `support::spawn_floor`) and no library code,
 //!   alone and 64 at a time; eight Claude Code hooks of one call (they run at
-//!   once) against eight floors in flight; the command hook again while the
+//!   once) against eight floors in flight; four Gemini CLI hooks of a
+//!   `sequential` definition (one after another) against four floors in
+//!   sequence; the command hook again while the
 //!   process holds 2 GiB. Each of a pair is timed with the other run between
 //!   its iterations, so both see the same machine.
 //! * `persistent/*`: the same call through one persistent hook (a Perl loop
@@ -191,7 +193,7 @@ fn claude_stack(n: usize) -> HookStack {
     HookStack::builder().command_hooks(specs).build()
 }
 
-/// One call through a stack of Claude Code hooks: all of them run.
+/// One call through a stack of Claude Code (or Gemini CLI) hooks: all of them run.
 async fn claude_call(stack: &HookStack, req: &HookRequest) {
     let outcome = stack.clone().oneshot(req.clone()).await.unwrap();
     assert!(outcome
@@ -199,6 +201,31 @@ async fn claude_call(stack: &HookStack, req: &HookRequest) {
         .iter()
         .all(|h| h.outcome() == tower_hooks::RecordOutcome::Allow));
     black_box(outcome);
+}
+
+/// `n` floors one after another.
+async fn floor_sequence(line: &[u8], n: usize) {
+    for _ in 0..n {
+        spawn_floor(line).await;
+    }
+}
+
+/// A stack of `n` Gemini CLI hooks (`true`, under bash) on `BeforeTool` for
+/// the shell tool, in one `sequential` definition, loaded from a settings
+/// file in `dir` as a host loads it.
+fn gemini_stack(dir: &std::path::Path, n: usize) -> HookStack {
+    let hooks: Vec<_> = (0..n)
+        .map(|i| json!({"type": "command", "command": "true", "name": format!("h{i}")}))
+        .collect();
+    let text = json!({"hooks": {"BeforeTool": [
+        {"matcher": "run_shell_command", "sequential": true, "hooks": hooks}
+    ]}});
+    let path = dir.join(".gemini/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text.to_string()).unwrap();
+    let file = tower_hooks::config::ConfigFile::detect(&path);
+    let config = tower_hooks::config::Config::load_files(&[file], dir).unwrap();
+    HookStack::builder().config(&config).build()
 }
 
 /// 64 command hooks in flight, one batch.
@@ -257,6 +284,16 @@ fn spawn(c: &mut Criterion) {
     let claude_8 = || claude_call(&claude, &bash_call);
     bench_interleaved(&mut group, "floor_concurrent_8", &multi, floors_8, claude_8);
     bench_interleaved(&mut group, "claude_parallel_8", &multi, claude_8, floors_8);
+
+    // Four Gemini CLI hooks of a `sequential` definition run one after
+    // another: one call against four floors in sequence.
+    let gemini_dir = tempfile::tempdir().unwrap();
+    let gemini = gemini_stack(gemini_dir.path(), 4);
+    rt.block_on(check_allows(gemini.clone(), bash_call.clone(), 4));
+    let floors_4 = || floor_sequence(&line, 4);
+    let gemini_4 = || claude_call(&gemini, &bash_call);
+    bench_interleaved(&mut group, "floor_sequential_4", &rt, floors_4, gemini_4);
+    bench_interleaved(&mut group, "gemini_sequential_4", &rt, gemini_4, floors_4);
 
     // The agent holds 2 GiB of touched memory: a fork would copy its page
     // tables on every spawn; posix_spawn does not care.

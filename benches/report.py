@@ -38,6 +38,8 @@ IDS = [
     "spawn/command_hook_big_parent",
     "spawn/floor_concurrent_8",
     "spawn/claude_parallel_8",
+    "spawn/floor_sequential_4",
+    "spawn/gemini_sequential_4",
     "persistent/floor",
     "persistent/round_trip",
     "persistent/concurrent_64",
@@ -73,6 +75,7 @@ TARGETS = [
      "spawn/floor_concurrent_64", 1.10),
     ("command_hook_big_parent / command_hook", "spawn/command_hook_big_parent", "spawn/command_hook", 1.10),
     ("claude_parallel_8 / floor_concurrent_8", "spawn/claude_parallel_8", "spawn/floor_concurrent_8", 1.10),
+    ("gemini_sequential_4 / floor_sequential_4", "spawn/gemini_sequential_4", "spawn/floor_sequential_4", 1.05),
     # A persistent hook is at least 20 times cheaper than a spawn per event.
     ("persistent round_trip / command_hook", "persistent/round_trip", "spawn/command_hook", 0.05),
     ("persistent concurrent_64 / command_hook_concurrent_64", "persistent/concurrent_64",
@@ -383,7 +386,9 @@ def main() -> int:
     md += ["", "The `*_concurrent_64` ids time one batch of 64 calls in flight on a multi-thread runtime; "
            "`command_hook_big_parent` runs while the bench holds 2 GiB of touched memory; "
            "`claude_parallel_8` is one call through eight Claude Code hooks on one point (they run at "
-           "once), against eight floors in flight (`floor_concurrent_8`). `persistent/*` run the "
+           "once), against eight floors in flight (`floor_concurrent_8`); `gemini_sequential_4` is "
+           "one call through four Gemini CLI hooks of a `sequential` definition (one after "
+           "another), against four floors in sequence (`floor_sequential_4`). `persistent/*` run the "
            "same calls through one persistent hook (a Perl loop that allows), whose process is "
            "started once: `round_trip` is one call, `concurrent_64` a batch of 64 (16 in flight at "
            "a time, the hook's bound); a ratio of 0.05 is 20 times cheaper than a spawn per event. "

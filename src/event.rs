@@ -79,6 +79,19 @@ pub enum Event {
     /// The agent finished a thought (Cursor's `afterAgentThought`). Arguments:
     /// `{"text"}`.
     AgentThought,
+    /// Before the agent calls the model (Gemini CLI's `BeforeModel`).
+    /// Arguments: `{"llm_request"}`, the host's model request in Gemini CLI's
+    /// shape (`model`, `messages`, `config`, `toolConfig`); a rewrite replaces
+    /// them, and a block stops the call.
+    ModelRequest,
+    /// After the model answered, before the agent uses the answer (Gemini
+    /// CLI's `AfterModel`). Arguments: `{"llm_request", "llm_response"}`; a
+    /// rewrite replaces the response, and a block stops the turn.
+    ModelResponse,
+    /// Before the model is told which tools it may call (Gemini CLI's
+    /// `BeforeToolSelection`). Arguments: `{"llm_request"}`; a rewrite
+    /// replaces the request's `toolConfig`. Blocks are dropped.
+    ToolSelection,
     /// An event a dialect has and the neutral lifecycle does not (Claude
     /// Code's `TaskCreated`, `ConfigChange`, `CwdChanged`, …), fired by its
     /// name ([`HookRequest::named`](crate::HookRequest::named)) with the
@@ -400,6 +413,39 @@ pub static TABLE: [EventInfo; Event::COUNT] = [
         refusal: None,
     },
     EventInfo {
+        event: Event::ModelRequest,
+        name: "model_request",
+        camel_name: "ModelRequest",
+        nanopi: false,
+        block_policy: Enforced,
+        transform_scope: T::Arguments,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: Some(("", "")),
+    },
+    EventInfo {
+        event: Event::ModelResponse,
+        name: "model_response",
+        camel_name: "ModelResponse",
+        nanopi: false,
+        block_policy: Enforced,
+        transform_scope: T::Arguments,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: Some(("", "")),
+    },
+    EventInfo {
+        event: Event::ToolSelection,
+        name: "tool_selection",
+        camel_name: "ToolSelection",
+        nanopi: false,
+        block_policy: Ignored,
+        transform_scope: T::Arguments,
+        matcher_subject: M::Empty,
+        session_event: false,
+        refusal: None,
+    },
+    EventInfo {
         event: Event::Named,
         name: "named",
         camel_name: "Named",
@@ -422,7 +468,7 @@ pub const RETIRED_NAMES: [(&str, Event); 4] = [
 
 impl Event {
     /// How many neutral events there are.
-    pub const COUNT: usize = 21;
+    pub const COUNT: usize = 24;
 
     /// nanopi's eleven events, in the order of its specification's table.
     pub const NANOPI: [Event; 11] = [
@@ -461,6 +507,9 @@ impl Event {
         Event::SubagentStop,
         Event::InstructionsLoaded,
         Event::AgentThought,
+        Event::ModelRequest,
+        Event::ModelResponse,
+        Event::ToolSelection,
         Event::Named,
     ];
 

@@ -123,3 +123,24 @@ fn a_call_running_one_function_hook_allocates_only_its_chain_state() {
         "one box for the chain's state, nothing per hook; got {n}"
     );
 }
+
+#[test]
+fn the_model_points_without_hooks_allocate_nothing() {
+    let mut stack = HookStack::builder().command_hook(guard()).build();
+    let requests = || {
+        [
+            HookRequest::model_request(json!({"model": "m"})),
+            HookRequest::model_response(json!({"model": "m"}), json!({"text": "t"})),
+            HookRequest::tool_selection(json!({"model": "m"})),
+        ]
+    };
+    for req in requests() {
+        count_call(&mut stack, req);
+    }
+    for req in requests() {
+        let event = req.event();
+        let (outcome, n) = count_call(&mut stack, req);
+        assert!(outcome.hooks().is_empty());
+        assert_eq!(n, 0, "a {event} call with no hooks allocated {n} times");
+    }
+}

@@ -677,12 +677,14 @@ fn json_report(outcome: &HookOutcome, named: Named) -> Value {
 }
 
 /// The text the agent shows for an honored block: nanopi's own for a nanopi
-/// name; for another dialect's, `blocked by hook: <reason>` before a tool
-/// runs and the reason itself elsewhere.
+/// name; for another dialect's, the blocking hook's dialect's own wording
+/// when it has one, else `blocked by hook: <reason>` before a tool runs and
+/// the reason itself elsewhere.
 fn message(outcome: &HookOutcome, named: Named) -> Option<String> {
     match named {
         Named::Nanopi(_) => outcome.message(),
         Named::Other(_) if !outcome.is_blocked() => None,
+        Named::Other(_) if outcome.dialect_message().is_some() => outcome.dialect_message(),
         Named::Other(other) => {
             let reason = outcome.reason().unwrap_or_default();
             Some(if other.event() == Event::ToolExecutionStart {

@@ -314,10 +314,24 @@ pub(crate) fn refuses(outcome: &HookOutcome) -> bool {
 /// The result after `tool_execution_end`: `tool_response.content` and
 /// `tool_response.is_error` of the outcome's arguments, which hold every
 /// honored transform (and the tool's own answer when there was none), with
-/// the outcome's notes for the model.
+/// the outcome's notes for the model; for a block that takes effect here, an
+/// error with the refusal's text instead.
 pub(crate) fn result_of(outcome: HookOutcome) -> ToolResult {
     let context = outcome.context().to_vec();
     let stop = outcome.stop().map(str::to_owned);
+    if outcome.is_blocked() {
+        // A block that takes effect here (a dialect whose block hides the
+        // result, as Gemini CLI's `AfterTool`): the model sees the refusal,
+        // as its dialect words it, in place of the result.
+        let text = outcome
+            .message()
+            .unwrap_or_else(|| outcome.reason().unwrap_or(DEFAULT_BLOCK_REASON).to_owned());
+        return ToolResult {
+            context,
+            stop,
+            ..ToolResult::error(text)
+        };
+    }
     let mut arguments = outcome.into_arguments();
     let mut response = arguments
         .get_mut("tool_response")

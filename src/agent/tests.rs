@@ -336,3 +336,94 @@ async fn the_one_by_one_tool_methods_pass_context_along() {
     assert_eq!(result.content(), "out");
     assert_eq!(result.context(), ["mine", "from tool_execution_end"]);
 }
+
+/// A stack with one in-process hook at `event` that answers `verdict(req)`.
+fn one_hook(
+    event: Event,
+    verdict: impl Fn(&HookRequest) -> Verdict + Clone + Send + Sync + 'static,
+) -> crate::HookStack {
+    crate::HookStack::builder()
+        .fn_hook(HookSpec::in_process(event, "model point"), verdict)
+        .build()
+}
+
+#[tokio::test]
+async fn model_request_hands_the_rewritten_request_back() {
+    let stack = one_hook(Event::ModelRequest, |req| {
+        assert_eq!(req.event(), Event::ModelRequest);
+        let mut args = req.arguments().as_object().unwrap().clone();
+        args["llm_request"]["model"] = json!("small");
+        Verdict::Transform(args)
+    });
+    let hooks = AgentHooks::new(stack);
+    let mut request = json!({"model": "large", "messages": [{"role": "user", "content": "hi"}]});
+    let outcome = hooks.model_request(&mut request).await.unwrap();
+    assert_eq!(outcome.decision(), Decision::Transform);
+    assert_eq!(
+        request,
+        json!({"model": "small", "messages": [{"role": "user", "content": "hi"}]})
+    );
+}
+
+#[tokio::test]
+async fn model_request_without_hooks_gives_the_request_back_unchanged() {
+    let hooks = AgentHooks::new(one_hook(Event::ToolExecutionStart, |_| {
+        Verdict::block("no")
+    }));
+    let mut request = json!({"model": "large"});
+    let outcome = hooks.model_request(&mut request).await.unwrap();
+    assert!(outcome.hooks().is_empty());
+    assert_eq!(request, json!({"model": "large"}));
+}
+
+#[tokio::test]
+async fn model_response_can_be_replaced_or_blocked() {
+    let stack = one_hook(Event::ModelResponse, |req| {
+        if req.arguments()["llm_request"]["model"] == "blocked" {
+            return Verdict::block("leaks a key");
+        }
+        let mut args = req.arguments().as_object().unwrap().clone();
+        args["llm_response"] = json!({"candidates": [{"content": {"parts": ["[redacted]"]}}]});
+        Verdict::Transform(args)
+    });
+    let hooks = AgentHooks::new(stack);
+    let (mut request, mut response) = (json!({"model": "m"}), json!({"text": "sk-123"}));
+    hooks
+        .model_response(&mut request, &mut response)
+        .await
+        .unwrap();
+    assert_eq!(request, json!({"model": "m"}));
+    assert_eq!(
+        response["candidates"][0]["content"]["parts"][0],
+        "[redacted]"
+    );
+
+    let (mut request, mut response) = (json!({"model": "blocked"}), json!({"text": "sk-123"}));
+    let outcome = hooks
+        .model_response(&mut request, &mut response)
+        .await
+        .unwrap();
+    assert!(outcome.is_blocked());
+    assert_eq!(outcome.reason(), Some("leaks a key"));
+    assert_eq!(response, json!({"text": "sk-123"}));
+}
+
+#[tokio::test]
+async fn tool_selection_changes_the_tool_config_and_cannot_block() {
+    let stack = one_hook(Event::ToolSelection, |req| {
+        if req.arguments()["llm_request"]["toolConfig"].is_null() {
+            return Verdict::block("ignored here");
+        }
+        let mut args = req.arguments().as_object().unwrap().clone();
+        args["llm_request"]["toolConfig"] = json!({"mode": "NONE"});
+        Verdict::Transform(args)
+    });
+    let hooks = AgentHooks::new(stack);
+    let mut request = json!({"toolConfig": {"mode": "AUTO"}});
+    hooks.tool_selection(&mut request).await.unwrap();
+    assert_eq!(request, json!({"toolConfig": {"mode": "NONE"}}));
+    let mut request = json!({});
+    let outcome = hooks.tool_selection(&mut request).await.unwrap();
+    assert!(!outcome.is_blocked());
+    assert!(!outcome.is_honored());
+}

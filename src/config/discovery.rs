@@ -189,6 +189,7 @@ pub struct Discovery {
     pub(super) openhuman_workspace: Option<PathBuf>,
     pub(super) openhuman_app: cursor::App,
     pub(super) system_files: bool,
+    pub(super) project_trusted: bool,
 }
 
 impl Discovery {
@@ -204,6 +205,7 @@ impl Discovery {
             openhuman_workspace: None,
             openhuman_app: cursor::App::OpenHuman,
             system_files: true,
+            project_trusted: true,
         }
     }
 
@@ -220,6 +222,30 @@ impl Discovery {
     pub fn with_system_files(mut self, read: bool) -> Self {
         self.system_files = read;
         self
+    }
+
+    /// Whether the project folder is trusted (default: yes). A dialect that
+    /// reads a project's hooks only in a trusted folder (Gemini CLI's
+    /// `.gemini/settings.json`) leaves them out of an untrusted one; the
+    /// host decides how a folder comes to be trusted.
+    ///
+    /// ```
+    /// use tower_hooks::config::{Discovery, Format};
+    ///
+    /// let files = |trusted| {
+    ///     Discovery::new("/p").with_home(None).with_system_files(false)
+    ///         .with_project_trusted(trusted).format(Format::Gemini).files().len()
+    /// };
+    /// assert_eq!((files(true), files(false)), (1, 0));
+    /// ```
+    pub fn with_project_trusted(mut self, trusted: bool) -> Self {
+        self.project_trusted = trusted;
+        self
+    }
+
+    /// Whether the project folder is trusted ([`with_project_trusted`](Self::with_project_trusted)).
+    pub fn project_trusted(&self) -> bool {
+        self.project_trusted
     }
 
     /// Sets the host, whose [`config_dir`](Host::config_dir) holds nanopi's files.

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
 use super::{env_home, home_dir, Config, ConfigError};
-use crate::dialect::{agents, claude, codex, cursor, nanopi};
+use crate::dialect::{agents, claude, codex, cursor, gemini, nanopi};
 #[cfg(doc)]
 use crate::spec::Dialect;
 
@@ -42,6 +42,7 @@ pub(crate) static LOADERS: &[&dyn Loader] = &[
     &cursor::loader::CursorLoader,
     &agents::loader::AgentsLoader,
     &codex::loader::CodexLoader,
+    &gemini::loader::GeminiLoader,
 ];
 
 impl Format {

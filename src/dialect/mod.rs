@@ -2,7 +2,7 @@
 //! combination rule of each hook ecosystem.
 //!
 //! Each dialect is data plus pure functions: its names for the neutral events
-//! ([`Event`](crate::event::Event)), its loader (file → [`HookSpec`]s),
+//! ([`Event`]), its loader (file → [`HookSpec`]s),
 //! its encoder (request → stdin bytes and environment) and its decoder (exit
 //! code, stdout and stderr → [`Verdict`]). The layers stay
 //! dialect-blind.
@@ -12,6 +12,7 @@ pub mod claude;
 pub mod codex;
 pub mod cursor;
 mod envelope;
+pub mod gemini;
 mod model_answer;
 mod named;
 pub mod nanopi;
@@ -24,6 +25,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::event::Event;
 use crate::host::Host;
 use crate::outcome::{Notes, Verdict};
 use crate::process::persistent::PROTOCOL_VAR;
@@ -154,8 +156,46 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
         reasons.join("\n")
     }
 
+    /// Its dialect's own name for a tool of `kind` that the host calls
+    /// `host`, when that name is made from the host's (Gemini CLI's
+    /// `mcp_<server>_<tool>` for an MCP tool); asked only when
+    /// [`kind_tool_name`](Self::kind_tool_name) has none. `None`: the
+    /// host's name.
+    fn made_tool_name(&self, _kind: ToolKind, _host: &str) -> Option<Arc<str>> {
+        None
+    }
+
+    /// How an agent words a block this hook made at `event`, `(before, after)`
+    /// the reason, when its dialect words it otherwise than the event's
+    /// [refusal](crate::Event::refusal_message); `None`: the event's wording.
+    fn refusal(&self, _event: Event) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// Whether the hooks of its group run one after another this time,
+    /// though its dialect [runs them at once](Dialect::runs_hooks_at_once):
+    /// one member that says so is enough (a Gemini CLI definition marked
+    /// `sequential`).
+    fn runs_group_in_order(&self) -> bool {
+        false
+    }
+
+    /// Whether a block from this hook, in a group [run in
+    /// order](Self::runs_group_in_order), stops the rest of its group (it
+    /// always stops the groups after it). Gemini CLI runs a `sequential`
+    /// group to its end.
+    fn block_ends_group_in_order(&self) -> bool {
+        true
+    }
+
     /// The hook as `Any`, for its own dialect's code to read it back.
     fn as_any(&self) -> &dyn Any;
+}
+
+/// How the agent words a block `spec`'s hook made at `event`, when its
+/// dialect words it its own way ([`DialectHook::refusal`]).
+pub(crate) fn refusal(spec: &HookSpec, event: Event) -> Option<(&'static str, &'static str)> {
+    spec.dialect_hook().refusal(event)
 }
 
 /// The dialect of a hook made by hand: nanopi's.
@@ -302,11 +342,16 @@ pub(crate) fn assemble(
 /// The tool's name as the hooks of `hook`'s dialect see it, on an event with
 /// a tool: the host's alias for that dialect
 /// ([`HookRequest::with_tool_alias`]), else the dialect's own name for the
-/// tool's kind ([`DialectHook::kind_tool_name`]), else the host's name.
+/// tool's kind ([`DialectHook::kind_tool_name`]), else the host's name. A
+/// name the dialect makes ([`DialectHook::made_tool_name`]) is not borrowed
+/// from the request, so this leaves it out: such a dialect asks
+/// [`tool_name_seen`].
 pub(crate) fn tool_name<'r>(hook: &dyn DialectHook, req: &'r HookRequest) -> Option<&'r str> {
-    tool_name_seen(hook, req).map(|seen| match seen {
+    let host = req.tool_name_shared()?;
+    Some(match tool_name_seen_static(hook, req, host) {
         SeenName::Static(name) => name,
         SeenName::Shared(name) => &**name,
+        SeenName::Made(_) => host,
     })
 }
 
@@ -318,6 +363,8 @@ pub(crate) enum SeenName<'r> {
     Static(&'static str),
     /// The host's name, or its alias for the dialect.
     Shared(&'r Arc<str>),
+    /// A name the dialect made from the host's ([`DialectHook::made_tool_name`]).
+    Made(Arc<str>),
 }
 
 /// [`tool_name`], as a [`SeenName`].
@@ -326,18 +373,33 @@ pub(crate) fn tool_name_seen<'r>(
     req: &'r HookRequest,
 ) -> Option<SeenName<'r>> {
     let host = req.tool_name_shared()?;
-    if let Some(alias) = req.tool_alias_shared(hook.dialect()) {
-        return Some(SeenName::Shared(alias));
+    let seen = tool_name_seen_static(hook, req, host);
+    if !matches!(seen, SeenName::Shared(name) if Arc::ptr_eq(name, host)) {
+        return Some(seen);
     }
-    Some(
-        match req
-            .tool_kind()
-            .and_then(|kind| hook.kind_tool_name(kind, host))
-        {
-            Some(name) => SeenName::Static(name),
-            None => SeenName::Shared(host),
-        },
-    )
+    let made = req
+        .tool_kind()
+        .and_then(|kind| hook.made_tool_name(kind, host));
+    Some(made.map_or(seen, SeenName::Made))
+}
+
+/// [`tool_name_seen`] without the names a dialect makes: the alias, the
+/// dialect's own name for the kind, or the host's name.
+fn tool_name_seen_static<'r>(
+    hook: &dyn DialectHook,
+    req: &'r HookRequest,
+    host: &'r Arc<str>,
+) -> SeenName<'r> {
+    if let Some(alias) = req.tool_alias_shared(hook.dialect()) {
+        return SeenName::Shared(alias);
+    }
+    match req
+        .tool_kind()
+        .and_then(|kind| hook.kind_tool_name(kind, host))
+    {
+        Some(name) => SeenName::Static(name),
+        None => SeenName::Shared(host),
+    }
 }
 
 /// The directory a hook runs in when its dialect decides it (a Cursor hook

@@ -657,6 +657,16 @@ impl HookOutcome {
         &self.arguments
     }
 
+    /// Takes the argument `key` out of the arguments, without a copy when
+    /// nothing else holds them: for a call site that hands a value back to
+    /// the host.
+    pub(crate) fn take_argument(&mut self, key: &str) -> Option<Value> {
+        match Arc::make_mut(&mut self.arguments) {
+            Value::Object(args) => args.remove(key),
+            _ => None,
+        }
+    }
+
     /// Takes the arguments.
     pub fn into_arguments(self) -> Value {
         Arc::try_unwrap(self.arguments).unwrap_or_else(|shared| (*shared).clone())
@@ -677,8 +687,26 @@ impl HookOutcome {
         if !self.is_blocked() {
             return None;
         }
-        self.event
-            .refusal_message(self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON))
+        self.dialect_message().or_else(|| {
+            self.event
+                .refusal_message(self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON))
+        })
+    }
+
+    /// For an honored block whose hook's dialect words the refusal its own
+    /// way (Gemini CLI's `Tool result blocked: <reason>` after a tool), that
+    /// text; otherwise `None`.
+    pub fn dialect_message(&self) -> Option<String> {
+        if !self.is_blocked() {
+            return None;
+        }
+        let (before, after) = self
+            .hooks
+            .iter()
+            .find(|record| record.outcome() == RecordOutcome::Block)
+            .and_then(|record| crate::dialect::refusal(record.spec(), self.event))?;
+        let reason = self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON);
+        Some(format!("{before}{reason}{after}"))
     }
 
     /// What hooks handed over besides their decision (empty for nanopi hooks).

@@ -225,6 +225,7 @@ impl HookRecord {
         self.tool_name = seen.map(|seen| match seen {
             crate::dialect::SeenName::Static(name) => ToolNameSeen::Static(name),
             crate::dialect::SeenName::Shared(name) => ToolNameSeen::Shared(name.clone()),
+            crate::dialect::SeenName::Made(name) => ToolNameSeen::Shared(name),
         });
     }
 

@@ -421,6 +421,34 @@ impl HookRequest {
         Self::new(Event::AgentThought, json!({ "text": text.into() }))
     }
 
+    /// `model_request`, before the agent calls the model: `{"llm_request": …}`,
+    /// the host's model request in Gemini CLI's shape (`model`, `messages`,
+    /// `config`, `toolConfig`).
+    pub fn model_request(llm_request: Value) -> Self {
+        let mut args = Map::new();
+        args.insert("llm_request".into(), llm_request);
+        Self::new(Event::ModelRequest, Value::Object(args))
+    }
+
+    /// `model_response`, after the model answered: `{"llm_request": …,
+    /// "llm_response": …}` in Gemini CLI's shape (`llm_response` has
+    /// `candidates[].content.parts`).
+    pub fn model_response(llm_request: Value, llm_response: Value) -> Self {
+        let mut args = Map::new();
+        args.insert("llm_request".into(), llm_request);
+        args.insert("llm_response".into(), llm_response);
+        Self::new(Event::ModelResponse, Value::Object(args))
+    }
+
+    /// `tool_selection`, before the model is told which tools it may call:
+    /// `{"llm_request": …}`, whose `toolConfig` (`mode`,
+    /// `allowedFunctionNames`) hooks may change.
+    pub fn tool_selection(llm_request: Value) -> Self {
+        let mut args = Map::new();
+        args.insert("llm_request".into(), llm_request);
+        Self::new(Event::ToolSelection, Value::Object(args))
+    }
+
     /// An event fired by its dialect's name ([`Event::Named`]): Claude Code's
     /// `TaskCreated`, `ConfigChange`, `CwdChanged`, … with `arguments` as the
     /// event's own fields, as that dialect writes them. Only the hooks

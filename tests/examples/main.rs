@@ -698,3 +698,68 @@ async fn http_policy_server_allows_denies_asks_and_fails_open() {
         );
     }
 }
+
+// Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/gemini.rs"]
+mod gemini;
+
+#[tokio::test]
+async fn gemini_hooks_add_context_redact_deny_rewrite_and_send_the_agent_back_once() {
+    let transcript = gemini::run(gemini::Transcript::default()).await.unwrap();
+    let lines = transcript.lines();
+    let text = lines.join("\n");
+    let (has, position) = finders(&lines, &text);
+
+    // The settings file, comments and all, was found with no warning.
+    assert_loaded_without_warning(
+        &lines,
+        "/.gemini/settings.json",
+        "4 hooks, session demo-gemini-0001",
+    );
+
+    // BeforeAgent's additionalContext goes to the model.
+    assert!(
+        has("     model  + You are on branch main; open a pull request for any change."),
+        "{text}"
+    );
+
+    // AfterModel replaced the response that showed the key.
+    assert!(
+        has("user   < \"The key in .env is [redacted]; I will clean up and install now.\""),
+        "{text}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("user   <") && l.contains("sk-live")),
+        "{text}"
+    );
+
+    // The guard sees the host's Bash as run_shell_command: rm -rf never runs,
+    // npm install runs as npm ci.
+    let reason = "rm -rf is not allowed in this project: delete the files you mean by name";
+    assert!(
+        has(&format!("model  < (error) blocked by hook: {reason}")),
+        "{text}"
+    );
+    assert!(!text.contains("pretends to run `rm -rf"), "{text}");
+    assert!(has("     => transform: command = \"npm ci\""), "{text}");
+    assert!(
+        has("     user   : npm install was rewritten to npm ci"),
+        "{text}"
+    );
+    assert!(has("tool   : Bash pretends to run `npm ci`"), "{text}");
+
+    // AfterAgent sends the agent back once; the tests run; then it stops.
+    let sent_back = position("agent  : stop -> keep going: run the tests first");
+    let tests = position("tool   : Bash pretends to run `npm test`");
+    let finish = position("agent  : stop -> finish");
+    assert!(sent_back < tests && tests < finish, "{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("── AfterAgent ") && l.contains("\"stop_hook_active\":true")),
+        "{text}"
+    );
+}

@@ -415,6 +415,9 @@ mod tests {
             (Event::SubagentStop, &["SubagentStop"]),
             (Event::InstructionsLoaded, &["InstructionsLoaded"]),
             (Event::AgentThought, &[]),
+            (Event::ModelRequest, &[]),
+            (Event::ModelResponse, &[]),
+            (Event::ToolSelection, &[]),
             (Event::Named, &[]),
         ];
         for (event, names) in old {

@@ -339,6 +339,9 @@ mod tests {
             (Event::SubagentStop, &["subagentStop"]),
             (Event::InstructionsLoaded, &[]),
             (Event::AgentThought, &["afterAgentThought"]),
+            (Event::ModelRequest, &[]),
+            (Event::ModelResponse, &[]),
+            (Event::ToolSelection, &[]),
             (Event::Named, &["workspaceOpen"]),
         ];
         for (event, names) in old {

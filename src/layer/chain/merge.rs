@@ -40,11 +40,24 @@ pub(super) enum Then {
 /// Merges a hook's verdict into what the hooks before it decided: a block wins
 /// and stops the chain; the first ask gives the reason, and later hooks still
 /// run (a block from one of them wins); a rewrite makes the decision a
-/// transform, unless it is an ask (an ask stays an ask; the rewrite still
+/// transform, unless it is an ask or a block (they stay; the rewrite still
 /// applies).
 pub(super) fn merge(decided: Decided, verdict: Verdict) -> (Decided, Then) {
     let Decided { decision, reason } = decided;
     match verdict {
+        // After a block (only hooks that let their group run on see one), a
+        // later block's reason joins it on a new line.
+        Verdict::Block { reason: more, .. } if decision == Decision::Block => {
+            let reason = match reason {
+                Some(first) => format!("{first}\n{more}"),
+                None => more,
+            };
+            let decided = Decided {
+                decision,
+                reason: Some(reason),
+            };
+            (decided, Then::Stop)
+        }
         Verdict::Block { reason, .. } => {
             let decided = Decided {
                 decision: Decision::Block,
@@ -55,11 +68,12 @@ pub(super) fn merge(decided: Decided, verdict: Verdict) -> (Decided, Then) {
         Verdict::Transform(updated) => {
             let decision = match decision {
                 Decision::Ask => Decision::Ask,
+                Decision::Block => Decision::Block,
                 _ => Decision::Transform,
             };
             (Decided { decision, reason }, Then::Rewrite(updated))
         }
-        Verdict::Ask { reason: why } if decision != Decision::Ask => {
+        Verdict::Ask { reason: why } if !matches!(decision, Decision::Ask | Decision::Block) => {
             let decided = Decided {
                 decision: Decision::Ask,
                 reason: Some(why),
@@ -235,6 +249,19 @@ mod tests {
         );
         let (d, _) = run(verdicts);
         assert_eq!(d, decided(Decision::Ask, Some("first")));
+    }
+
+    #[test]
+    fn after_a_block_rewrites_and_asks_keep_it_and_blocks_join_their_reasons() {
+        let blocked = decided(Decision::Block, Some("one"));
+        let (d, then) = merge(blocked.clone(), Verdict::Transform(obj(json!({"a": 1}))));
+        assert_eq!(
+            (d, then),
+            (blocked.clone(), Then::Rewrite(obj(json!({"a": 1}))))
+        );
+        assert_eq!(merge(blocked.clone(), Verdict::ask("later")).0, blocked);
+        let (d, _) = merge(blocked, Verdict::block("two"));
+        assert_eq!(d, decided(Decision::Block, Some("one\ntwo")));
     }
 
     #[test]

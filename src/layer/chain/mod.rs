@@ -290,6 +290,8 @@ where
                     records,
                     notes: None,
                     mark: None,
+                    in_order_until: 0,
+                    stop_at: None,
                     state,
                 }),
             },
@@ -326,6 +328,11 @@ struct Run<S: Service<HookRequest>> {
     notes: Option<Box<Notes>>,
     /// When the last hook finished: the next one's start, saving a clock read.
     mark: Option<Instant>,
+    /// The hooks before this index that would run at once run one after
+    /// another ([`runs_group_in_order`](crate::dialect::DialectHook::runs_group_in_order)).
+    in_order_until: usize,
+    /// Where a block that let the rest of its group run stops the call.
+    stop_at: Option<usize>,
     #[pin]
     state: State<S>,
 }
@@ -482,6 +489,13 @@ where
         let hooks = &self.table.events[self.event.index()];
         let offload = self.table.offload.as_ref();
         let request = self.request.as_ref().expect(POLLED_AFTER_COMPLETION);
+        if self.stop_at.is_some_and(|at| *self.next >= at) {
+            // A block earlier in a group that ran to its end stops what follows.
+            for slot in hooks[*self.next..].iter().filter(|s| s.applies(request)) {
+                self.records.push(HookRecord::not_run(slot.spec.clone()));
+            }
+            *self.next = hooks.len();
+        }
         let Some(slot) = hooks.get(*self.next) else {
             return Some(self.finish());
         };
@@ -492,9 +506,18 @@ where
                 self.records.push(slot.skipped());
             }
             *self.next += 1;
-        } else if slot.spec.dialect().runs_hooks_at_once() {
-            let group = start_group(hooks, *self.next, request, offload, *self.event);
-            self.state.set(group);
+        } else if slot.spec.dialect().runs_hooks_at_once() && *self.next >= *self.in_order_until {
+            let end = group_end(hooks, *self.next);
+            let in_order = hooks[*self.next..end]
+                .iter()
+                .any(|s| s.spec.dialect_hook().runs_group_in_order() && s.runs_for(request));
+            if in_order {
+                // One member asks for its group to run one hook after another.
+                *self.in_order_until = end;
+            } else {
+                let group = start_group(hooks, *self.next, request, offload, *self.event);
+                self.state.set(group);
+            }
         } else if slot.runs_for(request) {
             self.state.set(slot.waiting(*self.event));
         } else {
@@ -531,7 +554,18 @@ where
     fn hook_done(&mut self, verdict: Verdict, duration: Duration, run: Option<RunSlot>) {
         let spec = &self.table.events[self.event.index()][*self.next].spec;
         record_run(self.records, self.notes, spec, &verdict, duration, run);
+        // In a group run one hook after another, a block may leave the rest
+        // of the group to run (Gemini CLI's `sequential`).
+        let rest_of_group =
+            *self.next < *self.in_order_until && !spec.dialect_hook().block_ends_group_in_order();
         *self.next += 1;
+        if rest_of_group && matches!(verdict, Verdict::Block { .. }) {
+            let end = *self.in_order_until;
+            *self.stop_at = Some(self.stop_at.map_or(end, |at| at.min(end)));
+            let (decided, _) = merge(std::mem::take(self.decided), verdict);
+            *self.decided = decided;
+            return;
+        }
         self.settle(verdict);
     }
 
@@ -612,12 +646,7 @@ fn start_group<S>(
 where
     S: Service<HookRequest> + Clone,
 {
-    let dialect = hooks[from].spec.dialect();
-    let end = from
-        + hooks[from..]
-            .iter()
-            .take_while(|slot| slot.spec.dialect() == dialect)
-            .count();
+    let end = group_end(hooks, from);
     let members = (from..end)
         .map(|index| {
             let slot = &hooks[index];
@@ -635,6 +664,16 @@ where
         })
         .collect();
     State::Group { members, end }
+}
+
+/// The end of the group that starts at `hooks[from]`: the run of consecutive
+/// hooks of its dialect.
+fn group_end<S>(hooks: &[Slot<S>], from: usize) -> usize {
+    let dialect = hooks[from].spec.dialect();
+    from + hooks[from..]
+        .iter()
+        .take_while(|slot| slot.spec.dialect() == dialect)
+        .count()
 }
 
 /// Polls a hook's service ready and calls it (both in its span) with the

@@ -1,0 +1,28 @@
+//! Google Gemini CLI (`.gemini/settings.json`, an extension's
+//! `hooks/hooks.json`).
+//!
+//! * [`config`]: the settings files, read with their comments, and the
+//!   `hooksConfig` switches;
+//! * [`GeminiEvent`]: the events, the neutral event each fires at (three of
+//!   them are the model points no other dialect has:
+//!   [`Event::ModelRequest`](crate::Event::ModelRequest),
+//!   [`Event::ModelResponse`](crate::Event::ModelResponse),
+//!   [`Event::ToolSelection`](crate::Event::ToolSelection)), and how a
+//!   matcher is read there;
+//! * [`stdin_bytes`] and [`decode`]: what a hook reads, and how its exit
+//!   status and output are read (stdout, else stderr; a JSON object on any
+//!   exit; text on an exit other than 0 and 1 blocks).
+//!
+//! These are pure: no process runs, and only [`config::load`] reads a file.
+
+pub mod config;
+mod event;
+pub(crate) mod hook;
+pub(crate) mod loader;
+mod request;
+mod wire;
+
+pub use self::event::GeminiEvent;
+pub use self::hook::{CWD_VAR, PROJECT_DIR_VAR, SESSION_ID_VAR};
+pub use self::request::request;
+pub use self::wire::{decode, stdin_bytes, GeminiAnswer, GeminiDecision, NO_REASON};
