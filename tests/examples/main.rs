@@ -763,3 +763,54 @@ async fn gemini_hooks_add_context_redact_deny_rewrite_and_send_the_agent_back_on
         "{text}"
     );
 }
+
+// Like `claude_code`, it loads `examples/support/mod.rs` as its own `support`.
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/mixed.rs"]
+mod mixed;
+
+#[tokio::test]
+async fn a_mixed_project_runs_four_dialects_through_one_stack_each_seeing_its_own_tool_name() {
+    let transcript = mixed::run(mixed::Transcript::default()).await.unwrap();
+    let lines = transcript.lines();
+    let text = lines.join("\n");
+    let (has, _) = finders(&lines, &text);
+    assert!(!text.contains("warning:"), "{text}");
+    for file in [
+        "/.nanopi/config.toml",
+        "/.claude/settings.json",
+        "/.codex/hooks.json",
+        "/.gemini/settings.json",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("loaded  ") && l.ends_with(file)),
+            "{file}: {text}"
+        );
+    }
+    assert!(has("4 hooks, session demo-mixed-0001"), "{text}");
+    // `ls` passes all four, each seeing its own name for the host's `bash`.
+    for (dialect, name) in [
+        ("nanopi", "bash"),
+        ("claude", "Bash"),
+        ("codex", "Bash"),
+        ("gemini", "run_shell_command"),
+    ] {
+        let line = format!("     hook {dialect:<7} saw {name:<18} allow");
+        assert!(lines.iter().any(|l| l.starts_with(&line)), "{line}: {text}");
+    }
+    assert!(has("model  < src/\\nCargo.toml\\n"), "{text}");
+    // Each guard refuses its own command.
+    for reason in [
+        "nanopi: no sudo",
+        "claude: no rm -rf",
+        "codex: no force push",
+        "gemini: no curl",
+    ] {
+        assert!(
+            has(&format!("model  < (error) blocked by hook: {reason}")),
+            "{reason}: {text}"
+        );
+    }
+}

@@ -62,7 +62,15 @@ fn every_format_has_one_loader_and_a_name_of_its_own() {
     let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
     assert_eq!(
         names,
-        ["nanopi", "claude", "cursor", "openhuman", "agents", "codex", "gemini"]
+        [
+            "nanopi",
+            "claude",
+            "cursor",
+            "openhuman",
+            "agents",
+            "codex",
+            "gemini"
+        ]
     );
     for format in Format::all() {
         let loaders = LOADERS
