@@ -4,6 +4,7 @@ use crate::layer::fail_open::FailOpen;
 use crate::outcome::RecordOutcome;
 use crate::process::{BoxFuture, Finished, Job, Runner, Termination};
 use serde_json::json;
+use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use tower::util::BoxCloneSyncService;
