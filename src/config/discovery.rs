@@ -31,7 +31,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::loaders::LOADERS;
 use super::{home_dir, ConfigError};
 use crate::dialect::cursor;
 use crate::host::Host;
@@ -63,15 +62,6 @@ impl Format {
     /// The format named `name`, read by `dialect`'s loader.
     pub(crate) const fn new(name: &'static str, dialect: Dialect) -> Format {
         Format { name, dialect }
-    }
-
-    /// Every format, in the order of the loaders' list: `nanopi`, `claude`,
-    /// `cursor`, `openhuman`, `agents`.
-    pub fn all() -> Vec<Format> {
-        LOADERS
-            .iter()
-            .flat_map(|loader| loader.formats().iter().copied())
-            .collect()
     }
 
     /// `nanopi`, `claude`, `cursor`, `openhuman` or `agents`: its name, and

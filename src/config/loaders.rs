@@ -46,6 +46,15 @@ pub(crate) static LOADERS: &[&dyn Loader] = &[
 ];
 
 impl Format {
+    /// Every format, in the order of the loaders' list: `nanopi`, `claude`,
+    /// `cursor`, `openhuman`, `agents`, `codex`, `gemini`.
+    pub fn all() -> Vec<Format> {
+        LOADERS
+            .iter()
+            .flat_map(|loader| loader.formats().iter().copied())
+            .collect()
+    }
+
     /// The format of the file at `path`, when no prefix says it: `*.toml` is
     /// nanopi; `hooks.json` in a folder named `.agents` is react-agent-mini's;
     /// a JSON file under a `.openhuman` folder is OpenHuman's; a JSON object with

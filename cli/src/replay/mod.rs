@@ -12,6 +12,7 @@
 //! carries what really happened, unless `--chain` feeds the outcome of a tool
 //! call forward to that call's later events.
 
+mod event;
 mod lines;
 mod report;
 mod session;
@@ -31,8 +32,9 @@ use tower::ServiceExt;
 use tower_hooks::config::{Config, ConfigFile};
 use tower_hooks::{BoxHookStack, Event, HookOutcome, HookRequest, HookStack, Host};
 
+use self::event::{ReplayEvent, Selection};
 use self::report::{Tally, AGAINST, MAIN};
-use self::session::{ReplayEvent, Selection, SessionReader};
+use self::session::SessionReader;
 use crate::render::escape;
 use crate::{load, print, ConfigArgs, Failure, Named};
 

@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tower_hooks::{dialect, HookOutcome, HookRequest, RecordOutcome};
 
-use super::session::{describe_skip, ReplayEvent, Skips};
+use super::event::ReplayEvent;
+use super::session::{describe_skip, Skips};
 use crate::render::escape;
 
 /// Which configuration a hook belongs to.

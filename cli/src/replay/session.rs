@@ -9,58 +9,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tower_hooks::{Event, HookRequest};
 use tower_hooks_layers::record::{RecordedRequest, RECORD_TYPE};
 
+use super::event::{ReplayEvent, Selection};
 use super::lines::{Line, Lines, MAX_LINE};
 use super::transcript::{self, Transcript};
-
-/// One recorded event, ready to fire again.
-#[derive(Debug)]
-pub(crate) struct ReplayEvent {
-    pub(crate) request: HookRequest,
-    /// The event as the session's format names it (`PreToolUse`, `tool_execution_start`).
-    pub(crate) name: &'static str,
-    pub(crate) session: Arc<str>,
-    /// When it happened, as the file says.
-    pub(crate) time: Option<Arc<str>>,
-}
-
-/// The events `hooks replay` fires.
-#[derive(Debug, Clone)]
-pub(crate) struct Selection([bool; Event::COUNT]);
-
-impl Selection {
-    /// The events whose hooks decide something before it happens: before a
-    /// tool, a permission prompt, a prompt submitted, the agent stopping.
-    pub(crate) fn deciding() -> Self {
-        let mut selection = Selection([false; Event::COUNT]);
-        for event in [
-            Event::ToolExecutionStart,
-            Event::PermissionRequest,
-            Event::BeforeAgentStart,
-            Event::Input,
-            Event::Stop,
-        ] {
-            selection.add(event);
-        }
-        selection
-    }
-
-    /// Every event.
-    #[cfg(test)]
-    pub(crate) fn all() -> Self {
-        Selection([true; Event::COUNT])
-    }
-
-    pub(crate) fn add(&mut self, event: Event) {
-        self.0[event.index()] = true;
-    }
-
-    pub(crate) fn has(&self, event: Event) -> bool {
-        self.0[event.index()]
-    }
-}
 
 /// Lines that were not replayed, by why.
 pub(crate) type Skips = BTreeMap<&'static str, u64>;

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tower_hooks::dialect::claude;
 
-use super::session::{ReplayEvent, Selection};
+use super::event::{ReplayEvent, Selection};
 use tower_hooks::Event;
 
 /// The line types this reader knows and has no event for.
