@@ -148,6 +148,16 @@ impl Verdict {
         }
     }
 
+    /// The answer for a hook that failed with `error`: a block when it
+    /// fails `closed`, else [failing open](Self::failed_open).
+    pub(crate) fn failed(error: String, closed: bool) -> Self {
+        if closed {
+            Verdict::failed_closed(error)
+        } else {
+            Verdict::failed_open(error)
+        }
+    }
+
     /// An answer that a person must approve the action, for `reason`.
     ///
     /// ```

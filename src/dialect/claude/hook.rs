@@ -383,10 +383,8 @@ fn answer(
 fn neutral(hook: &ClaudeHook, fail_closed: bool, answer: ClaudeAnswer) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
         // A hook in the background decides nothing.
-        if fail_closed && !hook.is_async {
-            return (Verdict::failed_closed(error), Notes::default());
-        }
-        return (Verdict::failed_open(error), Notes::default());
+        let closed = fail_closed && !hook.is_async;
+        return (Verdict::failed(error, closed), Notes::default());
     }
     let mut notes = Notes {
         context: answer.context,

@@ -330,10 +330,8 @@ impl<'de> serde::Deserialize<'de> for Fields {
 /// decisions change nothing; its context and messages are kept.
 fn neutral(hook: &CodexHook, fail_closed: bool, answer: CodexAnswer) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
-        if fail_closed && !hook.is_async {
-            return (Verdict::failed_closed(error), Notes::default());
-        }
-        return (Verdict::failed_open(error), Notes::default());
+        let closed = fail_closed && !hook.is_async;
+        return (Verdict::failed(error, closed), Notes::default());
     }
     let mut notes = Notes {
         context: answer.context,

@@ -430,12 +430,8 @@ fn neutral(
     answer: CursorAnswer,
 ) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
-        let verdict = if fail_closed && !hook.event.is_observing() {
-            Verdict::failed_closed(error)
-        } else {
-            Verdict::failed_open(error)
-        };
-        return (verdict, Notes::default());
+        let closed = fail_closed && !hook.event.is_observing();
+        return (Verdict::failed(error, closed), Notes::default());
     }
     let session = req.session_id().unwrap_or("");
     let set = match (hook.event, &answer.env) {

@@ -316,10 +316,7 @@ fn neutral(
     answer: GeminiAnswer,
 ) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
-        if fail_closed {
-            return (Verdict::failed_closed(error), Notes::default());
-        }
-        return (Verdict::failed_open(error), Notes::default());
+        return (Verdict::failed(error, fail_closed), Notes::default());
     }
     let mut notes = Notes {
         context: answer.context.into_iter().collect(),
