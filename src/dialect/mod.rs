@@ -148,6 +148,14 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// Whether its dialect may call a host's tool otherwise than the host
+    /// does ([`kind_tool_name`](Self::kind_tool_name),
+    /// [`made_tool_name`](Self::made_tool_name)); `false` spares the
+    /// question on every call (nanopi hooks see the host's names).
+    fn names_tools(&self) -> bool {
+        true
+    }
+
     /// The reason of a group of this dialect's hooks that ran at once
     /// ([`Dialect::runs_hooks_at_once`]) and blocked at `event`, from the
     /// blocks' reasons in config order: by default they are joined on new
@@ -373,14 +381,23 @@ pub(crate) fn tool_name_seen<'r>(
     req: &'r HookRequest,
 ) -> Option<SeenName<'r>> {
     let host = req.tool_name_shared()?;
-    let seen = tool_name_seen_static(hook, req, host);
-    if !matches!(seen, SeenName::Shared(name) if Arc::ptr_eq(name, host)) {
-        return Some(seen);
+    if let Some(alias) = req.tool_alias_shared(hook.dialect()) {
+        return Some(SeenName::Shared(alias));
     }
-    let made = req
-        .tool_kind()
-        .and_then(|kind| hook.made_tool_name(kind, host));
-    Some(made.map_or(seen, SeenName::Made))
+    if !hook.names_tools() {
+        return Some(SeenName::Shared(host));
+    }
+    // The kind is inferred from the name once for both questions.
+    let Some(kind) = req.tool_kind() else {
+        return Some(SeenName::Shared(host));
+    };
+    if let Some(name) = hook.kind_tool_name(kind, host) {
+        return Some(SeenName::Static(name));
+    }
+    Some(
+        hook.made_tool_name(kind, host)
+            .map_or(SeenName::Shared(host), SeenName::Made),
+    )
 }
 
 /// [`tool_name_seen`] without the names a dialect makes: the alias, the
@@ -392,6 +409,9 @@ fn tool_name_seen_static<'r>(
 ) -> SeenName<'r> {
     if let Some(alias) = req.tool_alias_shared(hook.dialect()) {
         return SeenName::Shared(alias);
+    }
+    if !hook.names_tools() {
+        return SeenName::Shared(host);
     }
     match req
         .tool_kind()

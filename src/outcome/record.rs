@@ -182,30 +182,40 @@ pub struct HookRecord {
     spec: Arc<HookSpec>,
     // Boxed and in nanoseconds: records live inline in every outcome, which is
     // moved on every call.
-    reason: Option<Box<str>>,
+    reason: Option<Box<String>>,
     nanos: u64,
     outcome: RecordOutcome,
     cause: Option<BlockCause>,
     // Command hooks only; boxed so that other records stay small.
     run: Option<Box<RunDetail>>,
     // Rare; boxed for the same reason.
-    warnings: Option<Box<[String]>>,
+    warnings: Option<Box<Vec<String>>>,
     // The tool's name as this hook's dialect sees it, on tool events.
-    tool_name: Option<ToolNameSeen>,
+    tool_name: Option<Arc<str>>,
 }
 
-/// A tool's name as a hook saw it, without a copy.
-#[derive(Debug, Clone)]
-enum ToolNameSeen {
-    Static(&'static str),
-    Shared(Arc<str>),
+/// A dialect's own tool name (`Bash`) as a shared string, made once per name:
+/// a record holds a thin `Arc<str>` whether the name is the host's or the
+/// dialect's, which keeps records (moved with every outcome) small.
+fn interned(name: &'static str) -> Arc<str> {
+    static NAMES: std::sync::Mutex<Vec<(&'static str, Arc<str>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, shared)) = names.iter().find(|(known, _)| *known == name) {
+        return shared.clone();
+    }
+    let shared: Arc<str> = Arc::from(name);
+    names.push((name, shared.clone()));
+    shared
 }
 
 impl HookRecord {
     pub(crate) fn new(spec: Arc<HookSpec>, verdict: &Verdict, duration: Duration) -> Self {
         let (reason, cause) = match verdict {
-            Verdict::Block { reason, cause } => (Some(reason.as_str().into()), Some(*cause)),
-            Verdict::FailedOpen { error } => (Some(error.as_str().into()), None),
+            Verdict::Block { reason, cause } => (Some(Box::new(reason.clone())), Some(*cause)),
+            Verdict::FailedOpen { error } => (Some(Box::new(error.clone())), None),
             _ => (None, None),
         };
         HookRecord {
@@ -223,15 +233,15 @@ impl HookRecord {
     /// Attaches the tool's name as the hook's dialect sees it.
     pub(crate) fn set_tool_name(&mut self, seen: Option<crate::dialect::SeenName<'_>>) {
         self.tool_name = seen.map(|seen| match seen {
-            crate::dialect::SeenName::Static(name) => ToolNameSeen::Static(name),
-            crate::dialect::SeenName::Shared(name) => ToolNameSeen::Shared(name.clone()),
-            crate::dialect::SeenName::Made(name) => ToolNameSeen::Shared(name),
+            crate::dialect::SeenName::Static(name) => interned(name),
+            crate::dialect::SeenName::Shared(name) => name.clone(),
+            crate::dialect::SeenName::Made(name) => name,
         });
     }
 
     /// Attaches what the hook did that its dialect ignores.
     pub(crate) fn with_warnings(mut self, warnings: Vec<String>) -> Self {
-        self.warnings = (!warnings.is_empty()).then(|| warnings.into_boxed_slice());
+        self.warnings = (!warnings.is_empty()).then(|| Box::new(warnings));
         self
     }
 
@@ -244,7 +254,7 @@ impl HookRecord {
     /// A hook that did not run for this call: its matcher did not match, its
     /// type is not runnable, or it is turned off (whose reason is recorded).
     pub(crate) fn skipped(spec: Arc<HookSpec>) -> Self {
-        let reason = spec.disabled().map(Into::into);
+        let reason = spec.disabled().map(|why| Box::new(why.to_owned()));
         HookRecord {
             reason,
             ..HookRecord::new(spec, &Verdict::Skipped, Duration::ZERO)
@@ -259,7 +269,7 @@ impl HookRecord {
             Err(reason) => (Verdict::failed_open(reason), reason),
         };
         HookRecord {
-            reason: Some(reason.into()),
+            reason: Some(Box::new(reason.to_owned())),
             ..HookRecord::new(spec, &verdict, Duration::ZERO)
         }
     }
@@ -297,14 +307,14 @@ impl HookRecord {
 
     /// The block reason, or the error of a hook that failed open.
     pub fn reason(&self) -> Option<&str> {
-        self.reason.as_deref()
+        self.reason.as_deref().map(String::as_str)
     }
 
     /// What the hook did that its dialect ignores, one sentence each (a
     /// Claude Code hook's exit status that its JSON answer overrode, say);
     /// empty for most hooks.
     pub fn warnings(&self) -> &[String] {
-        self.warnings.as_deref().unwrap_or(&[])
+        self.warnings.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// The tool's name as this hook saw it, on a tool event: its dialect's
@@ -312,10 +322,7 @@ impl HookRecord {
     /// `bash`), the host's alias for the dialect, or the host's name. `None`
     /// off tool events, and for a record made outside a chain.
     pub fn tool_name(&self) -> Option<&str> {
-        self.tool_name.as_ref().map(|seen| match seen {
-            ToolNameSeen::Static(name) => *name,
-            ToolNameSeen::Shared(name) => &**name,
-        })
+        self.tool_name.as_deref()
     }
 
     /// What made a block: the hook, a timeout, or a fail-closed failure.

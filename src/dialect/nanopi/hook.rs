@@ -24,6 +24,10 @@ impl DialectHook for NanopiHook {
     }
 
     #[inline]
+    fn names_tools(&self) -> bool {
+        false
+    }
+
     fn runs_for(&self, spec: &HookSpec, req: &HookRequest) -> bool {
         spec.pattern().matches(req.matcher_subject().as_str())
     }
