@@ -2,6 +2,9 @@
 
 use serde_json::{Map, Value};
 
+#[cfg(doc)]
+use super::{HookOutcome, HookRecord};
+
 /// What hooks handed to the agent besides their decision: text for the model's
 /// context, messages for the person, a request to stop, an instruction to keep
 /// going. Each list keeps one element per message, in config order.

@@ -5,7 +5,7 @@
 //!   subject is skipped: the chain tests the pattern itself, so a skipped hook's
 //!   service is never called (and costs no clone, no allocation);
 //! * a transform feeds the next hook, within the event's
-//!   [`TransformScope`]: rewrites chain;
+//!   [`TransformScope`](crate::event::TransformScope): rewrites chain;
 //! * the first block stops the chain; the hooks after it are recorded as not run.
 //!
 //! The [`Chain`] answers one [`HookOutcome`] with one [`HookRecord`] per hook
