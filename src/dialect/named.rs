@@ -172,6 +172,13 @@ pub enum FireError {
     },
 }
 
+impl FireError {
+    /// The field `field` is not `expected` (`a string`, `a JSON object`).
+    pub(crate) fn invalid(field: &'static str, expected: &'static str) -> Self {
+        FireError::InvalidField { field, expected }
+    }
+}
+
 impl fmt::Display for FireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -65,7 +65,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
     let session_id = match fields.remove("session_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => Some(id),
-        Some(_) => return Err(invalid("session_id", "a string")),
+        Some(_) => return Err(FireError::invalid("session_id", "a string")),
     };
     fields.remove("hook_event_name");
     let mut wire = Map::new();
@@ -133,7 +133,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
             let prompt = match fields.remove("prompt") {
                 None | Some(Value::Null) => String::new(),
                 Some(Value::String(prompt)) => prompt,
-                Some(_) => return Err(invalid("prompt", "a string")),
+                Some(_) => return Err(FireError::invalid("prompt", "a string")),
             };
             HookRequest::input(prompt)
         }
@@ -176,23 +176,19 @@ fn tool_facts(
     let tool = match fields.remove("tool_name") {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(name)) => name,
-        Some(_) => return Err(invalid("tool_name", "a string")),
+        Some(_) => return Err(FireError::invalid("tool_name", "a string")),
     };
     let input = match fields.remove("tool_input") {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(input @ Value::Object(_)) => input,
-        Some(_) => return Err(invalid("tool_input", "a JSON object")),
+        Some(_) => return Err(FireError::invalid("tool_input", "a JSON object")),
     };
     let id = match fields.remove("tool_use_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => Some(id),
-        Some(_) => return Err(invalid("tool_use_id", "a string")),
+        Some(_) => return Err(FireError::invalid("tool_use_id", "a string")),
     };
     Ok((tool, input, id))
-}
-
-fn invalid(field: &'static str, expected: &'static str) -> FireError {
-    FireError::InvalidField { field, expected }
 }
 
 #[cfg(test)]

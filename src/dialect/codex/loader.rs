@@ -51,12 +51,7 @@ fn interrupt(name: &str, mut fields: Map<String, Value>) -> Result<HookRequest, 
     let session_id = match fields.remove("session_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => Some(id),
-        Some(_) => {
-            return Err(FireError::InvalidField {
-                field: "session_id",
-                expected: "a string",
-            })
-        }
+        Some(_) => return Err(FireError::invalid("session_id", "a string")),
     };
     let mut req = HookRequest::named(name, Value::Object(Map::new()));
     if let Some(id) = session_id {

@@ -40,7 +40,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
     let session_id = match fields.remove("session_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => Some(id),
-        Some(_) => return Err(invalid("session_id", "a string")),
+        Some(_) => return Err(FireError::invalid("session_id", "a string")),
     };
     let mut wire = Map::new();
     for key in COMMON {
@@ -51,12 +51,12 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
     let tool_name = |fields: &mut Map<String, Value>| match fields.remove("tool_name") {
         Some(Value::String(name)) => Ok(name),
         None | Some(Value::Null) => Ok(String::new()),
-        Some(_) => Err(invalid("tool_name", "a string")),
+        Some(_) => Err(FireError::invalid("tool_name", "a string")),
     };
     let tool_input = |fields: &mut Map<String, Value>| match fields.remove("tool_input") {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
         Some(input @ Value::Object(_)) => Ok(input),
-        Some(_) => Err(invalid("tool_input", "an object")),
+        Some(_) => Err(FireError::invalid("tool_input", "an object")),
     };
     let mut req = match known.point() {
         Event::ToolExecutionStart => {
@@ -90,7 +90,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
             let prompt = match fields.remove("prompt") {
                 None | Some(Value::Null) => String::new(),
                 Some(Value::String(prompt)) => prompt,
-                Some(_) => return Err(invalid("prompt", "a string")),
+                Some(_) => return Err(FireError::invalid("prompt", "a string")),
             };
             HookRequest::input(prompt)
         }
@@ -98,7 +98,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
             let active = match fields.get("stop_hook_active") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
-                Some(_) => return Err(invalid("stop_hook_active", "true or false")),
+                Some(_) => return Err(FireError::invalid("stop_hook_active", "true or false")),
             };
             let response = fields
                 .get("prompt_response")
@@ -127,8 +127,4 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
         req = req.with_session_id(id);
     }
     Ok(req.with_wire_fields(wire))
-}
-
-fn invalid(field: &'static str, expected: &'static str) -> FireError {
-    FireError::InvalidField { field, expected }
 }
