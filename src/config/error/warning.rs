@@ -115,8 +115,6 @@ pub enum ConfigWarningKind {
     UnfiredEvent {
         /// The event, as written.
         event: String,
-        /// What it is: `a Claude Code event`.
-        known_as: &'static str,
     },
     /// A key under a JSON configuration's `hooks` that is no event of its
     /// dialect, however spelled: its entries never run.
@@ -341,7 +339,7 @@ impl fmt::Display for ConfigWarningKind {
                     None => Ok(()),
                 }
             }
-            ConfigWarningKind::UnfiredEvent { ref event, .. } => write!(
+            ConfigWarningKind::UnfiredEvent { ref event } => write!(
                 f,
                 "hooks.{event}: {event} has no point in the neutral lifecycle: its hooks \
                  run only when the host fires the event by name"

@@ -259,7 +259,6 @@ impl Reader<'_> {
             self.warn(if matcher::is_claude_event(event) {
                 ConfigWarningKind::UnfiredEvent {
                     event: event.to_owned(),
-                    known_as: "a Claude Code event",
                 }
             } else {
                 ConfigWarningKind::UnknownEvent {
