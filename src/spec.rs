@@ -8,6 +8,11 @@ use crate::dialect::DialectHook;
 use crate::event::Event;
 use crate::pattern::{Pattern, PatternError};
 
+mod target;
+
+pub use self::target::{HttpTarget, McpTarget};
+pub use crate::process::Program;
+
 /// The timeout a hook gets when its entry names none: 5000 ms.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
@@ -51,23 +56,6 @@ impl Dialect {
             at_once: true,
             ..self
         }
-    }
-
-    /// Every dialect a configuration file can be written in, in the order of
-    /// the loaders' list (nanopi first).
-    pub fn all() -> Vec<Dialect> {
-        let mut all: Vec<Dialect> = Vec::new();
-        for format in crate::config::Format::all() {
-            if !all.contains(&format.dialect()) {
-                all.push(format.dialect());
-            }
-        }
-        all
-    }
-
-    /// The dialect whose [`as_str`](Self::as_str) is `name`.
-    pub fn from_name(name: &str) -> Option<Dialect> {
-        Dialect::all().into_iter().find(|d| d.name == name)
     }
 
     /// Whether the hooks of this dialect that stand next to each other at a
@@ -251,23 +239,6 @@ impl fmt::Display for HookKind {
     }
 }
 
-/// What a hook's process runs (see [`Job`](crate::process::Job)).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Program {
-    /// `bash -c <command>`: nanopi's hooks.
-    #[default]
-    Bash,
-    /// `sh -c <command>`: the hooks of Claude Code, Cursor and react-agent-mini.
-    Sh,
-    /// `pwsh -NoProfile -NonInteractive -Command <command>`: a Claude Code
-    /// handler with `"shell": "powershell"`.
-    PowerShell,
-    /// The command is a program, started with these arguments and no shell
-    /// (Claude Code's exec form, `args`): nothing in them is expanded.
-    Exec(Arc<[String]>),
-}
-
 /// One hook: where it came from, when it fires, what it runs.
 ///
 /// The config loader yields these; a program can also make them itself and hand
@@ -317,82 +288,11 @@ pub struct HookSpec {
     /// Where an HTTP hook posts its event.
     pub(crate) http: Option<Arc<HttpTarget>>,
     /// Which MCP tool an MCP tool hook calls.
-    pub(crate) mcp: Option<Arc<crate::layer::mcp::McpTarget>>,
+    pub(crate) mcp: Option<Arc<McpTarget>>,
     /// Why its loader does not let it run, for a fail-closed hook, which then
     /// blocks with that reason rather than be skipped (an HTTP hook whose URL
     /// the settings do not allow).
     pub(crate) refused: Option<Arc<str>>,
-}
-
-/// Where an HTTP hook (a Claude Code `http` handler) posts its event, and the
-/// headers it sends along.
-///
-/// A header value may name environment variables as `$VAR` or `${VAR}`; only
-/// the names in `allowed_env_vars` are replaced by their values, every other
-/// one by nothing, so that a hooks file cannot send a secret it was not
-/// granted. See [`layer::http`](crate::layer) (feature `http`).
-///
-/// ```
-/// use tower_hooks::HttpTarget;
-///
-/// let target = HttpTarget::new("http://127.0.0.1:8700/policy")
-///     .with_header("Authorization", "Bearer $POLICY_TOKEN")
-///     .with_allowed_env_var("POLICY_TOKEN");
-/// assert_eq!(target.url(), "http://127.0.0.1:8700/policy");
-/// assert_eq!(target.headers()[0].0, "Authorization");
-/// assert_eq!(target.allowed_env_vars(), ["POLICY_TOKEN"]);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpTarget {
-    url: String,
-    headers: Vec<(String, String)>,
-    allowed_env_vars: Vec<String>,
-}
-
-impl HttpTarget {
-    /// Posts to `url`, with no headers but the content type.
-    pub fn new(url: impl Into<String>) -> Self {
-        HttpTarget {
-            url: url.into(),
-            headers: Vec::new(),
-            allowed_env_vars: Vec::new(),
-        }
-    }
-
-    /// Adds a header; `$VAR` and `${VAR}` in `value` are expanded at each run
-    /// for the allowed names.
-    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-
-    /// Lets headers read the environment variable `name`.
-    pub fn with_allowed_env_var(mut self, name: impl Into<String>) -> Self {
-        self.allowed_env_vars.push(name.into());
-        self
-    }
-
-    /// Keeps only the allowed variables that `keep` accepts (a settings-level
-    /// outer limit, Claude Code's `httpHookAllowedEnvVars`).
-    pub fn retain_env_vars(mut self, mut keep: impl FnMut(&str) -> bool) -> Self {
-        self.allowed_env_vars.retain(|name| keep(name));
-        self
-    }
-
-    /// The URL.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// The headers, as written.
-    pub fn headers(&self) -> &[(String, String)] {
-        &self.headers
-    }
-
-    /// The environment variables the headers may read.
-    pub fn allowed_env_vars(&self) -> &[String] {
-        &self.allowed_env_vars
-    }
 }
 
 impl HookSpec {
@@ -517,6 +417,24 @@ impl HookSpec {
     #[inline]
     pub(crate) fn dialect_hook(&self) -> &dyn DialectHook {
         &*self.hook
+    }
+
+    /// The event as its file names it ([`dialect::event_as_written`](crate::dialect::event_as_written)).
+    pub(crate) fn event_as_written(&self) -> &str {
+        self.hook.event_name(self)
+    }
+
+    /// How the agent words a block this hook made at `event`, when its
+    /// dialect words it its own way; `None`: the event's wording.
+    pub(crate) fn refusal(&self, event: Event) -> Option<(&'static str, &'static str)> {
+        self.hook.refusal(event)
+    }
+
+    /// The directory the hook runs in when its dialect decides it (a Cursor
+    /// hook runs beside its `hooks.json`); `None`: the session's working
+    /// directory.
+    pub(crate) fn run_dir(&self) -> Option<&std::path::Path> {
+        self.hook.run_dir()
     }
 
     /// The dialect whose rules it follows ([`Dialect::Nanopi`] unless a
@@ -683,7 +601,7 @@ impl HookSpec {
     /// dialect reads a command's stdout. It runs on a stack given a client
     /// ([`Builder::mcp`](crate::Builder::mcp)); elsewhere it is listed and
     /// skipped. See [`layer::mcp`](crate::layer::mcp).
-    pub fn with_mcp(mut self, target: crate::layer::mcp::McpTarget) -> Self {
+    pub fn with_mcp(mut self, target: McpTarget) -> Self {
         self.kind = HookKind::McpTool;
         self.command = None;
         self.mcp = Some(Arc::new(target));
@@ -691,7 +609,7 @@ impl HookSpec {
     }
 
     /// The tool an MCP tool hook calls ([`with_mcp`](Self::with_mcp)).
-    pub fn mcp_target(&self) -> Option<&crate::layer::mcp::McpTarget> {
+    pub fn mcp_target(&self) -> Option<&McpTarget> {
         self.mcp.as_deref()
     }
 

@@ -27,7 +27,6 @@ use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
 use super::{env_home, home_dir, Config, ConfigError};
 use crate::dialect::{agents, claude, codex, cursor, gemini, nanopi};
-#[cfg(doc)]
 use crate::spec::Dialect;
 
 /// Every dialect's loader. A new dialect is its folder and a line here.
@@ -44,6 +43,25 @@ pub(crate) static LOADERS: &[&dyn Loader] = &[
     &codex::loader::CodexLoader,
     &gemini::loader::GeminiLoader,
 ];
+
+impl Dialect {
+    /// Every dialect a configuration file can be written in, in the order of
+    /// the loaders' list (nanopi first).
+    pub fn all() -> Vec<Dialect> {
+        let mut all: Vec<Dialect> = Vec::new();
+        for format in Format::all() {
+            if !all.contains(&format.dialect()) {
+                all.push(format.dialect());
+            }
+        }
+        all
+    }
+
+    /// The dialect whose [`as_str`](Self::as_str) is `name`.
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Dialect::all().into_iter().find(|d| d.as_str() == name)
+    }
+}
 
 impl Format {
     /// Every format, in the order of the loaders' list: `nanopi`, `claude`,

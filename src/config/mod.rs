@@ -318,13 +318,13 @@ impl Config {
                     && spec.event().block_policy() == crate::BlockPolicy::Enforced
             })
             .filter_map(|spec| {
-                let dir = crate::dialect::run_dir(spec).unwrap_or(cwd);
+                let dir = spec.run_dir().unwrap_or(cwd);
                 let missing = programs::missing_program(spec, dir, path.as_deref())?;
                 Some(ConfigWarning::in_file(
                     spec.source(),
                     ConfigWarningKind::MissingProgram {
                         hook: spec.location(),
-                        event: crate::dialect::event_as_written(spec).to_owned(),
+                        event: spec.event_as_written().to_owned(),
                         program: missing.program,
                         why: missing.why,
                     },

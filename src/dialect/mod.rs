@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use crate::event::Event;
 use crate::host::Host;
-use crate::outcome::{Notes, Verdict};
+use crate::outcome::{Notes, SeenName, Verdict};
 use crate::process::persistent::PROTOCOL_VAR;
 use crate::process::{Finished, Job};
 use crate::request::{HookRequest, ToolKind};
@@ -200,12 +200,6 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
     fn as_any(&self) -> &dyn Any;
 }
 
-/// How the agent words a block `spec`'s hook made at `event`, when its
-/// dialect words it its own way ([`DialectHook::refusal`]).
-pub(crate) fn refusal(spec: &HookSpec, event: Event) -> Option<(&'static str, &'static str)> {
-    spec.dialect_hook().refusal(event)
-}
-
 /// The dialect of a hook made by hand: nanopi's.
 pub(crate) fn default_hook() -> Arc<dyn DialectHook> {
     static NANOPI: std::sync::OnceLock<Arc<dyn DialectHook>> = std::sync::OnceLock::new();
@@ -363,18 +357,6 @@ pub(crate) fn tool_name<'r>(hook: &dyn DialectHook, req: &'r HookRequest) -> Opt
     })
 }
 
-/// A tool's name as one dialect sees it ([`tool_name`]), kept without a
-/// copy: its own name for the kind, or the host's (or alias's) shared text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum SeenName<'r> {
-    /// The dialect's own name for the tool's kind.
-    Static(&'static str),
-    /// The host's name, or its alias for the dialect.
-    Shared(&'r Arc<str>),
-    /// A name the dialect made from the host's ([`DialectHook::made_tool_name`]).
-    Made(Arc<str>),
-}
-
 /// [`tool_name`], as a [`SeenName`].
 pub(crate) fn tool_name_seen<'r>(
     hook: &dyn DialectHook,
@@ -422,12 +404,6 @@ fn tool_name_seen_static<'r>(
     }
 }
 
-/// The directory a hook runs in when its dialect decides it (a Cursor hook
-/// runs beside its `hooks.json`); `None`: the session's working directory.
-pub(crate) fn run_dir(spec: &HookSpec) -> Option<&Path> {
-    spec.dialect_hook().run_dir()
-}
-
 /// How a hook's run ended: what the process left, or why it could not
 /// start.
 pub(crate) type Ended<'a> = Result<&'a Finished, std::io::Error>;
@@ -443,7 +419,7 @@ pub(crate) type Ended<'a> = Result<&'a Finished, std::io::Error>;
 /// assert_eq!(dialect::event_as_written(&spec), "tool_execution_start");
 /// ```
 pub fn event_as_written(spec: &HookSpec) -> &str {
-    spec.dialect_hook().event_name(spec)
+    spec.event_as_written()
 }
 
 /// What a hook that is not a command is given in place of stdin: its

@@ -36,6 +36,7 @@ use tower_service::Service;
 use crate::outcome::Verdict;
 use crate::process::BoxFuture;
 use crate::request::HookRequest;
+pub use crate::spec::McpTarget;
 use crate::BoxError;
 
 /// What a stack asks the host's MCP client: a tool call in, the tool's text
@@ -126,47 +127,6 @@ fn lookup<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
     })
 }
 
-/// Which tool an MCP tool hook calls, and with what: a handler's `server`,
-/// `tool` and `input` ([`HookSpec::with_mcp`](crate::HookSpec::with_mcp)).
-#[derive(Debug, Clone, PartialEq)]
-pub struct McpTarget {
-    server: String,
-    tool: String,
-    input: Value,
-}
-
-impl McpTarget {
-    /// A call of `tool` on `server`, with no arguments.
-    pub fn new(server: impl Into<String>, tool: impl Into<String>) -> Self {
-        McpTarget {
-            server: server.into(),
-            tool: tool.into(),
-            input: Value::Object(Default::default()),
-        }
-    }
-
-    /// Sets the arguments, whose strings may hold `${path}` ([`fill_input`]).
-    pub fn with_input(mut self, input: Value) -> Self {
-        self.input = input;
-        self
-    }
-
-    /// The server.
-    pub fn server(&self) -> &str {
-        &self.server
-    }
-
-    /// The tool.
-    pub fn tool(&self) -> &str {
-        &self.tool
-    }
-
-    /// The arguments, as written.
-    pub fn input(&self) -> &Value {
-        &self.input
-    }
-}
-
 /// The leaf of an MCP tool hook. See the [module docs](self).
 #[derive(Clone)]
 pub struct McpHook {
@@ -210,16 +170,17 @@ impl Service<HookRequest> for McpHook {
             let input = crate::dialect::input(&spec, &req);
             let input: Value = serde_json::from_slice(&input).unwrap_or(Value::Null);
             let call = McpRequest {
-                server: target.server.clone(),
-                tool: target.tool.clone(),
-                input: fill_input(&target.input, &input),
+                server: target.server().to_owned(),
+                tool: target.tool().to_owned(),
+                input: fill_input(target.input(), &input),
             };
             let called = client.oneshot(call);
             let called = async {
                 called.await.map_err(|e| {
                     format!(
                         "the MCP tool {} of {} failed: {e}",
-                        target.tool, target.server
+                        target.tool(),
+                        target.server()
                     )
                 })
             };

@@ -10,12 +10,13 @@ use serde_json::{Map, Value};
 use smallvec::SmallVec;
 
 use crate::event::Event;
+pub use crate::process::Termination;
 
 mod notes;
 mod record;
 
 pub use notes::Notes;
-pub(crate) use record::{millis, RunSlot};
+pub(crate) use record::{millis, RunSlot, SeenName};
 pub use record::{HookRecord, RunDetail, RUN_DETAIL_LIMIT};
 
 /// The reason given when a hook blocks without saying why.
@@ -390,18 +391,6 @@ impl fmt::Display for RecordOutcome {
     }
 }
 
-/// How a hook's process ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Termination {
-    /// It exited with this code.
-    Exited(i32),
-    /// A signal ended it.
-    Signaled(i32),
-    /// It ran past its deadline and was killed.
-    TimedOut,
-}
-
 /// The last line of `stdout` that is not empty or blank.
 pub fn last_nonempty_line(stdout: &[u8]) -> Option<&[u8]> {
     stdout
@@ -542,7 +531,7 @@ impl HookOutcome {
             .hooks
             .iter()
             .find(|record| record.outcome() == RecordOutcome::Block)
-            .and_then(|record| crate::dialect::refusal(record.spec(), self.event))?;
+            .and_then(|record| record.spec().refusal(self.event))?;
         let reason = self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON);
         Some(format!("{before}{reason}{after}"))
     }

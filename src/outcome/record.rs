@@ -234,11 +234,11 @@ impl HookRecord {
     }
 
     /// Attaches the tool's name as the hook's dialect sees it.
-    pub(crate) fn set_tool_name(&mut self, seen: Option<crate::dialect::SeenName<'_>>) {
+    pub(crate) fn set_tool_name(&mut self, seen: Option<SeenName<'_>>) {
         self.tool_name = seen.map(|seen| match seen {
-            crate::dialect::SeenName::Static(name) => interned(name),
-            crate::dialect::SeenName::Shared(name) => name.clone(),
-            crate::dialect::SeenName::Made(name) => name,
+            SeenName::Static(name) => interned(name),
+            SeenName::Shared(name) => name.clone(),
+            SeenName::Made(name) => name,
         });
     }
 
@@ -348,7 +348,7 @@ impl Serialize for HookRecord {
         s.serialize_field("dialect", self.spec.dialect().as_str())?;
         // The event as the hook's own file names it (`PostToolUse` for a
         // Codex hook run after a failed call).
-        s.serialize_field("event", crate::dialect::event_as_written(&self.spec))?;
+        s.serialize_field("event", self.spec.event_as_written())?;
         s.serialize_field("source", self.spec.source())?;
         s.serialize_field("index", &self.spec.index())?;
         s.serialize_field("name", &self.spec.name())?;
@@ -370,4 +370,16 @@ impl Serialize for HookRecord {
 /// A duration in whole milliseconds, saturating.
 pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A tool's name as one dialect sees it (what a dialect's `tool_name` answers), kept without a
+/// copy: its own name for the kind, or the host's (or alias's) shared text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SeenName<'r> {
+    /// The dialect's own name for the tool's kind.
+    Static(&'static str),
+    /// The host's name, or its alias for the dialect.
+    Shared(&'r Arc<str>),
+    /// A name the dialect made from the host's (a Gemini CLI MCP tool's `mcp_<server>_<tool>`).
+    Made(Arc<str>),
 }

@@ -27,15 +27,15 @@ use std::io;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 pub use self::error::CommandError;
 pub use self::oneshot::{Limits, ProcessRunner};
-pub use crate::outcome::Termination;
-use crate::request::Deadline;
-pub use crate::spec::Program;
 
 /// How long a hook gets between `SIGTERM` and `SIGKILL`.
-pub const KILL_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+pub const KILL_GRACE: Duration = Duration::from_millis(250);
 
 /// A boxed, sendable future: what runners and the leaf return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -134,5 +134,70 @@ pub trait Runner: Send + Sync + 'static {
     /// its bound is not ready. The default: no bound.
     fn in_flight_limit(&self) -> Option<Arc<tokio::sync::Semaphore>> {
         None
+    }
+}
+
+/// What a hook's process runs (see [`Job`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Program {
+    /// `bash -c <command>`: nanopi's hooks.
+    #[default]
+    Bash,
+    /// `sh -c <command>`: the hooks of Claude Code, Cursor and react-agent-mini.
+    Sh,
+    /// `pwsh -NoProfile -NonInteractive -Command <command>`: a Claude Code
+    /// handler with `"shell": "powershell"`.
+    PowerShell,
+    /// The command is a program, started with these arguments and no shell
+    /// (Claude Code's exec form, `args`): nothing in them is expanded.
+    Exec(Arc<[String]>),
+}
+
+/// How a hook's process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Termination {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal ended it.
+    Signaled(i32),
+    /// It ran past its deadline and was killed.
+    TimedOut,
+}
+
+/// When a hook run must be over, set by the [`HookTimeout`](crate::layer::timeout::HookTimeout) layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Deadline {
+    /// The instant the hook is overdue.
+    pub at: Instant,
+    /// The timeout it was computed from, named in the block reason.
+    pub timeout: Duration,
+}
+
+/// The furthest ahead a deadline is set: about 30 years, tokio's own bound for
+/// `sleep`. Timers and the instants derived from a deadline stay representable.
+const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+impl Deadline {
+    /// The deadline `timeout` from now. A timeout too long for the clock
+    /// (`Duration::MAX`, say) saturates at about 30 years: never, in practice.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower_hooks::request::Deadline;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let deadline = Deadline::after(Duration::MAX);
+    /// assert_eq!(deadline.timeout, Duration::MAX);
+    /// assert!(deadline.at > tokio::time::Instant::now() + Duration::from_secs(86_400 * 365));
+    /// # }
+    /// ```
+    pub fn after(timeout: Duration) -> Deadline {
+        let now = Instant::now();
+        let far = now + FAR_FUTURE;
+        let at = now.checked_add(timeout).map_or(far, |at| at.min(far));
+        Deadline { at, timeout }
     }
 }

@@ -2,13 +2,12 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Map, Value};
-use tokio::time::Instant;
 
 use crate::event::{Event, MatcherSubject};
 use crate::outcome::{Decision, HookOutcome, Records, RunSlot};
+pub use crate::process::Deadline;
 use crate::spec::{Dialect, HookSpec};
 
 mod events;
@@ -154,42 +153,6 @@ struct Extras {
     /// The wire fields that state the arguments: a rewrite of the arguments
     /// drops them, so that later hooks see the rewrite.
     wire_facts: Option<Arc<[&'static str]>>,
-}
-
-/// When a hook run must be over, set by the [`HookTimeout`](crate::layer::timeout::HookTimeout) layer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Deadline {
-    /// The instant the hook is overdue.
-    pub at: Instant,
-    /// The timeout it was computed from, named in the block reason.
-    pub timeout: Duration,
-}
-
-/// The furthest ahead a deadline is set: about 30 years, tokio's own bound for
-/// `sleep`. Timers and the instants derived from a deadline stay representable.
-const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
-
-impl Deadline {
-    /// The deadline `timeout` from now. A timeout too long for the clock
-    /// (`Duration::MAX`, say) saturates at about 30 years: never, in practice.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use tower_hooks::request::Deadline;
-    ///
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// let deadline = Deadline::after(Duration::MAX);
-    /// assert_eq!(deadline.timeout, Duration::MAX);
-    /// assert!(deadline.at > tokio::time::Instant::now() + Duration::from_secs(86_400 * 365));
-    /// # }
-    /// ```
-    pub fn after(timeout: Duration) -> Deadline {
-        let now = Instant::now();
-        let far = now + FAR_FUTURE;
-        let at = now.checked_add(timeout).map_or(far, |at| at.min(far));
-        Deadline { at, timeout }
-    }
 }
 
 /// The key of a result's structured content in `tool_response` and in a

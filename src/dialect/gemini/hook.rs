@@ -13,7 +13,7 @@ use super::event::{GeminiEvent, MatcherKind};
 use super::wire::{decode, stdin_bytes, GeminiAnswer, GeminiDecision};
 use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts};
 use crate::event::Event;
-use crate::outcome::{Notes, Verdict};
+use crate::outcome::{Notes, SeenName, Verdict};
 use crate::process::substitute::{substitute, Form};
 use crate::process::Job;
 use crate::request::{HookRequest, ToolKind};
@@ -247,11 +247,11 @@ impl DialectHook for GeminiHook {
     }
 }
 
-fn seen_str<'a>(seen: &'a crate::dialect::SeenName<'_>) -> &'a str {
+fn seen_str<'a>(seen: &'a SeenName<'_>) -> &'a str {
     match seen {
-        crate::dialect::SeenName::Static(name) => name,
-        crate::dialect::SeenName::Shared(name) => name,
-        crate::dialect::SeenName::Made(name) => name,
+        SeenName::Static(name) => name,
+        SeenName::Shared(name) => name,
+        SeenName::Made(name) => name,
     }
 }
 
