@@ -177,24 +177,37 @@ impl fmt::Debug for RunSlot {
 }
 
 /// One hook's part in a call: which hook, what it did, how long it took.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HookRecord {
     spec: Arc<HookSpec>,
-    // Behind a thin pointer and in nanoseconds: records live inline in every
-    // outcome, which is moved on every call (a fat `Box<str>` made the idle
-    // paths measurably slower).
-    #[allow(clippy::box_collection)]
-    reason: Option<Box<String>>,
+    // In nanoseconds, and what most records lack behind one thin pointer:
+    // records live inline in every outcome, which is moved through every
+    // layer on every call, so each byte here costs on the idle paths.
     nanos: u64,
+    detail: Option<Box<Detail>>,
     outcome: RecordOutcome,
     cause: Option<BlockCause>,
-    // Command hooks only; boxed so that other records stay small.
-    run: Option<Box<RunDetail>>,
-    // Rare; behind a thin pointer for the same reason.
-    #[allow(clippy::box_collection)]
-    warnings: Option<Box<Vec<String>>>,
     // The tool's name as this hook's dialect sees it, on tool events.
     tool_name: Option<Arc<str>>,
+}
+
+/// What a record holds only for some hooks: a reason, a process's run, the
+/// warnings of an answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Detail {
+    reason: Option<String>,
+    // Command hooks only.
+    run: Option<Box<RunDetail>>,
+    warnings: Vec<String>,
+}
+
+impl Detail {
+    fn reason(reason: String) -> Option<Box<Detail>> {
+        Some(Box::new(Detail {
+            reason: Some(reason),
+            ..Detail::default()
+        }))
+    }
 }
 
 /// A dialect's own tool name (`Bash`) as a shared string, made once per name:
@@ -214,21 +227,35 @@ fn interned(name: &'static str) -> Arc<str> {
     shared
 }
 
+impl fmt::Debug for HookRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let warnings = self.warnings();
+        f.debug_struct("HookRecord")
+            .field("spec", &self.spec)
+            .field("reason", &self.reason())
+            .field("nanos", &self.nanos)
+            .field("outcome", &self.outcome)
+            .field("cause", &self.cause)
+            .field("run", &self.run())
+            .field("warnings", &(!warnings.is_empty()).then_some(warnings))
+            .field("tool_name", &self.tool_name)
+            .finish()
+    }
+}
+
 impl HookRecord {
     pub(crate) fn new(spec: Arc<HookSpec>, verdict: &Verdict, duration: Duration) -> Self {
-        let (reason, cause) = match verdict {
-            Verdict::Block { reason, cause } => (Some(Box::new(reason.clone())), Some(*cause)),
-            Verdict::FailedOpen { error } => (Some(Box::new(error.clone())), None),
+        let (detail, cause) = match verdict {
+            Verdict::Block { reason, cause } => (Detail::reason(reason.clone()), Some(*cause)),
+            Verdict::FailedOpen { error } => (Detail::reason(error.clone()), None),
             _ => (None, None),
         };
         HookRecord {
             spec,
-            reason,
             nanos: u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX),
+            detail,
             outcome: verdict.record_outcome(),
             cause,
-            run: None,
-            warnings: None,
             tool_name: None,
         }
     }
@@ -244,22 +271,34 @@ impl HookRecord {
 
     /// Attaches what the hook did that its dialect ignores.
     pub(crate) fn with_warnings(mut self, warnings: Vec<String>) -> Self {
-        self.warnings = (!warnings.is_empty()).then(|| Box::new(warnings));
+        if !warnings.is_empty() {
+            self.detail_mut().warnings = warnings;
+        }
         self
+    }
+
+    fn detail_mut(&mut self) -> &mut Detail {
+        self.detail.get_or_insert_with(Box::default)
     }
 
     /// Attaches what the hook's process did.
     pub(crate) fn with_run(mut self, run: Option<Box<RunDetail>>) -> Self {
-        self.run = run;
+        if run.is_some() {
+            self.detail_mut().run = run;
+        } else if let Some(detail) = &mut self.detail {
+            detail.run = None;
+        }
         self
     }
 
     /// A hook that did not run for this call: its matcher did not match, its
     /// type is not runnable, or it is turned off (whose reason is recorded).
     pub(crate) fn skipped(spec: Arc<HookSpec>) -> Self {
-        let reason = spec.disabled().map(|why| Box::new(why.to_owned()));
+        let detail = spec
+            .disabled()
+            .and_then(|why| Detail::reason(why.to_owned()));
         HookRecord {
-            reason,
+            detail,
             ..HookRecord::new(spec, &Verdict::Skipped, Duration::ZERO)
         }
     }
@@ -272,7 +311,7 @@ impl HookRecord {
             Err(reason) => (Verdict::failed_open(reason), reason),
         };
         HookRecord {
-            reason: Some(Box::new(reason.to_owned())),
+            detail: Detail::reason(reason.to_owned()),
             ..HookRecord::new(spec, &verdict, Duration::ZERO)
         }
     }
@@ -280,12 +319,10 @@ impl HookRecord {
     pub(crate) fn not_run(spec: Arc<HookSpec>) -> Self {
         HookRecord {
             spec,
-            reason: None,
             nanos: 0,
+            detail: None,
             outcome: RecordOutcome::NotRun,
             cause: None,
-            run: None,
-            warnings: None,
             tool_name: None,
         }
     }
@@ -305,19 +342,19 @@ impl HookRecord {
     /// hook that was skipped or not run, and a command answered without running
     /// (by a cache, say).
     pub fn run(&self) -> Option<&RunDetail> {
-        self.run.as_deref()
+        self.detail.as_ref().and_then(|d| d.run.as_deref())
     }
 
     /// The block reason, or the error of a hook that failed open.
     pub fn reason(&self) -> Option<&str> {
-        self.reason.as_deref().map(String::as_str)
+        self.detail.as_ref().and_then(|d| d.reason.as_deref())
     }
 
     /// What the hook did that its dialect ignores, one sentence each (a
     /// Claude Code hook's exit status that its JSON answer overrode, say);
     /// empty for most hooks.
     pub fn warnings(&self) -> &[String] {
-        self.warnings.as_deref().map_or(&[], Vec::as_slice)
+        self.detail.as_ref().map_or(&[], |d| d.warnings.as_slice())
     }
 
     /// The tool's name as this hook saw it, on a tool event: its dialect's
@@ -355,7 +392,7 @@ impl Serialize for HookRecord {
         s.serialize_field("matcher", &self.spec.matcher())?;
         s.serialize_field("outcome", self.outcome.folded().as_str())?;
         s.serialize_field("outcome_detail", self.outcome.as_str())?;
-        s.serialize_field("reason", &self.reason)?;
+        s.serialize_field("reason", &self.reason())?;
         s.serialize_field("duration_ms", &millis(self.duration()))?;
         s.serialize_field("exit", &run.and_then(RunDetail::exit_code))?;
         s.serialize_field("signal", &run.and_then(RunDetail::signal))?;

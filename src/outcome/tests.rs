@@ -226,3 +226,11 @@ fn transform_takes_any_json_object_and_refuses_the_rest() {
         assert_eq!(err.into_value(), value);
     }
 }
+
+/// Records live inline in every outcome, which every layer moves on every
+/// call: the idle paths pay for each byte (`benches/overhead.rs`, `idle/*`).
+#[test]
+fn records_and_outcomes_stay_small() {
+    assert!(std::mem::size_of::<HookRecord>() <= 48);
+    assert!(std::mem::size_of::<HookOutcome>() <= 104);
+}
