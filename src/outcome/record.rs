@@ -210,21 +210,24 @@ impl Detail {
     }
 }
 
-/// A dialect's own tool name (`Bash`) as a shared string, made once per name:
-/// a record holds a thin `Arc<str>` whether the name is the host's or the
-/// dialect's, which keeps records (moved with every outcome) small.
+/// A dialect's own tool name (`Bash`) as a shared string, made once per name
+/// and thread: a record holds a thin `Arc<str>` whether the name is the
+/// host's or the dialect's, which keeps records (moved with every outcome)
+/// small, and a thread's own list needs no lock on the call path.
 fn interned(name: &'static str) -> Arc<str> {
-    static NAMES: std::sync::Mutex<Vec<(&'static str, Arc<str>)>> =
-        std::sync::Mutex::new(Vec::new());
-    let mut names = NAMES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, shared)) = names.iter().find(|(known, _)| *known == name) {
-        return shared.clone();
+    thread_local! {
+        static NAMES: std::cell::RefCell<Vec<(&'static str, Arc<str>)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
     }
-    let shared: Arc<str> = Arc::from(name);
-    names.push((name, shared.clone()));
-    shared
+    NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        if let Some((_, shared)) = names.iter().find(|(known, _)| *known == name) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = Arc::from(name);
+        names.push((name, shared.clone()));
+        shared
+    })
 }
 
 impl fmt::Debug for HookRecord {
