@@ -120,7 +120,7 @@ pub(super) const SWITCHES: [&str; 4] = [
 ];
 
 /// The [`SWITCHES`], each checked.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Switches {
     #[serde(default, deserialize_with = "string_list")]
