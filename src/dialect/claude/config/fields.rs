@@ -1,6 +1,11 @@
-//! A Claude Code handler's fields as a derived type: each field checks its
-//! value, and an error is placed by its JSON path within the handler.
+//! A Claude Code hooks file as derived types: the top level, a matcher group
+//! and a handler. Each field checks its value, and an error is placed by its
+//! JSON path; what must be checked after something else (a group's handlers
+//! only once its matcher compiled) is kept as written until then.
 
+use std::collections::BTreeMap;
+
+use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess};
 use serde::Deserialize;
 use serde_json::Value;
@@ -9,11 +14,11 @@ use crate::config::derived::{refuse, refuse_described, shaped, Refused, Shape};
 use crate::config::ConfigErrorKind;
 
 /// What a string field must be.
-const A_STRING: &str = "a string";
+pub(super) const A_STRING: &str = "a string";
 /// What a flag must be.
-const A_FLAG: &str = "true or false";
-/// What `args` must be.
-const STRINGS: &str = "an array of strings";
+pub(super) const A_FLAG: &str = "true or false";
+/// What `args` (and any other list of strings) must be.
+pub(super) const STRINGS: &str = "an array of strings";
 /// What `headers` must be.
 const HEADERS: &str = "an object of header names and string values";
 /// What a header's name must be.
@@ -33,6 +38,189 @@ const REFUSALS: [&str; 7] = [
     ON_FAILURE,
     SECONDS,
 ];
+
+/// What the top level must be.
+pub(super) const A_JSON_OBJECT: &str = "a JSON object";
+/// What an event's value in `hooks` must be.
+pub(super) const GROUPS: &str = "an array of matcher groups";
+/// What a matcher group must be.
+pub(super) const AN_OBJECT: &str = "an object";
+/// What a matcher group's `hooks` must be.
+pub(super) const HANDLERS: &str = "an array of handlers";
+
+/// The top level: each key with its last value (as `JSON.parse` keeps a key
+/// written twice), the values that are objects with their keys in file
+/// order, so that `hooks` lists its events as written.
+///
+/// A map rather than a derived struct: a struct's derive refuses a key
+/// written twice, which Claude Code reads as its last value.
+pub(super) struct Top(pub(super) BTreeMap<String, Written<InOrder>>);
+
+impl<'de> Shape<'de> for Top {
+    const EXPECTED: &'static str = A_JSON_OBJECT;
+
+    fn map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        BTreeMap::deserialize(MapAccessDeserializer::new(map)).map(Top)
+    }
+}
+
+impl<'de> Deserialize<'de> for Top {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        shaped(d)
+    }
+}
+
+/// A value as written: a `T` when it reads as one, else as it is, for a
+/// check that must wait its turn.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Written<T> {
+    /// It reads as a `T`.
+    Shaped(T),
+    /// It does not.
+    Other(Value),
+}
+
+/// An object's entries in file order; a key written twice keeps its last
+/// value where it first stood.
+#[derive(Debug)]
+pub(super) struct InOrder(pub(super) Vec<(String, Value)>);
+
+impl<'de> Shape<'de> for InOrder {
+    const EXPECTED: &'static str = AN_OBJECT;
+
+    fn map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        crate::config::read::entries_in_order(map).map(InOrder)
+    }
+}
+
+impl<'de> Deserialize<'de> for InOrder {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        shaped(d)
+    }
+}
+
+impl Written<InOrder> {
+    /// The value as written.
+    pub(super) fn into_value(self) -> Value {
+        match self {
+            Written::Shaped(InOrder(entries)) => Value::Object(entries.into_iter().collect()),
+            Written::Other(value) => value,
+        }
+    }
+}
+
+/// The top-level keys read besides `hooks`, in the order they are checked
+/// (the first fault of a file is the first one met in this order).
+pub(super) const SWITCHES: [&str; 4] = [
+    "allowedHttpHookUrls",
+    "httpHookAllowedEnvVars",
+    "disableAllHooks",
+    "allowManagedHooksOnly",
+];
+
+/// The [`SWITCHES`], each checked.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Switches {
+    #[serde(default, deserialize_with = "string_list")]
+    pub(super) allowed_http_hook_urls: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "string_list")]
+    pub(super) http_hook_allowed_env_vars: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "flag")]
+    pub(super) disable_all_hooks: Option<bool>,
+    #[serde(default, deserialize_with = "flag")]
+    pub(super) allow_managed_hooks_only: Option<bool>,
+}
+
+/// An event's matcher groups, each as written; `null` is none.
+pub(super) struct Groups(pub(super) Option<Vec<Value>>);
+
+impl<'de> Shape<'de> for Groups {
+    const EXPECTED: &'static str = GROUPS;
+
+    fn null<E: de::Error>() -> Result<Self, E> {
+        Ok(Groups(None))
+    }
+
+    fn seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        let mut groups = Vec::new();
+        while let Some(group) = seq.next_element()? {
+            groups.push(group);
+        }
+        Ok(Groups(Some(groups)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Groups {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        shaped(d)
+    }
+}
+
+/// A matcher group: an object (an array is no group, though a derived
+/// struct would read one) with its `matcher` checked and its `hooks` as
+/// written, read once the matcher compiled.
+pub(super) struct Group(pub(super) RawGroup);
+
+/// A matcher group's keys; the others are left alone.
+#[derive(Debug, Deserialize)]
+pub(super) struct RawGroup {
+    #[serde(default, deserialize_with = "string")]
+    pub(super) matcher: Option<String>,
+    /// `null` included: it is a `hooks` of the wrong type, not a missing one.
+    #[serde(default, deserialize_with = "as_written")]
+    pub(super) hooks: Option<Value>,
+}
+
+impl<'de> Shape<'de> for Group {
+    const EXPECTED: &'static str = AN_OBJECT;
+
+    fn map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        RawGroup::deserialize(MapAccessDeserializer::new(map)).map(Group)
+    }
+}
+
+impl<'de> Deserialize<'de> for Group {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        shaped(d)
+    }
+}
+
+/// A group's handlers, each as written.
+pub(super) struct Handlers(pub(super) Vec<Value>);
+
+impl<'de> Shape<'de> for Handlers {
+    const EXPECTED: &'static str = HANDLERS;
+
+    fn seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        let mut handlers = Vec::new();
+        while let Some(handler) = seq.next_element()? {
+            handlers.push(handler);
+        }
+        Ok(Handlers(handlers))
+    }
+}
+
+impl<'de> Deserialize<'de> for Handlers {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        shaped(d)
+    }
+}
+
+/// Any value, `null` included, kept as written.
+fn as_written<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// `true` or `false`; `null` is none.
+fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(b)),
+        other => Err(refuse(A_FLAG, &other)),
+    }
+}
 
 /// A handler as written, each field checked (`null` is as good as absent).
 /// The keys it does not name are left alone.
@@ -88,7 +276,8 @@ pub(super) struct RawHandler {
     pub(super) fail_closed_snake: bool,
 }
 
-fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+/// A string; `null` is none.
+pub(super) fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     match Value::deserialize(d)? {
         Value::Null => Ok(None),
         Value::String(s) => Ok(Some(s)),
@@ -110,7 +299,9 @@ fn written<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 }
 
 /// `args`, `allowedEnvVars`: strings, each item placed by its index.
-fn string_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+pub(super) fn string_list<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Vec<String>>, D::Error> {
     shaped::<StringList, D>(d).map(|list| list.0)
 }
 

@@ -179,7 +179,7 @@ pub use dedup::duplicates;
 pub use files::{managed_settings_path, plugin_root_of, standard_files, with_plugins, Scope};
 pub use http_gates::HttpGates;
 pub use parse::type_runs_at;
-use parse::{flag, strings, top_level_error, Hooks, Reader, Top};
+use parse::Reader;
 
 /// The timeout of a command handler that names none: 600 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -568,7 +568,9 @@ fn manifest_hooks(text: &str, path: &Path, root: &Path) -> Result<Option<String>
         let text =
             read_config(&file, MAX_CONFIG_SIZE).map_err(|kind| ConfigError::new(&file, kind))?;
         let value: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
-            .map_err(|err| ConfigError::new(&file, parse::top_level_error(err)))?;
+            .map_err(|err| {
+                ConfigError::new(&file, crate::config::ConfigErrorKind::InvalidJson(err))
+            })?;
         let Some(Value::Object(more)) = value.get("hooks") else {
             continue;
         };
@@ -612,7 +614,7 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
     let error = |kind| ConfigError::new(path, kind);
     // A byte-order mark is not JSON, but editors write one.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let top: Top = serde_json::from_str(text).map_err(|err| error(top_level_error(err)))?;
+    let (switches, events) = parse::read_top(text).map_err(error)?;
     let mut file = HooksFile {
         path: path.to_path_buf(),
         plugin_root: ctx.plugin_root.clone(),
@@ -623,34 +625,16 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
                 kind,
             })
             .collect(),
-        disabled: false,
-        disable_all_hooks: None,
-        allow_managed_hooks_only: false,
+        disabled: switches.disable_all_hooks == Some(true),
+        disable_all_hooks: switches.disable_all_hooks,
+        allow_managed_hooks_only: switches.allow_managed_hooks_only == Some(true),
         handlers: Vec::new(),
         dropped: Vec::new(),
-        allowed_http_hook_urls: strings(top.allowed_http_hook_urls, "\"allowedHttpHookUrls\"")
-            .map_err(error)?,
-        http_hook_allowed_env_vars: strings(
-            top.http_hook_allowed_env_vars,
-            "\"httpHookAllowedEnvVars\"",
-        )
-        .map_err(error)?,
+        allowed_http_hook_urls: switches.allowed_http_hook_urls,
+        http_hook_allowed_env_vars: switches.http_hook_allowed_env_vars,
     };
-    file.disable_all_hooks = flag(top.disable_all_hooks, "\"disableAllHooks\"").map_err(error)?;
-    file.disabled = file.disable_all_hooks == Some(true);
-    file.allow_managed_hooks_only = flag(top.allow_managed_hooks_only, "\"allowManagedHooksOnly\"")
-        .map_err(error)?
-        == Some(true);
-    let events = match top.hooks {
-        None | Some(Hooks::Null) => return Ok(file),
-        Some(Hooks::Other(other)) => {
-            return Err(error(invalid(
-                "\"hooks\"",
-                "an object of event names",
-                &other,
-            )))
-        }
-        Some(Hooks::Events(events)) => events,
+    let Some(events) = events else {
+        return Ok(file);
     };
     let mut reader = Reader {
         path,

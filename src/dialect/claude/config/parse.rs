@@ -1,20 +1,23 @@
 //! Reading one hooks file: the top-level keys and the walk over `hooks`, event
 //! by event, group by group, handler by handler.
 
-use std::borrow::Cow;
-use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde::Deserialize;
+use serde::de::value::MapDeserializer;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_path_to_error::Segment;
 
-use super::fields::{handler_error, RawHandler};
+use super::fields::{
+    handler_error, Group, Groups, Handlers, InOrder, RawGroup, RawHandler, Switches, Top, Written,
+    AN_OBJECT, A_FLAG, A_JSON_OBJECT, A_STRING, GROUPS, HANDLERS, STRINGS, SWITCHES,
+};
 use super::{
     handler_at, Context, Handler, HooksFile, Warning, DEFAULT_TIMEOUT, POWERSHELL,
     PROMPT_SUBMIT_TIMEOUT, PWSH, UNSUPPORTED_TYPES,
 };
+use crate::config::derived::Refused;
 use crate::config::{invalid_value as invalid, on_path, ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::claude::http_url;
 use crate::dialect::claude::matcher;
@@ -25,187 +28,81 @@ use crate::pattern::{Pattern, PatternError};
 use crate::process::substitute::Form;
 use crate::spec::HookKind;
 
-/// A `true` / `false` top-level key; `null` is as good as absent.
-pub(super) fn flag(value: Option<Value>, at: &str) -> Result<Option<bool>, ConfigErrorKind> {
-    match value {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(b)),
-        Some(other) => Err(invalid(at, "true or false", &other)),
-    }
+/// The events of `hooks`, in file order, each with its matcher groups as
+/// written.
+pub(super) type Events = Vec<(String, Value)>;
+
+/// Reads the top level of a file's text: the [`SWITCHES`] checked in their
+/// order, then `hooks` (`None` when absent or null).
+pub(super) fn read_top(text: &str) -> Result<(Switches, Option<Events>), ConfigErrorKind> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Top(mut top) = serde_path_to_error::deserialize(&mut de).map_err(top_level_error)?;
+    de.end().map_err(ConfigErrorKind::InvalidJson)?;
+    // Fed to the derived type in the order of SWITCHES, so that its first
+    // fault is the one reported, wherever the file wrote the keys.
+    let switches = SWITCHES
+        .into_iter()
+        .filter_map(|key| Some((key, top.remove(key)?.into_value())));
+    let switches: Switches =
+        serde_path_to_error::deserialize(MapDeserializer::<_, serde_json::Error>::new(switches))
+            .map_err(|err| {
+                let Some(refused) = Refused::read(&err, &[STRINGS, A_STRING, A_FLAG]) else {
+                    return unexpected(&err, &err.path().to_string());
+                };
+                let place = match refused.path.iter().collect::<Vec<_>>().as_slice() {
+                    [Segment::Map { key }, Segment::Seq { index }] => {
+                        format!("item {index} of \"{key}\"")
+                    }
+                    [Segment::Map { key }] => format!("\"{key}\""),
+                    _ => refused.path.to_string(),
+                };
+                refused.at(place)
+            })?;
+    let events = match top.remove("hooks") {
+        None | Some(Written::Other(Value::Null)) => None,
+        Some(Written::Shaped(InOrder(events))) => Some(events),
+        Some(Written::Other(other)) => {
+            return Err(invalid("\"hooks\"", "an object of event names", &other))
+        }
+    };
+    Ok((switches, events))
 }
 
 /// serde_json's error, or the one for a top level that is not an object.
-pub(super) fn top_level_error(err: serde_json::Error) -> ConfigErrorKind {
-    if err.is_data() && err.to_string().starts_with(NOT_AN_OBJECT) {
-        let found = err
-            .to_string()
-            .strip_prefix(NOT_AN_OBJECT)
-            .and_then(|rest| rest.split(" at line ").next())
-            .unwrap_or("something else")
-            .to_owned();
-        return ConfigErrorKind::InvalidValue {
-            at: "the top level".into(),
-            expected: "a JSON object",
-            found,
-        };
-    }
-    ConfigErrorKind::InvalidJson(err)
-}
-
-const NOT_AN_OBJECT: &str = "top level is not an object: ";
-
-/// A list of strings (`allowedHttpHookUrls`, `allowedEnvVars`) named `at` in
-/// errors; absent or null: `None`.
-pub(super) fn strings(
-    value: Option<Value>,
-    at: &str,
-) -> Result<Option<Vec<String>>, ConfigErrorKind> {
-    let items = match value {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Array(items)) => items,
-        Some(other) => return Err(invalid(at.to_owned(), "an array of strings", &other)),
+fn top_level_error(err: serde_path_to_error::Error<serde_json::Error>) -> ConfigErrorKind {
+    let Some(mut refused) = Refused::read(&err, &[A_JSON_OBJECT]) else {
+        return ConfigErrorKind::InvalidJson(err.into_inner());
     };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| match item {
-            Value::String(s) => Ok(s),
-            other => Err(invalid(format!("item {i} of {at}"), "a string", &other)),
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
-}
-
-/// The top-level keys this dialect reads; the others are skipped unread.
-pub(super) struct Top {
-    pub(super) hooks: Option<Hooks>,
-    pub(super) disable_all_hooks: Option<Value>,
-    pub(super) allow_managed_hooks_only: Option<Value>,
-    pub(super) allowed_http_hook_urls: Option<Value>,
-    pub(super) http_hook_allowed_env_vars: Option<Value>,
-}
-
-/// `hooks`: an object, in file order (the order its events are listed in).
-pub(super) enum Hooks {
-    Events(Vec<(String, Value)>),
-    Null,
-    Other(Value),
-}
-
-impl<'de> Deserialize<'de> for Top {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct TopVisitor;
-
-        impl<'de> Visitor<'de> for TopVisitor {
-            type Value = Top;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a settings object")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
-                let mut top = Top {
-                    hooks: None,
-                    disable_all_hooks: None,
-                    allow_managed_hooks_only: None,
-                    allowed_http_hook_urls: None,
-                    http_hook_allowed_env_vars: None,
-                };
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    match &*key {
-                        "hooks" => top.hooks = Some(map.next_value::<Hooks>()?),
-                        "disableAllHooks" => top.disable_all_hooks = Some(map.next_value()?),
-                        "allowManagedHooksOnly" => {
-                            top.allow_managed_hooks_only = Some(map.next_value()?)
-                        }
-                        "allowedHttpHookUrls" => {
-                            top.allowed_http_hook_urls = Some(map.next_value()?)
-                        }
-                        "httpHookAllowedEnvVars" => {
-                            top.http_hook_allowed_env_vars = Some(map.next_value()?)
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(top)
-            }
-
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Top, E> {
-                Err(not_an_object(&Value::Bool(v)))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Top, E> {
-                Err(not_an_object(&Value::from(v)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Top, E> {
-                Err(not_an_object(&Value::from(v)))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Top, E> {
-                Err(not_an_object(&Value::from(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Top, E> {
-                Err(not_an_object(&Value::from(v)))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Top, E> {
-                Err(not_an_object(&Value::Null))
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, _seq: A) -> Result<Top, A::Error> {
-                Err(not_an_object(&Value::Array(Vec::new())))
-            }
-        }
-
-        deserializer.deserialize_any(TopVisitor)
+    // Read from the text, the message ends with where the value stands.
+    let (line, column) = (err.inner().line(), err.inner().column());
+    let place = format!(" at line {line} column {column}");
+    if let Some(found) = refused.found.strip_suffix(&place) {
+        refused.found = found.to_owned();
     }
+    refused.at("the top level".into())
 }
 
-fn not_an_object<E: de::Error>(value: &Value) -> E {
-    E::custom(format_args!(
-        "{NOT_AN_OBJECT}{}",
-        crate::config::describe_json(value)
-    ))
+/// `value` read as a `T`: a refused value is placed at `at`, or for one of
+/// its keys, `"key" of at`.
+fn read<T: DeserializeOwned>(value: Value, at: &str) -> Result<T, ConfigErrorKind> {
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let Some(refused) = Refused::read(&err, &[GROUPS, AN_OBJECT, A_STRING, HANDLERS]) else {
+            return unexpected(&err, at);
+        };
+        let place = match refused.path.iter().next() {
+            Some(Segment::Map { key }) => format!("\"{key}\" of {at}"),
+            _ => at.to_owned(),
+        };
+        refused.at(place)
+    })
 }
 
-impl<'de> Deserialize<'de> for Hooks {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct HooksVisitor;
-
-        impl<'de> Visitor<'de> for HooksVisitor {
-            type Value = Hooks;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of event names")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Hooks, A::Error> {
-                crate::config::read::entries_in_order(map).map(Hooks::Events)
-            }
-
-            fn visit_unit<E: de::Error>(self) -> Result<Hooks, E> {
-                Ok(Hooks::Null)
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Hooks, E> {
-                Ok(Hooks::Other(Value::Bool(v)))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Hooks, E> {
-                Ok(Hooks::Other(Value::from(v)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Hooks, E> {
-                Ok(Hooks::Other(Value::from(v)))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Hooks, E> {
-                Ok(Hooks::Other(Value::from(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Hooks, E> {
-                Ok(Hooks::Other(Value::from(v)))
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Hooks, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Hooks::Other(Value::Array(Vec::new())))
-            }
-        }
-
-        deserializer.deserialize_any(HooksVisitor)
+/// An error of serde's own, where every check is a refusal.
+fn unexpected(err: &serde_path_to_error::Error<serde_json::Error>, at: &str) -> ConfigErrorKind {
+    ConfigErrorKind::InvalidValue {
+        at: at.to_owned(),
+        expected: "a Claude Code setting",
+        found: err.inner().to_string(),
     }
 }
 
@@ -243,16 +140,8 @@ impl Reader<'_> {
     }
 
     pub(super) fn event(&mut self, event: &str, groups: Value) -> Result<(), ConfigErrorKind> {
-        let groups = match groups {
-            Value::Null => return Ok(()),
-            Value::Array(groups) => groups,
-            other => {
-                return Err(invalid(
-                    format!("hooks.{event}"),
-                    "an array of matcher groups",
-                    &other,
-                ))
-            }
+        let Groups(Some(groups)) = read(groups, &format!("hooks.{event}"))? else {
+            return Ok(());
         };
         let neutral = matcher::neutral_event(event);
         if neutral.is_none() {
@@ -270,22 +159,13 @@ impl Reader<'_> {
         }
         let mut index = 0;
         for (group, entry) in groups.into_iter().enumerate() {
-            let at = || format!("matcher group hooks.{event}[{group}]");
-            let Value::Object(mut entry) = entry else {
-                return Err(invalid(at(), "an object", &entry));
-            };
-            let matcher = match entry.remove("matcher") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(m)) => Some(m),
-                Some(other) => {
-                    return Err(invalid(
-                        format!("\"matcher\" of {}", at()),
-                        "a string",
-                        &other,
-                    ))
-                }
-            };
-            let handlers = entry.remove("hooks");
+            let at = format!("matcher group hooks.{event}[{group}]");
+            // The matcher's type is checked here; the handlers' only once
+            // the matcher compiled.
+            let Group(RawGroup {
+                matcher,
+                hooks: handlers,
+            }) = read(entry, &at)?;
             // As in Claude Code, a group whose matcher cannot compile is
             // dropped, and the rest of the file loads.
             let mut pattern = match matcher::compile(event, matcher.as_deref()) {
@@ -315,17 +195,10 @@ impl Reader<'_> {
                 pattern = Pattern::Any;
             }
             let handlers = match handlers {
-                Some(Value::Array(handlers)) => handlers,
-                Some(other) => {
-                    return Err(invalid(
-                        format!("\"hooks\" of {}", at()),
-                        "an array of handlers",
-                        &other,
-                    ))
-                }
+                Some(handlers) => read::<Handlers>(handlers, &format!("\"hooks\" of {at}"))?.0,
                 None => {
                     self.drop_entry(ConfigErrorKind::InvalidValue {
-                        at: format!("{} (its \"hooks\")", at()),
+                        at: format!("{at} (its \"hooks\")"),
                         expected: "an array of handlers",
                         found: "nothing: the group has no \"hooks\"".into(),
                     });

@@ -1399,3 +1399,171 @@ fn a_cursor_fail_closed_key_warns_whatever_its_value_and_null_fields_are_absent(
     assert!(!handler.once && !handler.fail_closed && handler.if_rule.is_none());
     assert!(handler.headers.is_empty() && handler.allowed_env_vars.is_empty());
 }
+
+// What the reading of the top level and the matcher groups does with
+// duplicate keys, nulls, odd shapes and several faults in one file.
+
+#[test]
+fn a_top_level_key_written_twice_keeps_its_last_value() {
+    let file = load_text(r#"{"disableAllHooks": 1, "disableAllHooks": true}"#);
+    assert!(file.disabled);
+    let file = load_text(
+        r#"{"hooks": {"Stop": [{"hooks": [{"command": "a"}]}]},
+            "hooks": {"PreToolUse": [{"hooks": [{"command": "b"}]}],
+                      "Stop": [{"hooks": [{"command": "c"}]}]}}"#,
+    );
+    let handlers: Vec<(&str, &str)> = file
+        .handlers
+        .iter()
+        .map(|h| (h.event.as_str(), h.command.as_deref().unwrap()))
+        .collect();
+    assert_eq!(handlers, [("PreToolUse", "b"), ("Stop", "c")]);
+    // An event written twice: its last groups, where it first stood.
+    let file = load_text(
+        r#"{"hooks": {"Stop": [{"hooks": [{"command": "a"}]}],
+                      "PreToolUse": [{"hooks": [{"command": "b"}]}],
+                      "Stop": [{"hooks": [{"command": "c"}]}]}}"#,
+    );
+    let handlers: Vec<(&str, &str)> = file
+        .handlers
+        .iter()
+        .map(|h| (h.event.as_str(), h.command.as_deref().unwrap()))
+        .collect();
+    assert_eq!(handlers, [("Stop", "c"), ("PreToolUse", "b")]);
+}
+
+#[test]
+fn top_level_faults_are_reported_in_a_fixed_order() {
+    // Written in the reverse of the order they are checked in: each time,
+    // the first one checked of those left is the one reported.
+    let mut keys = vec![
+        (
+            "hooks",
+            "\"hooks\" must be an object of event names, not the number 1",
+        ),
+        (
+            "allowManagedHooksOnly",
+            "\"allowManagedHooksOnly\" must be true or false, not the number 1",
+        ),
+        (
+            "disableAllHooks",
+            "\"disableAllHooks\" must be true or false, not the number 1",
+        ),
+        (
+            "httpHookAllowedEnvVars",
+            "\"httpHookAllowedEnvVars\" must be an array of strings, not the number 1",
+        ),
+        (
+            "allowedHttpHookUrls",
+            "\"allowedHttpHookUrls\" must be an array of strings, not the number 1",
+        ),
+    ];
+    while let Some((_, expected)) = keys.last() {
+        let text = format!(
+            "{{{}}}",
+            keys.iter()
+                .map(|(key, _)| format!("\"{key}\": 1"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        assert_eq!(error_of(&text), format!("{PATH}: {expected}"), "{text}");
+        keys.pop();
+    }
+    assert_eq!(
+        error_json(json!({"allowedHttpHookUrls": ["a", 2]})),
+        format!("{PATH}: item 1 of \"allowedHttpHookUrls\" must be a string, not the number 2")
+    );
+}
+
+#[test]
+fn null_top_level_values_are_as_good_as_absent() {
+    let file = load_json(json!({"hooks": null, "disableAllHooks": null,
+        "allowManagedHooksOnly": null, "allowedHttpHookUrls": null,
+        "httpHookAllowedEnvVars": null}));
+    assert!(!file.disabled && file.disable_all_hooks.is_none());
+    assert!(!file.allow_managed_hooks_only);
+    assert!(file.allowed_http_hook_urls.is_none() && file.http_hook_allowed_env_vars.is_none());
+    // An event whose groups are null is skipped without a word, even one
+    // that is no Claude Code event.
+    let file = load_json(json!({"hooks": {"Bogus": null, "Stop": null}}));
+    assert!(file.handlers.is_empty() && file.warnings.is_empty());
+}
+
+#[test]
+fn top_levels_that_are_no_object_are_named_as_soon_as_seen() {
+    for (text, found) in [
+        ("null", "null"),
+        ("true", "true"),
+        ("5 x", "the number 5"),
+        ("[1,", "an array"),
+        ("[}", "an array"),
+    ] {
+        assert_eq!(
+            error_of(text),
+            format!("{PATH}: the top level must be a JSON object, not {found}"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn group_faults_are_reported_in_a_fixed_order() {
+    let group = |g: Value| error_json(json!({"hooks": {"PreToolUse": [g]}}));
+    // The matcher's type before the handlers', whatever the key order.
+    assert_eq!(
+        error_of(r#"{"hooks": {"PreToolUse": [{"hooks": 5, "matcher": 5}]}}"#),
+        format!(
+            "{PATH}: \"matcher\" of matcher group hooks.PreToolUse[0] must be a string, not the \
+             number 5"
+        )
+    );
+    // A matcher that does not compile drops its group, whatever its hooks.
+    let file = load_text(
+        r#"{"hooks": {"PreToolUse": [{"hooks": 5, "matcher": "(?=x)"},
+                                     {"matcher": "(", "hooks": [{"command": "a"}]},
+                                     {"hooks": [{"command": "b"}]}]}}"#,
+    );
+    assert_eq!(file.dropped.len(), 2);
+    assert_eq!(file.handlers.len(), 1);
+    // The index counts the dropped group's handlers, not a hooks that is no
+    // array.
+    assert_eq!(file.handlers[0].index, 1);
+    // `"hooks": null` is a wrong type, not a missing key.
+    assert_eq!(
+        group(json!({"hooks": null})),
+        format!(
+            "{PATH}: \"hooks\" of matcher group hooks.PreToolUse[0] must be an array of \
+             handlers, not null"
+        )
+    );
+    // A group written as an array is no group.
+    assert_eq!(
+        group(json!(["Bash", [cmd("a")]])),
+        format!("{PATH}: matcher group hooks.PreToolUse[0] must be an object, not an array")
+    );
+    // A fault in a handler of an earlier group comes before the next
+    // group's, and an earlier event's before a later one's.
+    assert_eq!(
+        error_json(json!({"hooks": {"PreToolUse": [
+            {"hooks": [{"command": "x", "timeout": "s"}]}, {"matcher": 1}]}})),
+        format!(
+            "{PATH}: \"timeout\" of PreToolUse handler 0 (hooks.PreToolUse[0].hooks[0]) must \
+             be a positive number of seconds, not the string \"s\""
+        )
+    );
+    assert_eq!(
+        error_of(
+            r#"{"hooks": {"Stop": [{"hooks": [{"command": "x", "async": 1}]}], "PreToolUse": 5}}"#
+        ),
+        format!(
+            "{PATH}: \"async\" of Stop handler 0 (hooks.Stop[0].hooks[0]) must be true or \
+             false, not the number 1"
+        )
+    );
+    assert_eq!(
+        error_of(
+            r#"{"hooks": {"PreToolUse": 5, "Stop": [{"hooks": [{"command": "x", "async": 1}]}]}}"#
+        ),
+        format!("{PATH}: hooks.PreToolUse must be an array of matcher groups, not the number 5")
+    );
+}
