@@ -165,12 +165,11 @@ use tower::ServiceExt;
 use tower_service::Service;
 
 pub use self::approval::{Approval, ApprovalRequest};
-pub use self::stop::StopDecision;
+pub use self::stop::{StopDecision, DEFAULT_FOLLOW_UP_CAP};
 
 use self::carried::Carried;
 use self::stop::FollowUps;
 use self::tool::{ToolCall, ToolHooksLayer, ToolResult};
-use crate::dialect::claude::DEFAULT_FOLLOW_UP_CAP;
 use crate::outcome::{Decision, HookOutcome, DEFAULT_BLOCK_REASON};
 use crate::request::{CompactionReason, HookRequest, ShutdownReason, StartReason};
 use crate::stack::HookStack;

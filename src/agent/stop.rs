@@ -5,8 +5,19 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use crate::dialect::claude::follow_up_allowed;
 use crate::outcome::HookOutcome;
+
+/// How many follow-ups in a row stop hooks may cause before the stop is
+/// allowed anyway: 8, Claude Code's default cap.
+pub const DEFAULT_FOLLOW_UP_CAP: u32 = 8;
+
+/// Whether a stop hook's block still sends the agent back to work, after
+/// `sent` follow-ups in a row in this session. After `cap` of them the stop is
+/// allowed anyway; a cap of 0 never stops the loop (Claude Code's
+/// `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0`).
+pub(crate) const fn follow_up_allowed(sent: u32, cap: u32) -> bool {
+    cap == 0 || sent < cap
+}
 
 /// What becomes of the agent (or a subagent) about to stop: it stops, or it
 /// keeps going with an instruction.
@@ -148,5 +159,17 @@ mod tests {
         counts.reset_subagent("b");
         assert_eq!(counts.subagent("b"), 0);
         assert!(counts.subagents().is_empty());
+    }
+
+    #[test]
+    fn the_follow_up_cap_allows_the_stop_after_eight_in_a_row() {
+        assert_eq!(DEFAULT_FOLLOW_UP_CAP, 8);
+        for sent in 0..8 {
+            assert!(follow_up_allowed(sent, DEFAULT_FOLLOW_UP_CAP));
+        }
+        assert!(!follow_up_allowed(8, DEFAULT_FOLLOW_UP_CAP));
+        assert!(!follow_up_allowed(u32::MAX, DEFAULT_FOLLOW_UP_CAP));
+        assert!(follow_up_allowed(0, 1) && !follow_up_allowed(1, 1));
+        assert!(follow_up_allowed(u32::MAX, 0));
     }
 }

@@ -41,7 +41,7 @@ pub use crate::dialect::FireError;
 pub use self::wire::event_name;
 #[doc(hidden)] // the wire's pure functions, for fuzz targets, benches and property tests
 pub use self::wire::{
-    block_meaning, combine, decode, env_vars, exit2_reason, follow_up_allowed, stdin_bytes,
-    tool_output_transform, BlockMeaning, ClaudeAnswer, ClaudeDecision, Combined, Envelope, Failure,
-    DEFAULT_FOLLOW_UP_CAP, PLUGIN_ROOT_VAR, PROJECT_DIR_VAR,
+    block_meaning, combine, decode, env_vars, exit2_reason, stdin_bytes, tool_output_transform,
+    BlockMeaning, ClaudeAnswer, ClaudeDecision, Combined, Envelope, Failure, PLUGIN_ROOT_VAR,
+    PROJECT_DIR_VAR,
 };

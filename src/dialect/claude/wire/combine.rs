@@ -157,22 +157,3 @@ fn joined<'s>(texts: impl Iterator<Item = &'s str>) -> Option<String> {
     }
     out
 }
-
-/// Whether a Stop or SubagentStop block still sends the agent back to work,
-/// after `sent` follow-ups in a row in this session. After `cap` of them the
-/// stop is allowed anyway; a cap of 0 never stops the loop (Claude Code's
-/// `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0`). The default cap is
-/// [`DEFAULT_FOLLOW_UP_CAP`](super::DEFAULT_FOLLOW_UP_CAP).
-///
-/// The envelope's `stop_hook_active` is `sent > 0`.
-///
-/// ```
-/// use tower_hooks::dialect::claude::{follow_up_allowed, DEFAULT_FOLLOW_UP_CAP};
-///
-/// assert!(follow_up_allowed(7, DEFAULT_FOLLOW_UP_CAP));
-/// assert!(!follow_up_allowed(8, DEFAULT_FOLLOW_UP_CAP));
-/// assert!(follow_up_allowed(1000, 0));
-/// ```
-pub const fn follow_up_allowed(sent: u32, cap: u32) -> bool {
-    cap == 0 || sent < cap
-}

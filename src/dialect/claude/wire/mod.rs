@@ -47,7 +47,7 @@ mod combine;
 mod decode;
 mod envelope;
 
-pub use combine::{combine, follow_up_allowed, Combined};
+pub use combine::{combine, Combined};
 pub use decode::{decode, exit2_reason, tool_output_transform};
 pub use envelope::{env_vars, stdin_bytes, Envelope};
 
@@ -56,10 +56,6 @@ pub const PROJECT_DIR_VAR: &str = "CLAUDE_PROJECT_DIR";
 
 /// The variable holding a plugin's root folder, set for that plugin's hooks.
 pub const PLUGIN_ROOT_VAR: &str = "CLAUDE_PLUGIN_ROOT";
-
-/// How many follow-ups in a row a Stop block may cause before the stop is
-/// allowed anyway (Claude Code's default cap).
-pub const DEFAULT_FOLLOW_UP_CAP: u32 = 8;
 
 // --- the event name ---------------------------------------------------------
 

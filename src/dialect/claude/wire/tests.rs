@@ -1189,18 +1189,6 @@ fn a_failed_hook_adds_nothing_to_the_merge() {
 }
 
 #[test]
-fn the_follow_up_cap_allows_the_stop_after_eight_in_a_row() {
-    assert_eq!(DEFAULT_FOLLOW_UP_CAP, 8);
-    for sent in 0..8 {
-        assert!(follow_up_allowed(sent, DEFAULT_FOLLOW_UP_CAP));
-    }
-    assert!(!follow_up_allowed(8, DEFAULT_FOLLOW_UP_CAP));
-    assert!(!follow_up_allowed(u32::MAX, DEFAULT_FOLLOW_UP_CAP));
-    assert!(follow_up_allowed(0, 1) && !follow_up_allowed(1, 1));
-    assert!(follow_up_allowed(u32::MAX, 0));
-}
-
-#[test]
 fn block_meanings_of_the_events_this_host_fires() {
     use BlockMeaning::*;
     for (event, meaning) in [
