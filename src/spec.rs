@@ -8,7 +8,7 @@ use crate::dialect::DialectHook;
 use crate::event::Event;
 use crate::pattern::{Pattern, PatternError};
 
-mod target;
+pub(crate) mod target;
 
 pub use self::target::{HttpTarget, McpTarget};
 pub use crate::process::Program;

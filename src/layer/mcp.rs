@@ -36,51 +36,13 @@ use tower_service::Service;
 use crate::outcome::Verdict;
 use crate::process::BoxFuture;
 use crate::request::HookRequest;
+pub use crate::spec::target::McpRequest;
 pub use crate::spec::McpTarget;
 use crate::BoxError;
 
 /// What a stack asks the host's MCP client: a tool call in, the tool's text
 /// out.
 pub type McpClient = BoxCloneSyncService<McpRequest, String, BoxError>;
-
-/// One call of an MCP tool.
-///
-/// ```
-/// use serde_json::json;
-/// use tower_hooks::layer::mcp::McpRequest;
-///
-/// let call = McpRequest::new("my_server", "security_scan").with_input(json!({"file_path": "a.rs"}));
-/// assert_eq!((call.server.as_str(), call.tool.as_str()), ("my_server", "security_scan"));
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct McpRequest {
-    /// The server, as the handler names it (`plugin:<plugin>:<server>` for a
-    /// plugin's own server).
-    pub server: String,
-    /// The tool to call on it.
-    pub tool: String,
-    /// Its arguments: the handler's `input`, filled ([`fill_input`]); an
-    /// empty object when it has none.
-    pub input: Value,
-}
-
-impl McpRequest {
-    /// A call of `tool` on `server` with no arguments.
-    pub fn new(server: impl Into<String>, tool: impl Into<String>) -> Self {
-        McpRequest {
-            server: server.into(),
-            tool: tool.into(),
-            input: Value::Object(Default::default()),
-        }
-    }
-
-    /// Sets its arguments.
-    pub fn with_input(mut self, input: Value) -> Self {
-        self.input = input;
-        self
-    }
-}
 
 /// `template` with `${path}` in each of its strings replaced by the value
 /// at that dotted path of `input` (an array's items by their index): a

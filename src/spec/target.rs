@@ -75,42 +75,79 @@ impl HttpTarget {
 }
 
 /// Which tool an MCP tool hook calls, and with what: a handler's `server`,
-/// `tool` and `input` ([`HookSpec::with_mcp`](crate::HookSpec::with_mcp)).
+/// `tool` and `input` ([`HookSpec::with_mcp`](crate::HookSpec::with_mcp)),
+/// the call as written, before its `${path}` are filled.
 #[derive(Debug, Clone, PartialEq)]
 pub struct McpTarget {
-    server: String,
-    tool: String,
-    input: Value,
+    call: McpRequest,
 }
 
 impl McpTarget {
     /// A call of `tool` on `server`, with no arguments.
     pub fn new(server: impl Into<String>, tool: impl Into<String>) -> Self {
         McpTarget {
+            call: McpRequest::new(server, tool),
+        }
+    }
+
+    /// Sets the arguments, whose strings may hold `${path}` ([`fill_input`](crate::layer::mcp::fill_input)).
+    pub fn with_input(self, input: Value) -> Self {
+        McpTarget {
+            call: self.call.with_input(input),
+        }
+    }
+
+    /// The server.
+    pub fn server(&self) -> &str {
+        &self.call.server
+    }
+
+    /// The tool.
+    pub fn tool(&self) -> &str {
+        &self.call.tool
+    }
+
+    /// The arguments, as written.
+    pub fn input(&self) -> &Value {
+        &self.call.input
+    }
+}
+
+/// One call of an MCP tool.
+///
+/// ```
+/// use serde_json::json;
+/// use tower_hooks::layer::mcp::McpRequest;
+///
+/// let call = McpRequest::new("my_server", "security_scan").with_input(json!({"file_path": "a.rs"}));
+/// assert_eq!((call.server.as_str(), call.tool.as_str()), ("my_server", "security_scan"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct McpRequest {
+    /// The server, as the handler names it (`plugin:<plugin>:<server>` for a
+    /// plugin's own server).
+    pub server: String,
+    /// The tool to call on it.
+    pub tool: String,
+    /// Its arguments: the handler's `input`, filled ([`fill_input`](crate::layer::mcp::fill_input)); an
+    /// empty object when it has none.
+    pub input: Value,
+}
+
+impl McpRequest {
+    /// A call of `tool` on `server` with no arguments.
+    pub fn new(server: impl Into<String>, tool: impl Into<String>) -> Self {
+        McpRequest {
             server: server.into(),
             tool: tool.into(),
             input: Value::Object(Default::default()),
         }
     }
 
-    /// Sets the arguments, whose strings may hold `${path}` ([`fill_input`](crate::layer::mcp::fill_input)).
+    /// Sets its arguments.
     pub fn with_input(mut self, input: Value) -> Self {
         self.input = input;
         self
-    }
-
-    /// The server.
-    pub fn server(&self) -> &str {
-        &self.server
-    }
-
-    /// The tool.
-    pub fn tool(&self) -> &str {
-        &self.tool
-    }
-
-    /// The arguments, as written.
-    pub fn input(&self) -> &Value {
-        &self.input
     }
 }
