@@ -83,11 +83,13 @@ impl Format {
             .unwrap_or_default()
     }
 
-    /// The position in [`LOADERS`] of the loader that reads this format.
+    /// The position in [`LOADERS`] of the loader that reads this format: the
+    /// one of its dialect (a [named](Format::app) OpenHuman-family format is
+    /// in no loader's list).
     fn loader(self) -> usize {
         LOADERS
             .iter()
-            .position(|loader| loader.formats().contains(&self))
+            .position(|loader| loader.formats()[0].dialect() == self.dialect())
             .expect("every format has a loader")
     }
 }
@@ -101,8 +103,9 @@ impl Discovery {
     ///   managed), then each plugin's `hooks/hooks.json`;
     /// * Cursor: `/etc/cursor/hooks.json`, `~/.cursor/hooks.json`, `<project>/.cursor/hooks.json`;
     /// * OpenHuman: `/etc/openhuman/hooks.json`, `~/.openhuman/hooks.json`,
-    ///   `<workspace>/hooks.json` ([`with_openhuman_workspace`](Self::with_openhuman_workspace)),
-    ///   `<project>/.openhuman/hooks.json`;
+    ///   the `hooks.json` of each workspace ([`with_folder`](Self::with_folder)),
+    ///   `<project>/.openhuman/hooks.json` (a [host of that family](Format::app)
+    ///   under its own name: the same files in its folders);
     /// * react-agent-mini: `<project>/.agents/hooks.json`.
     pub fn files(&self) -> Vec<ConfigFile> {
         let mut files = Vec::new();
@@ -123,13 +126,7 @@ impl Discovery {
     /// the first other problem is returned.
     pub fn load(&self) -> Result<Config, ConfigError> {
         let home = self.home.as_deref();
-        load(
-            &self.files(),
-            &self.project,
-            home,
-            false,
-            self.openhuman_app,
-        )
+        load(&self.files(), &self.project, home, false)
     }
 }
 
@@ -143,11 +140,10 @@ impl Config {
     /// identical Claude Code handlers from settings files, the first in load
     /// order runs; each copy stays configured, turned off with the reason
     /// `duplicate of <source>:<index>` ([`HookSpec::disabled`](crate::HookSpec::disabled)).
-    /// OpenHuman files are read as OpenHuman's own; a host of that family
-    /// under its own name loads through [`Discovery::with_openhuman_app`].
+    /// Each file's hooks get the variables of its format: `OPENHUMAN_*` for
+    /// [`Format::OpenHuman`], `ACME_*` for [`Format::app("acme")`](Format::app).
     pub fn load_files(files: &[ConfigFile], project: &Path) -> Result<Config, ConfigError> {
-        let openhuman = cursor::App::OpenHuman;
-        load(files, project, home_dir().as_deref(), true, openhuman)
+        load(files, project, home_dir().as_deref(), true)
     }
 }
 
@@ -156,7 +152,6 @@ pub(super) fn load(
     project: &Path,
     home: Option<&Path>,
     must_exist: bool,
-    openhuman: cursor::App,
 ) -> Result<Config, ConfigError> {
     let home_text = match home {
         Some(home) => home.to_str().map(str::to_owned),
@@ -166,7 +161,6 @@ pub(super) fn load(
         project,
         home,
         home_text: home_text.as_deref(),
-        openhuman,
         hooks: Vec::new(),
         warnings: Vec::new(),
         errors: Vec::new(),

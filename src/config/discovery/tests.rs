@@ -133,6 +133,51 @@ fn discovery_lists_files_in_the_order_of_the_formats() {
     );
 }
 
+/// Each extra folder is read by its own format only, in the order added: a
+/// plugin root by Claude Code's, workspaces by the OpenHuman family's (a
+/// named host's too), before the project's file.
+#[test]
+fn extra_folders_belong_to_the_format_they_were_added_for() {
+    let acme = Format::app("acme").unwrap();
+    let files = Discovery::new("/p")
+        .with_home(Some("/h".into()))
+        .with_system_files(false)
+        .with_folder(Format::OpenHuman, "/w1")
+        .with_folder(Format::Claude, "/plugin")
+        .with_folder(acme, "/acme-ws")
+        .with_folder(Format::OpenHuman, "/w2")
+        .with_folder(Format::Agents, "/ignored")
+        .format(Format::Claude)
+        .format(Format::OpenHuman)
+        .format(acme)
+        .format(Format::Cursor)
+        .format(Format::Agents)
+        .files();
+    let listed: Vec<(&Path, Format)> = files.iter().map(|f| (f.path(), f.format())).collect();
+    let at = |path| (Path::new(path), Format::Claude);
+    let oh = |path| (Path::new(path), Format::OpenHuman);
+    assert_eq!(
+        listed,
+        [
+            at("/h/.claude/settings.json"),
+            at("/p/.claude/settings.json"),
+            at("/p/.claude/settings.local.json"),
+            at("/plugin/hooks/hooks.json"),
+            at("/plugin/.claude-plugin/plugin.json"),
+            oh("/h/.openhuman/hooks.json"),
+            oh("/w1/hooks.json"),
+            oh("/w2/hooks.json"),
+            oh("/p/.openhuman/hooks.json"),
+            (Path::new("/h/.acme/hooks.json"), acme),
+            (Path::new("/acme-ws/hooks.json"), acme),
+            (Path::new("/p/.acme/hooks.json"), acme),
+            (Path::new("/h/.cursor/hooks.json"), Format::Cursor),
+            (Path::new("/p/.cursor/hooks.json"), Format::Cursor),
+            (Path::new("/p/.agents/hooks.json"), Format::Agents),
+        ]
+    );
+}
+
 #[test]
 fn mixed_files_keep_their_order_and_claude_copies_are_turned_off() {
     let dir = tmp("mixed");
@@ -184,14 +229,7 @@ fn switched(dir: &Path, files: &[(&str, String)]) -> Vec<(String, Option<String>
         list.push(ConfigFile::new(path, Format::Claude));
     }
     let home = dir.join("home");
-    let config = load(
-        &list,
-        &dir.join("proj"),
-        Some(&home),
-        true,
-        cursor::App::OpenHuman,
-    )
-    .unwrap();
+    let config = load(&list, &dir.join("proj"), Some(&home), true).unwrap();
     config
         .hooks()
         .iter()
@@ -338,7 +376,7 @@ fn labels_of_every_dialect_never_show_the_home_directory() {
             ConfigFile::new(path, *format)
         })
         .collect();
-    let config = load(&list, &project, Some(&home), true, cursor::App::OpenHuman).unwrap();
+    let config = load(&list, &project, Some(&home), true).unwrap();
     let labels: Vec<String> = config.hooks().iter().map(|h| h.label()).collect();
     assert_eq!(
         labels,
