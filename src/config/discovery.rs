@@ -263,7 +263,9 @@ impl Discovery {
     ///   hooks run in the workspace folder, as every `hooks.json` outside a
     ///   project runs in its own folder).
     ///
-    /// The other formats have no extra folders, and read none.
+    /// The other formats have no extra folders. [`load`](Self::load) warns
+    /// of a folder that is not read: one for a format the discovery does not
+    /// read, or for a format without extra folders.
     ///
     /// ```
     /// use std::path::Path;

@@ -53,6 +53,13 @@ pub(crate) trait Loader: Sync {
         None
     }
 
+    /// Whether its [`files`](Self::files) include those of a format's extra
+    /// folders ([`Discovery::with_folder`]); a folder handed to a format
+    /// whose loader reads none is reported when the discovery loads.
+    fn reads_folders(&self) -> bool {
+        false
+    }
+
     /// Whether it takes any file no loader recognised (Claude Code's, whose
     /// settings files and plugin files have no telling name), in its first
     /// format.

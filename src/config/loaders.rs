@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
-use super::{env_home, home_dir, Config, ConfigError};
+use super::{env_home, home_dir, Config, ConfigError, ConfigWarning, ConfigWarningKind};
 use crate::dialect::{agents, claude, codex, cursor, gemini, nanopi};
 #[cfg(doc)]
 use crate::spec::Dialect;
@@ -123,10 +123,33 @@ impl Discovery {
     }
 
     /// Loads every [file](Self::files) that exists. A missing file is skipped;
-    /// the first other problem is returned.
+    /// the first other problem is returned. A folder handed to
+    /// [`with_folder`](Self::with_folder) that no format of the discovery
+    /// reads is a warning ([`ConfigWarningKind::UnreadFolder`](super::ConfigWarningKind::UnreadFolder)).
     pub fn load(&self) -> Result<Config, ConfigError> {
         let home = self.home.as_deref();
-        load(&self.files(), &self.project, home, false)
+        let mut config = load(&self.files(), &self.project, home, false)?;
+        config.warnings.extend(self.unread_folders());
+        Ok(config)
+    }
+
+    /// A warning for each extra folder whose format this discovery does not
+    /// read, or whose loader reads no folders.
+    fn unread_folders(&self) -> Vec<ConfigWarning> {
+        self.folders
+            .iter()
+            .filter_map(|(format, folder)| {
+                let format_read = self.formats.contains(format);
+                let read = format_read && LOADERS[format.loader()].reads_folders();
+                (!read).then(|| {
+                    let kind = ConfigWarningKind::UnreadFolder {
+                        format: *format,
+                        format_read,
+                    };
+                    ConfigWarning::in_file(folder, kind)
+                })
+            })
+            .collect()
     }
 }
 

@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::loaders::{load, LOADERS};
-use crate::config::Config;
+use crate::config::{Config, ConfigWarningKind};
 use crate::Event;
 
 fn tmp(name: &str) -> PathBuf {
@@ -176,6 +176,68 @@ fn extra_folders_belong_to_the_format_they_were_added_for() {
             (Path::new("/p/.agents/hooks.json"), Format::Agents),
         ]
     );
+}
+
+/// A folder the load does not read is a warning naming the folder, its
+/// format and what to do: one for a format the discovery does not read (an
+/// OpenHuman workspace where the host reads its own name's format), one for
+/// a format without extra folders.
+#[test]
+fn a_folder_no_format_reads_is_a_warning() {
+    let dir = tmp("unread-folders");
+    let acme = Format::app("acme").unwrap();
+    let config = Discovery::new(&dir)
+        .with_home(None)
+        .with_system_files(false)
+        .with_folder(Format::OpenHuman, dir.join("ws"))
+        .with_folder(acme, dir.join("acme-ws"))
+        .with_folder(Format::Agents, dir.join("agents"))
+        .with_folder(Format::Claude, dir.join("plugin"))
+        .format(acme)
+        .format(Format::Agents)
+        .format(Format::Claude)
+        .load()
+        .unwrap();
+    let warnings: Vec<(&Path, &ConfigWarningKind)> = config
+        .warnings()
+        .iter()
+        .map(|w| (w.path(), w.kind()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            (
+                dir.join("ws").as_path(),
+                &ConfigWarningKind::UnreadFolder {
+                    format: Format::OpenHuman,
+                    format_read: false,
+                }
+            ),
+            (
+                dir.join("agents").as_path(),
+                &ConfigWarningKind::UnreadFolder {
+                    format: Format::Agents,
+                    format_read: true,
+                }
+            ),
+        ]
+    );
+    let text: Vec<String> = config.warnings().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        text[0],
+        format!(
+            "{}: a folder for the openhuman format, which this discovery does not read, so \
+             nothing in it is read; add the format to the discovery (.format) or hand the \
+             folder to the format it belongs to",
+            dir.join("ws").display()
+        )
+    );
+    assert!(
+        text[1].ends_with("the agents format reads no extra folder, so nothing in this one is read (Claude Code's takes a plugin's root, the Cursor family's a workspace)"),
+        "{}",
+        text[1]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

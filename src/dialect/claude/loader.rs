@@ -59,6 +59,10 @@ impl Loader for ClaudeLoader {
         )
     }
 
+    fn reads_folders(&self) -> bool {
+        true
+    }
+
     fn is_system_file(&self, path: &Path) -> bool {
         path == config::managed_settings_path() || path.starts_with("/etc")
     }

@@ -117,6 +117,10 @@ impl Loader for CursorLoader {
         files
     }
 
+    fn reads_folders(&self) -> bool {
+        true
+    }
+
     /// A JSON file under a `.openhuman` folder is OpenHuman's; a JSON object
     /// with a top-level `"version"` is Cursor's (the only rule that reads the
     /// file: one that cannot be read or parsed is not Cursor's).
