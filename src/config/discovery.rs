@@ -32,7 +32,6 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::{home_dir, ConfigError};
-use crate::dialect::cursor;
 use crate::host::Host;
 use crate::spec::Dialect;
 
@@ -41,7 +40,8 @@ use crate::spec::Dialect;
 /// Each dialect's folder declares its formats (`Format::Claude`; Cursor's
 /// declares `Format::Cursor` and `Format::OpenHuman`, both of
 /// [`Dialect::Cursor`](crate::Dialect::Cursor): OpenHuman is Cursor under
-/// another app's name), and [`all`](Self::all) lists them in the loaders'
+/// another app's name, and [`Format::app`] names another host of that
+/// family), and [`all`](Self::all) lists the built-in ones in the loaders'
 /// order. The default is nanopi's.
 ///
 /// ```
@@ -64,8 +64,10 @@ impl Format {
         Format { name, dialect }
     }
 
-    /// `nanopi`, `claude`, `cursor`, `openhuman` or `agents`: its name, and
-    /// its prefix on a [`ConfigFile::parse`] argument.
+    /// `nanopi`, `claude`, `cursor`, `openhuman`, `agents`, …: its name, and
+    /// (for one of [`all`](Self::all)) its prefix on a [`ConfigFile::parse`]
+    /// argument. A [named](Format::app) OpenHuman-family format's is the
+    /// host's name (`acme`).
     pub const fn name(self) -> &'static str {
         self.name
     }
@@ -75,7 +77,7 @@ impl Format {
         self.dialect
     }
 
-    /// The format of that [`name`](Self::name).
+    /// The format of [`all`](Self::all) of that [`name`](Self::name).
     pub fn from_name(name: &str) -> Option<Format> {
         Format::all().into_iter().find(|f| f.name() == name)
     }
@@ -175,9 +177,7 @@ pub struct Discovery {
     pub(super) home: Option<PathBuf>,
     pub(super) host: Host,
     pub(super) formats: Vec<Format>,
-    pub(super) claude_plugins: Vec<PathBuf>,
-    pub(super) openhuman_workspace: Option<PathBuf>,
-    pub(super) openhuman_app: cursor::App,
+    pub(super) folders: Vec<(Format, PathBuf)>,
     pub(super) system_files: bool,
     pub(super) project_trusted: bool,
 }
@@ -191,9 +191,7 @@ impl Discovery {
             home: home_dir(),
             host: Host::default(),
             formats: Vec::new(),
-            claude_plugins: Vec::new(),
-            openhuman_workspace: None,
-            openhuman_app: cursor::App::OpenHuman,
+            folders: Vec::new(),
             system_files: true,
             project_trusted: true,
         }
@@ -253,18 +251,21 @@ impl Discovery {
         self
     }
 
-    /// Reads the `hooks/hooks.json` of the Claude Code plugin rooted at `root`,
-    /// and the hooks its `.claude-plugin/plugin.json` declares, after the
-    /// settings files (in the order plugins are added).
-    pub fn claude_plugin(mut self, root: impl Into<PathBuf>) -> Self {
-        self.claude_plugins.push(root.into());
-        self
-    }
-
-    /// OpenHuman's workspace folder: its `hooks.json` is read after the
-    /// user's `~/.openhuman/hooks.json` and before the project's (its hooks run
-    /// in the workspace folder, as every `hooks.json` outside a project runs
-    /// in its own folder).
+    /// An extra folder `format`'s loader reads, besides its standard files
+    /// (in the order folders are added):
+    ///
+    /// * [`Format::Claude`]: the root of a Claude Code plugin, whose
+    ///   `hooks/hooks.json` and the hooks its `.claude-plugin/plugin.json`
+    ///   declares are read after the settings files;
+    /// * [`Format::OpenHuman`] (and any format of Cursor's dialect, such as a
+    ///   [named](Format::app) host of the OpenHuman family): a workspace, whose
+    ///   `hooks.json` is read after the user's and before the project's (its
+    ///   hooks run in the workspace folder, as every `hooks.json` outside a
+    ///   project runs in its own folder).
+    ///
+    /// The other formats have no extra folders. [`load`](Self::load) warns
+    /// of a folder that is not read: one for a format the discovery does not
+    /// read, or for a format without extra folders.
     ///
     /// ```
     /// use std::path::Path;
@@ -273,7 +274,7 @@ impl Discovery {
     /// let files = Discovery::new("/p")
     ///     .with_home(Some("/h".into()))
     ///     .with_system_files(false)
-    ///     .with_openhuman_workspace("/h/openhuman-workspace")
+    ///     .with_folder(Format::OpenHuman, "/h/openhuman-workspace")
     ///     .format(Format::OpenHuman)
     ///     .files();
     /// let paths: Vec<&Path> = files.iter().map(|f| f.path()).collect();
@@ -284,39 +285,8 @@ impl Discovery {
     /// ]);
     /// assert!(files.iter().all(|f| f.format() == Format::OpenHuman));
     /// ```
-    pub fn with_openhuman_workspace(mut self, workspace: impl Into<PathBuf>) -> Self {
-        self.openhuman_workspace = Some(workspace.into());
-        self
-    }
-
-    /// The name this host goes by in the OpenHuman family, in place of
-    /// `openhuman` (default: [`App::OpenHuman`](cursor::App::OpenHuman)):
-    /// [`Format::OpenHuman`] then reads `/etc/<name>/hooks.json`,
-    /// `~/.<name>/hooks.json` and `<project>/.<name>/hooks.json`, and their
-    /// hooks get `<NAME>_PROJECT_DIR`, `<NAME>_HOOK_EVENT`,
-    /// `<NAME>_SESSION_ID`, `<NAME>_VERSION` and `<name>_version` in their
-    /// input, where OpenHuman's say `OPENHUMAN`.
-    ///
-    /// ```
-    /// use std::path::Path;
-    /// use tower_hooks::config::{Discovery, Format};
-    /// use tower_hooks::dialect::cursor::App;
-    ///
-    /// let files = Discovery::new("/p")
-    ///     .with_home(Some("/h".into()))
-    ///     .with_openhuman_app(App::named("acme")?)
-    ///     .format(Format::OpenHuman)
-    ///     .files();
-    /// let paths: Vec<&Path> = files.iter().map(|f| f.path()).collect();
-    /// assert_eq!(paths, [
-    ///     Path::new("/etc/acme/hooks.json"),
-    ///     Path::new("/h/.acme/hooks.json"),
-    ///     Path::new("/p/.acme/hooks.json"),
-    /// ]);
-    /// # Ok::<(), tower_hooks::dialect::cursor::InvalidAppName>(())
-    /// ```
-    pub fn with_openhuman_app(mut self, app: cursor::App) -> Self {
-        self.openhuman_app = app;
+    pub fn with_folder(mut self, format: Format, folder: impl Into<PathBuf>) -> Self {
+        self.folders.push((format, folder.into()));
         self
     }
 
@@ -335,19 +305,13 @@ impl Discovery {
         &self.host
     }
 
-    /// The Claude Code plugins' roots, in the order they were added.
-    pub(crate) fn claude_plugins(&self) -> &[PathBuf] {
-        &self.claude_plugins
-    }
-
-    /// OpenHuman's workspace folder, when there is one.
-    pub(crate) fn openhuman_workspace(&self) -> Option<&Path> {
-        self.openhuman_workspace.as_deref()
-    }
-
-    /// The app [`Format::OpenHuman`] files are read as.
-    pub(crate) fn openhuman_app(&self) -> cursor::App {
-        self.openhuman_app
+    /// `format`'s extra folders ([`with_folder`](Self::with_folder)), in the
+    /// order they were added.
+    pub(crate) fn folders(&self, format: Format) -> impl Iterator<Item = &Path> {
+        self.folders
+            .iter()
+            .filter(move |(of, _)| *of == format)
+            .map(|(_, folder)| folder.as_path())
     }
 }
 

@@ -11,17 +11,19 @@ use std::path::{Path, PathBuf};
 
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::{Config, ConfigError, ConfigWarning};
-use crate::dialect::cursor;
 use crate::dialect::EventNames;
 use crate::spec::HookSpec;
 
 /// A dialect's configuration files: where they are, how a file of its is
 /// recognised, and how one is loaded.
 pub(crate) trait Loader: Sync {
-    /// The formats it reads (Cursor's loader reads OpenHuman's files too).
+    /// Its formats, all of one dialect, the first its main one (Cursor's
+    /// loader reads OpenHuman's files too). It is handed every format of
+    /// that dialect, these and any a host makes ([`Format::app`]).
     fn formats(&self) -> &'static [Format];
 
-    /// `format`'s standard files for `discovery`, found or not, in load order.
+    /// `format`'s standard files for `discovery`, with those of its extra
+    /// folders ([`Discovery::folders`]), found or not, in load order.
     fn files(&self, format: Format, discovery: &Discovery) -> Vec<PathBuf>;
 
     /// Whether `path`, one of its [`files`](Self::files), is a machine-wide
@@ -51,6 +53,13 @@ pub(crate) trait Loader: Sync {
         None
     }
 
+    /// Whether its [`files`](Self::files) include those of a format's extra
+    /// folders ([`Discovery::with_folder`]); a folder handed to a format
+    /// whose loader reads none is reported when the discovery loads.
+    fn reads_folders(&self) -> bool {
+        false
+    }
+
     /// Whether it takes any file no loader recognised (Claude Code's, whose
     /// settings files and plugin files have no telling name), in its first
     /// format.
@@ -72,7 +81,7 @@ pub(crate) trait Loader: Sync {
 
 /// One load of a loader's files, within a load of many files.
 pub(crate) trait Load {
-    /// Reads `file` (of one of the loader's formats) and adds its hooks and
+    /// Reads `file` (of a format of the loader's dialect) and adds its hooks and
     /// warnings to `ctx`.
     fn load(&mut self, file: &ConfigFile, ctx: &mut LoadCtx<'_>) -> Result<(), ConfigError>;
 
@@ -89,8 +98,6 @@ pub(crate) struct LoadCtx<'a> {
     pub(crate) home: Option<&'a Path>,
     /// `~` in nanopi commands: the home folder, else `$HOME`.
     pub(crate) home_text: Option<&'a str>,
-    /// The app [`Format::OpenHuman`] files are read as.
-    pub(crate) openhuman: cursor::App,
     /// The hooks loaded so far, in load order.
     pub(crate) hooks: Vec<HookSpec>,
     /// The warnings so far.

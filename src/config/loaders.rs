@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
-use super::{env_home, home_dir, Config, ConfigError};
+use super::{env_home, home_dir, Config, ConfigError, ConfigWarning, ConfigWarningKind};
 use crate::dialect::{agents, claude, codex, cursor, gemini, nanopi};
 use crate::spec::Dialect;
 
@@ -101,11 +101,13 @@ impl Format {
             .unwrap_or_default()
     }
 
-    /// The position in [`LOADERS`] of the loader that reads this format.
+    /// The position in [`LOADERS`] of the loader that reads this format: the
+    /// one of its dialect (a [named](Format::app) OpenHuman-family format is
+    /// in no loader's list).
     fn loader(self) -> usize {
         LOADERS
             .iter()
-            .position(|loader| loader.formats().contains(&self))
+            .position(|loader| loader.formats()[0].dialect() == self.dialect())
             .expect("every format has a loader")
     }
 }
@@ -119,8 +121,9 @@ impl Discovery {
     ///   managed), then each plugin's `hooks/hooks.json`;
     /// * Cursor: `/etc/cursor/hooks.json`, `~/.cursor/hooks.json`, `<project>/.cursor/hooks.json`;
     /// * OpenHuman: `/etc/openhuman/hooks.json`, `~/.openhuman/hooks.json`,
-    ///   `<workspace>/hooks.json` ([`with_openhuman_workspace`](Self::with_openhuman_workspace)),
-    ///   `<project>/.openhuman/hooks.json`;
+    ///   the `hooks.json` of each workspace ([`with_folder`](Self::with_folder)),
+    ///   `<project>/.openhuman/hooks.json` (a [host of that family](Format::app)
+    ///   under its own name: the same files in its folders);
     /// * react-agent-mini: `<project>/.agents/hooks.json`.
     pub fn files(&self) -> Vec<ConfigFile> {
         let mut files = Vec::new();
@@ -138,16 +141,33 @@ impl Discovery {
     }
 
     /// Loads every [file](Self::files) that exists. A missing file is skipped;
-    /// the first other problem is returned.
+    /// the first other problem is returned. A folder handed to
+    /// [`with_folder`](Self::with_folder) that no format of the discovery
+    /// reads is a warning ([`ConfigWarningKind::UnreadFolder`](super::ConfigWarningKind::UnreadFolder)).
     pub fn load(&self) -> Result<Config, ConfigError> {
         let home = self.home.as_deref();
-        load(
-            &self.files(),
-            &self.project,
-            home,
-            false,
-            self.openhuman_app,
-        )
+        let mut config = load(&self.files(), &self.project, home, false)?;
+        config.warnings.extend(self.unread_folders());
+        Ok(config)
+    }
+
+    /// A warning for each extra folder whose format this discovery does not
+    /// read, or whose loader reads no folders.
+    fn unread_folders(&self) -> Vec<ConfigWarning> {
+        self.folders
+            .iter()
+            .filter_map(|(format, folder)| {
+                let format_read = self.formats.contains(format);
+                let read = format_read && LOADERS[format.loader()].reads_folders();
+                (!read).then(|| {
+                    let kind = ConfigWarningKind::UnreadFolder {
+                        format: *format,
+                        format_read,
+                    };
+                    ConfigWarning::in_file(folder, kind)
+                })
+            })
+            .collect()
     }
 }
 
@@ -161,11 +181,10 @@ impl Config {
     /// identical Claude Code handlers from settings files, the first in load
     /// order runs; each copy stays configured, turned off with the reason
     /// `duplicate of <source>:<index>` ([`HookSpec::disabled`](crate::HookSpec::disabled)).
-    /// OpenHuman files are read as OpenHuman's own; a host of that family
-    /// under its own name loads through [`Discovery::with_openhuman_app`].
+    /// Each file's hooks get the variables of its format: `OPENHUMAN_*` for
+    /// [`Format::OpenHuman`], `ACME_*` for [`Format::app("acme")`](Format::app).
     pub fn load_files(files: &[ConfigFile], project: &Path) -> Result<Config, ConfigError> {
-        let openhuman = cursor::App::OpenHuman;
-        load(files, project, home_dir().as_deref(), true, openhuman)
+        load(files, project, home_dir().as_deref(), true)
     }
 }
 
@@ -174,7 +193,6 @@ pub(super) fn load(
     project: &Path,
     home: Option<&Path>,
     must_exist: bool,
-    openhuman: cursor::App,
 ) -> Result<Config, ConfigError> {
     let home_text = match home {
         Some(home) => home.to_str().map(str::to_owned),
@@ -184,7 +202,6 @@ pub(super) fn load(
         project,
         home,
         home_text: home_text.as_deref(),
-        openhuman,
         hooks: Vec::new(),
         warnings: Vec::new(),
         errors: Vec::new(),

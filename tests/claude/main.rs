@@ -1287,9 +1287,9 @@ case "$input" in *"$1"*) echo "$1 refused by $(basename "$CLAUDE_PLUGIN_ROOT")" 
         .with_home(None)
         .with_system_files(false)
         .format(Format::Claude)
-        .claude_plugin(&inline)
-        .claude_plugin(&wrapped)
-        .claude_plugin(&listed)
+        .with_folder(Format::Claude, &inline)
+        .with_folder(Format::Claude, &wrapped)
+        .with_folder(Format::Claude, &listed)
         .load()
         .unwrap();
     assert_eq!(config.hooks().len(), 5, "{:?}", config.hooks());
@@ -1328,7 +1328,7 @@ case "$input" in *"$1"*) echo "$1 refused by $(basename "$CLAUDE_PLUGIN_ROOT")" 
         .with_home(None)
         .with_system_files(false)
         .format(Format::Claude)
-        .claude_plugin(&bad)
+        .with_folder(Format::Claude, &bad)
         .load()
         .unwrap_err();
     let text = err.to_string();

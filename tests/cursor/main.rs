@@ -868,7 +868,7 @@ async fn an_openhuman_workspace_file_runs_between_the_users_and_the_projects() {
     let config = Discovery::new(&project)
         .with_home(Some(home.clone()))
         .with_system_files(false)
-        .with_openhuman_workspace(&workspace)
+        .with_folder(Format::OpenHuman, &workspace)
         .format(Format::OpenHuman)
         .load()
         .unwrap();
@@ -909,12 +909,11 @@ async fn a_host_of_the_openhuman_family_uses_its_own_name() {
         &project.join(".openhuman/hooks.json"),
         &hooks_json(json!({"preToolUse": [{"command": "exit 2"}]})),
     );
-    let app = tower_hooks::dialect::cursor::App::named("acme").unwrap();
+    let acme = Format::app("acme").unwrap();
     let config = Discovery::new(project)
         .with_home(None)
         .with_system_files(false)
-        .with_openhuman_app(app)
-        .format(Format::OpenHuman)
+        .format(acme)
         .load()
         .unwrap();
     let (stack, _lines) = stack_of(&config);
@@ -948,6 +947,45 @@ async fn a_host_of_the_openhuman_family_uses_its_own_name() {
     }
     let stdin = &json_lines(&folder.join("stdin.json"))[0];
     assert!(stdin["acme_version"].is_string(), "{stdin}");
+    assert!(stdin.get("openhuman_version").is_none(), "{stdin}");
+}
+
+/// A file handed over in a named host's format (no discovery) is read as
+/// that host's: its hooks get its variables and version field, not
+/// OpenHuman's.
+#[tokio::test]
+async fn a_file_in_a_named_hosts_format_loads_without_a_discovery() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    let file = project.join("team/hooks.json");
+    write(
+        &file,
+        &hooks_json(json!({"preToolUse": [{"command": "cat > stdin.json; env > env.txt"}]})),
+    );
+    let format = Format::app("acme_2").unwrap();
+    let config = Config::load_files(&[ConfigFile::new(&file, format)], project).unwrap();
+    assert!(config
+        .hooks()
+        .iter()
+        .all(|h| h.dialect() == Dialect::Cursor));
+    let (stack, _lines) = stack_of(&config);
+    let outcome = stack
+        .oneshot(tool_start("Bash", json!({"command": "ls"}), "n-1"))
+        .await
+        .unwrap();
+    assert_eq!(outcome.hooks().len(), 1);
+    // Outside a project's `.cursor`, a `hooks.json` runs in its own folder.
+    let folder = project.join("team");
+    let env = std::fs::read_to_string(folder.join("env.txt")).unwrap();
+    let var = |name: &str| {
+        env.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .map(str::to_owned)
+    };
+    assert_eq!(var("ACME_2_HOOK_EVENT").as_deref(), Some("preToolUse"));
+    assert_eq!(var("ACME_2_SESSION_ID").as_deref(), Some("n-1"));
+    let stdin = &json_lines(&folder.join("stdin.json"))[0];
+    assert!(stdin["acme_2_version"].is_string(), "{stdin}");
     assert!(stdin.get("openhuman_version").is_none(), "{stdin}");
 }
 

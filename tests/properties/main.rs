@@ -978,10 +978,10 @@ mod cursor {
     use super::{bytes, json_object, json_value, one_of, text};
     use proptest::prelude::*;
     use serde_json::{json, Map, Value};
+    use tower_hooks::config::Format;
     use tower_hooks::dialect::cursor::config::{self, parse, CursorFile};
     use tower_hooks::dialect::cursor::{
-        decode, stdin_bytes, App, CursorAnswer, CursorEvent, CursorMatcher, CursorPermission,
-        Envelope,
+        decode, stdin_bytes, CursorAnswer, CursorEvent, CursorMatcher, CursorPermission, Envelope,
     };
     use tower_hooks::HookRequest;
 
@@ -1408,8 +1408,8 @@ mod cursor {
             if let Some(fields) = fields.clone() {
                 req = req.with_wire_fields(fields);
             }
-            let app = if openhuman { App::OpenHuman } else { App::Cursor };
-            let envelope = Envelope { app, cwd: "/w", project: "/p", loop_count };
+            let format = if openhuman { Format::OpenHuman } else { Format::Cursor };
+            let envelope = Envelope { format, cwd: "/w", project: "/p", loop_count };
             let raw = stdin_bytes(event, &req, &envelope);
             prop_assert_eq!(raw.iter().filter(|&&b| b == b'\n').count(), 1);
             prop_assert_eq!(raw.last(), Some(&b'\n'));

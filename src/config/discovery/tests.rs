@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::loaders::{load, LOADERS};
-use crate::config::Config;
+use crate::config::{Config, ConfigWarningKind};
 use crate::Event;
 
 fn tmp(name: &str) -> PathBuf {
@@ -133,6 +133,113 @@ fn discovery_lists_files_in_the_order_of_the_formats() {
     );
 }
 
+/// Each extra folder is read by its own format only, in the order added: a
+/// plugin root by Claude Code's, workspaces by the OpenHuman family's (a
+/// named host's too), before the project's file.
+#[test]
+fn extra_folders_belong_to_the_format_they_were_added_for() {
+    let acme = Format::app("acme").unwrap();
+    let files = Discovery::new("/p")
+        .with_home(Some("/h".into()))
+        .with_system_files(false)
+        .with_folder(Format::OpenHuman, "/w1")
+        .with_folder(Format::Claude, "/plugin")
+        .with_folder(acme, "/acme-ws")
+        .with_folder(Format::OpenHuman, "/w2")
+        .with_folder(Format::Agents, "/ignored")
+        .format(Format::Claude)
+        .format(Format::OpenHuman)
+        .format(acme)
+        .format(Format::Cursor)
+        .format(Format::Agents)
+        .files();
+    let listed: Vec<(&Path, Format)> = files.iter().map(|f| (f.path(), f.format())).collect();
+    let at = |path| (Path::new(path), Format::Claude);
+    let oh = |path| (Path::new(path), Format::OpenHuman);
+    assert_eq!(
+        listed,
+        [
+            at("/h/.claude/settings.json"),
+            at("/p/.claude/settings.json"),
+            at("/p/.claude/settings.local.json"),
+            at("/plugin/hooks/hooks.json"),
+            at("/plugin/.claude-plugin/plugin.json"),
+            oh("/h/.openhuman/hooks.json"),
+            oh("/w1/hooks.json"),
+            oh("/w2/hooks.json"),
+            oh("/p/.openhuman/hooks.json"),
+            (Path::new("/h/.acme/hooks.json"), acme),
+            (Path::new("/acme-ws/hooks.json"), acme),
+            (Path::new("/p/.acme/hooks.json"), acme),
+            (Path::new("/h/.cursor/hooks.json"), Format::Cursor),
+            (Path::new("/p/.cursor/hooks.json"), Format::Cursor),
+            (Path::new("/p/.agents/hooks.json"), Format::Agents),
+        ]
+    );
+}
+
+/// A folder the load does not read is a warning naming the folder, its
+/// format and what to do: one for a format the discovery does not read (an
+/// OpenHuman workspace where the host reads its own name's format), one for
+/// a format without extra folders.
+#[test]
+fn a_folder_no_format_reads_is_a_warning() {
+    let dir = tmp("unread-folders");
+    let acme = Format::app("acme").unwrap();
+    let config = Discovery::new(&dir)
+        .with_home(None)
+        .with_system_files(false)
+        .with_folder(Format::OpenHuman, dir.join("ws"))
+        .with_folder(acme, dir.join("acme-ws"))
+        .with_folder(Format::Agents, dir.join("agents"))
+        .with_folder(Format::Claude, dir.join("plugin"))
+        .format(acme)
+        .format(Format::Agents)
+        .format(Format::Claude)
+        .load()
+        .unwrap();
+    let warnings: Vec<(&Path, &ConfigWarningKind)> = config
+        .warnings()
+        .iter()
+        .map(|w| (w.path(), w.kind()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            (
+                dir.join("ws").as_path(),
+                &ConfigWarningKind::UnreadFolder {
+                    format: Format::OpenHuman,
+                    format_read: false,
+                }
+            ),
+            (
+                dir.join("agents").as_path(),
+                &ConfigWarningKind::UnreadFolder {
+                    format: Format::Agents,
+                    format_read: true,
+                }
+            ),
+        ]
+    );
+    let text: Vec<String> = config.warnings().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        text[0],
+        format!(
+            "{}: a folder for the openhuman format, which this discovery does not read, so \
+             nothing in it is read; add the format to the discovery (.format) or hand the \
+             folder to the format it belongs to",
+            dir.join("ws").display()
+        )
+    );
+    assert!(
+        text[1].ends_with("the agents format reads no extra folder, so nothing in this one is read (Claude Code's takes a plugin's root, the Cursor family's a workspace)"),
+        "{}",
+        text[1]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn mixed_files_keep_their_order_and_claude_copies_are_turned_off() {
     let dir = tmp("mixed");
@@ -184,14 +291,7 @@ fn switched(dir: &Path, files: &[(&str, String)]) -> Vec<(String, Option<String>
         list.push(ConfigFile::new(path, Format::Claude));
     }
     let home = dir.join("home");
-    let config = load(
-        &list,
-        &dir.join("proj"),
-        Some(&home),
-        true,
-        cursor::App::OpenHuman,
-    )
-    .unwrap();
+    let config = load(&list, &dir.join("proj"), Some(&home), true).unwrap();
     config
         .hooks()
         .iter()
@@ -338,7 +438,7 @@ fn labels_of_every_dialect_never_show_the_home_directory() {
             ConfigFile::new(path, *format)
         })
         .collect();
-    let config = load(&list, &project, Some(&home), true, cursor::App::OpenHuman).unwrap();
+    let config = load(&list, &project, Some(&home), true).unwrap();
     let labels: Vec<String> = config.hooks().iter().map(|h| h.label()).collect();
     assert_eq!(
         labels,
@@ -472,4 +572,26 @@ fn cursor_files_load_with_generic_hooks_first_in_each_group() {
     };
     assert_eq!(warning.path(), other);
     assert!(warning.to_string().contains("version"), "{warning}");
+}
+
+#[test]
+fn an_app_name_must_name_a_folder_and_no_other_dialects_format() {
+    assert_eq!(
+        Format::app("Acme Corp").unwrap_err().to_string(),
+        "app name \"Acme Corp\" cannot name a folder and variables: use lowercase ASCII \
+         letters, digits and '_', starting with a letter (\"acme\")"
+    );
+    for taken in ["nanopi", "claude", "agents", "codex", "gemini"] {
+        let err = Format::app(taken).unwrap_err();
+        assert_eq!(err.name(), taken);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "app name {taken:?} is the name of another format: name the host something \
+                 else (\"acme\")"
+            )
+        );
+    }
+    assert_eq!(Format::app("cursor").unwrap(), Format::Cursor);
+    assert_eq!(Format::app("openhuman").unwrap(), Format::OpenHuman);
 }

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::super::discovery::Format;
 use crate::event::Event;
 
 /// meant. The library never prints it; the caller decides.
@@ -306,6 +307,16 @@ pub enum ConfigWarningKind {
         /// The matcher as written.
         matcher: String,
     },
+    /// A folder handed to [`Discovery::with_folder`](crate::config::Discovery::with_folder)
+    /// that the load does not read (the warning's path is the folder): its
+    /// format is not one the discovery reads, or reads no extra folders.
+    UnreadFolder {
+        /// The format it was handed for.
+        format: Format,
+        /// Whether the discovery reads that format (then the format has no
+        /// extra folders).
+        format_read: bool,
+    },
 }
 
 impl fmt::Display for ConfigWarningKind {
@@ -508,6 +519,23 @@ impl fmt::Display for ConfigWarningKind {
                 "{at}: matcher \"{}\" is ignored: {event} has nothing to match, so this hook \
                  runs every time",
                 crate::pattern::display_pattern(matcher)
+            ),
+            ConfigWarningKind::UnreadFolder {
+                format,
+                format_read: false,
+            } => write!(
+                f,
+                "a folder for the {format} format, which this discovery does not read, so \
+                 nothing in it is read; add the format to the discovery (.format) or hand \
+                 the folder to the format it belongs to"
+            ),
+            ConfigWarningKind::UnreadFolder {
+                format,
+                format_read: true,
+            } => write!(
+                f,
+                "the {format} format reads no extra folder, so nothing in this one is read \
+                 (Claude Code's takes a plugin's root, the Cursor family's a workspace)"
             ),
             ConfigWarningKind::ShortTimeout { ms } => {
                 let unit = if ms == 1 {

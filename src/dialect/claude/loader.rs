@@ -50,11 +50,17 @@ impl Loader for ClaudeLoader {
         &[Format::Claude]
     }
 
-    fn files(&self, _: Format, discovery: &Discovery) -> Vec<PathBuf> {
+    /// The settings files, then each plugin's: its extra folders
+    /// ([`Discovery::with_folder`]) are plugin roots.
+    fn files(&self, format: Format, discovery: &Discovery) -> Vec<PathBuf> {
         config::with_plugins(
             config::standard_files(discovery.home(), discovery.project()),
-            discovery.claude_plugins(),
+            discovery.folders(format),
         )
+    }
+
+    fn reads_folders(&self) -> bool {
+        true
     }
 
     fn is_system_file(&self, path: &Path) -> bool {

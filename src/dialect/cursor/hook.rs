@@ -14,7 +14,10 @@ use serde_json::Value;
 use super::config::{run_dir, CursorEntry, CursorFile};
 use super::event::CursorEvent;
 use super::matcher::{subject, CursorMatcher};
-use super::wire::{decode, env_vars, stdin_bytes, App, CursorAnswer, CursorPermission, Envelope};
+use super::wire::{
+    decode, env_vars, prefix, stdin_bytes, CursorAnswer, CursorPermission, Envelope,
+};
+use crate::config::Format;
 use crate::dialect::claude::Failure;
 use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::event::Event;
@@ -81,13 +84,13 @@ impl Sessions {
         &self,
         session: &str,
         vars: &serde_json::Map<String, Value>,
-        app: App,
+        format: Format,
     ) -> Vec<(String, String)> {
         let mut kept = Vec::new();
         let mut env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
         let list = env.entry(session.to_owned()).or_default();
         for (key, value) in vars {
-            if key.is_empty() || key.contains(['=', '\0']) || is_protocol_var(app, key) {
+            if key.is_empty() || key.contains(['=', '\0']) || is_protocol_var(format, key) {
                 tracing::warn!(%key, "a sessionStart hook's env names a variable it cannot set");
                 continue;
             }
@@ -105,9 +108,9 @@ impl Sessions {
 }
 
 /// Whether `name` is one of the variables the Cursor family sets itself (for
-/// `app`'s hooks).
-fn is_protocol_var(app: App, name: &str) -> bool {
-    let own = format!("{}_", app.prefix());
+/// `format`'s hooks).
+fn is_protocol_var(format: Format, name: &str) -> bool {
+    let own = format!("{}_", prefix(format));
     ["CURSOR_", "OPENHUMAN_", "CLAUDE_", &own]
         .iter()
         .any(|prefix| {
@@ -126,7 +129,7 @@ pub(crate) struct CursorHook {
     pub(crate) event: CursorEvent,
     /// The event's key, as written.
     pub(crate) written: Box<str>,
-    app: App,
+    format: Format,
     project_dir: Box<str>,
     pub(crate) run_dir: Box<str>,
     /// The plugin's root, for a plugin's `hooks/hooks.json`.
@@ -144,7 +147,7 @@ pub(crate) struct CursorHook {
 pub(crate) fn specs(
     file: &CursorFile,
     source: &Path,
-    app: App,
+    format: Format,
     project: &Path,
     sessions: &Arc<Sessions>,
     first_id: usize,
@@ -164,7 +167,7 @@ pub(crate) fn specs(
             spec(
                 entry,
                 source,
-                app,
+                format,
                 (&project_dir, plugin_root.as_deref()),
                 &dir,
                 sessions,
@@ -182,7 +185,7 @@ const PLUGIN_ROOT_VARS: [&str; 2] = ["CURSOR_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT"]
 fn spec(
     entry: &CursorEntry,
     source: &Path,
-    app: App,
+    format: Format,
     (project_dir, plugin_root): (&str, Option<&str>),
     run_dir: &str,
     sessions: &Arc<Sessions>,
@@ -191,7 +194,7 @@ fn spec(
     let hook = CursorHook {
         event: entry.event,
         written: entry.written.as_str().into(),
-        app,
+        format,
         project_dir: project_dir.into(),
         run_dir: run_dir.into(),
         plugin_root: plugin_root.map(Into::into),
@@ -377,7 +380,7 @@ fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> Encoded {
     let req = &*as_seen(hook, req);
     let session = req.session_id();
     let envelope = Envelope {
-        app: hook.app,
+        format: hook.format,
         cwd,
         project: &hook.project_dir,
         loop_count: hook.sessions.follow_ups(hook.id, session.unwrap_or("")),
@@ -385,10 +388,10 @@ fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> Encoded {
     // The event's name and session, and what `sessionStart` set for the
     // session, change from event to event; the rest belongs to the hook.
     let (mut event_env, env): (Vec<_>, Vec<_>) =
-        env_vars(hook.app, &hook.project_dir, hook.event, session)
+        env_vars(hook.format, &hook.project_dir, hook.event, session)
             .into_iter()
             .partition(|(name, _)| name.ends_with("_HOOK_EVENT") || name.ends_with("_SESSION_ID"));
-    event_env.extend(host_vars(hook.app, req));
+    event_env.extend(host_vars(hook.format, req));
     let mut env = env;
     if let Some(root) = &hook.plugin_root {
         env.extend(PLUGIN_ROOT_VARS.map(|name| (name.to_owned(), root.to_string())));
@@ -435,7 +438,7 @@ fn neutral(
     }
     let session = req.session_id().unwrap_or("");
     let set = match (hook.event, &answer.env) {
-        (CursorEvent::SessionStart, Some(env)) => hook.sessions.set_env(session, env, hook.app),
+        (CursorEvent::SessionStart, Some(env)) => hook.sessions.set_env(session, env, hook.format),
         _ => Vec::new(),
     };
     let reason = answer.reason();
@@ -541,11 +544,11 @@ fn completed(req: &HookRequest) -> bool {
 /// The variables a host gives through Cursor's common fields: `user_email`
 /// as `<APP>_USER_EMAIL`, `transcript_path` as `<APP>_TRANSCRIPT_PATH`, each
 /// only when it is a non-empty string.
-fn host_vars(app: App, req: &HookRequest) -> Vec<(String, String)> {
+fn host_vars(format: Format, req: &HookRequest) -> Vec<(String, String)> {
     let Some(fields) = req.wire_fields() else {
         return Vec::new();
     };
-    let prefix = app.prefix();
+    let prefix = prefix(format);
     [
         ("user_email", "USER_EMAIL"),
         ("transcript_path", "TRANSCRIPT_PATH"),

@@ -1,6 +1,6 @@
 //! Cursor's and OpenHuman's files: `hooks.json` in `/etc/<app>`, `~/.<app>`
-//! and `<project>/.<app>`, where the app is `cursor`, `openhuman` or the name
-//! an OpenHuman-family host goes by ([`App`]).
+//! and `<project>/.<app>`, where the app is the format's name: `cursor`,
+//! `openhuman` or the name an OpenHuman-family host goes by ([`Format::app`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,7 +8,6 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::hook::{self, Sessions};
-use super::App;
 use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::read::{read_config, MAX_CONFIG_SIZE};
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, Discovery, Format};
@@ -25,9 +24,102 @@ impl Dialect {
 impl Format {
     /// Cursor's `hooks.json` (`"version": 1`).
     pub const Cursor: Format = Format::new("cursor", Dialect::Cursor);
-    /// OpenHuman's `hooks.json`: Cursor's dialect, with OpenHuman's (or the
-    /// [app](App) a host names) folders and environment.
+    /// OpenHuman's `hooks.json`: Cursor's dialect, with OpenHuman's folders
+    /// and environment.
     pub const OpenHuman: Format = Format::new("openhuman", Dialect::Cursor);
+
+    /// The format of a host of the OpenHuman family that goes by `name`:
+    /// Cursor's dialect, read from `/etc/<name>/hooks.json`,
+    /// `~/.<name>/hooks.json` and `<project>/.<name>/hooks.json`, whose hooks
+    /// get `<NAME>_PROJECT_DIR`, `<NAME>_HOOK_EVENT`, `<NAME>_SESSION_ID`,
+    /// `<NAME>_VERSION` and `<name>_version` in their input, where
+    /// OpenHuman's say `OPENHUMAN`. `cursor` and `openhuman` are
+    /// [`Format::Cursor`] and [`Format::OpenHuman`].
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use tower_hooks::config::{Discovery, Format};
+    /// use tower_hooks::Dialect;
+    ///
+    /// let acme = Format::app("acme")?;
+    /// assert_eq!((acme.name(), acme.dialect()), ("acme", Dialect::Cursor));
+    /// assert_eq!(Format::app("openhuman")?, Format::OpenHuman);
+    /// assert!(Format::app("Acme Corp").is_err());
+    /// assert!(Format::app("").is_err());
+    /// // Another dialect's format keeps its name.
+    /// let taken = Format::app("claude").unwrap_err();
+    /// assert!(taken.to_string().contains("is the name of another format"));
+    ///
+    /// let files = Discovery::new("/p")
+    ///     .with_home(Some("/h".into()))
+    ///     .format(acme)
+    ///     .files();
+    /// let paths: Vec<&Path> = files.iter().map(|f| f.path()).collect();
+    /// assert_eq!(paths, [
+    ///     Path::new("/etc/acme/hooks.json"),
+    ///     Path::new("/h/.acme/hooks.json"),
+    ///     Path::new("/p/.acme/hooks.json"),
+    /// ]);
+    /// # Ok::<(), tower_hooks::dialect::cursor::InvalidAppName>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A name that is not lowercase ASCII letters, digits and `_` starting
+    /// with a letter, which could not name a folder and variables; or the
+    /// name of a format of another dialect (`claude`, `codex`, …), which a
+    /// file prefix, a report and `--discover` would mistake for that format.
+    pub fn app(name: &'static str) -> Result<Format, InvalidAppName> {
+        let mut chars = name.chars();
+        let valid = chars.next().is_some_and(|c| c.is_ascii_lowercase())
+            && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !valid {
+            return Err(InvalidAppName {
+                name: name.to_owned(),
+                taken: false,
+            });
+        }
+        let taken = Format::all()
+            .into_iter()
+            .any(|format| format.name() == name && format.dialect() != Dialect::Cursor);
+        if taken {
+            return Err(InvalidAppName {
+                name: name.to_owned(),
+                taken: true,
+            });
+        }
+        Ok(Format::new(name, Dialect::Cursor))
+    }
+}
+
+/// A name [`Format::app`] refuses, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.message())]
+pub struct InvalidAppName {
+    name: String,
+    taken: bool,
+}
+
+impl InvalidAppName {
+    /// The name refused.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn message(&self) -> String {
+        let name = &self.name;
+        if self.taken {
+            format!(
+                "app name {name:?} is the name of another format: name the host something \
+                 else (\"acme\")"
+            )
+        } else {
+            format!(
+                "app name {name:?} cannot name a folder and variables: use lowercase ASCII \
+                 letters, digits and '_', starting with a letter (\"acme\")"
+            )
+        }
+    }
 }
 
 /// Cursor's (and OpenHuman's) event names, each with the neutral event it fires.
@@ -53,17 +145,19 @@ impl Loader for CursorLoader {
         &[Format::Cursor, Format::OpenHuman]
     }
 
+    /// The app's standard files, with the `hooks.json` of each extra folder
+    /// ([`Discovery::with_folder`]: an OpenHuman workspace) before the
+    /// project's, the last one.
     fn files(&self, format: Format, discovery: &Discovery) -> Vec<PathBuf> {
-        let (home, project) = (discovery.home(), discovery.project());
-        if format != Format::OpenHuman {
-            return app_files(App::Cursor.folder(), home, project);
-        }
-        let mut files = app_files(discovery.openhuman_app().folder(), home, project);
-        if let Some(workspace) = discovery.openhuman_workspace() {
-            // Before the project's file, the last one.
-            files.insert(files.len() - 1, workspace.join("hooks.json"));
-        }
+        let mut files = app_files(format.name(), discovery.home(), discovery.project());
+        let project = files.pop();
+        files.extend(discovery.folders(format).map(|dir| dir.join("hooks.json")));
+        files.extend(project);
         files
+    }
+
+    fn reads_folders(&self) -> bool {
+        true
     }
 
     /// A JSON file under a `.openhuman` folder is OpenHuman's; a JSON object
@@ -112,16 +206,12 @@ struct CursorLoad {
 impl Load for CursorLoad {
     fn load(&mut self, file: &ConfigFile, ctx: &mut LoadCtx<'_>) -> Result<(), ConfigError> {
         let path = file.path();
-        let app = match file.format() {
-            Format::OpenHuman => ctx.openhuman,
-            _ => App::Cursor,
-        };
         let loaded = super::config::load(path)?;
         let first_id = ctx.hooks.len();
         ctx.hooks.extend(hook::specs(
             &loaded,
             path,
-            app,
+            file.format(),
             ctx.project,
             &self.sessions,
             first_id,

@@ -25,6 +25,7 @@ mod request;
 mod wire;
 
 pub use self::event::CursorEvent;
+pub use self::loader::InvalidAppName;
 #[doc(hidden)] // for fuzz targets and property tests
 pub use self::matcher::{subject, CursorMatcher};
 pub use self::request::request;
@@ -32,4 +33,3 @@ pub use self::request::request;
 pub use self::wire::{
     decode, env_vars, stdin_bytes, CursorAnswer, CursorPermission, Envelope, VERSION,
 };
-pub use self::wire::{App, AppName, InvalidAppName};

@@ -18,104 +18,30 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::event::CursorEvent;
+use crate::config::Format;
 use crate::dialect::claude::Failure;
 use crate::dialect::envelope::{copy_others, deny_reason, lay_over, line};
 use crate::event::Event;
 use crate::outcome::DEFAULT_BLOCK_REASON;
 use crate::request::{HookRequest, STRUCTURED_CONTENT};
 
-/// Which family a `hooks.json` belongs to: the names of its variables and of
-/// its envelope's version field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum App {
-    /// Cursor: `CURSOR_*` variables, `cursor_version`.
-    Cursor,
-    /// OpenHuman: `OPENHUMAN_*` variables, `openhuman_version`, and
-    /// `OPENHUMAN_PROJECT_DIR` besides `CURSOR_PROJECT_DIR`.
-    OpenHuman,
-    /// A host of the OpenHuman family under its own name ([`App::named`]):
-    /// `acme` reads `.acme/hooks.json` and sets `ACME_*` variables (with
-    /// `ACME_PROJECT_DIR`) and `acme_version`, where OpenHuman says
-    /// `openhuman`.
-    Named(AppName),
-}
-
-/// The name of a host of the OpenHuman family ([`App::named`]): lowercase
-/// ASCII letters, digits and `_`, starting with a letter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct AppName(&'static str);
-
-impl AppName {
-    /// The name, as given (`acme`).
-    pub fn as_str(self) -> &'static str {
-        self.0
+/// `CURSOR`, `OPENHUMAN`, `ACME`: the prefix of the variables of a
+/// Cursor-family format's hooks, its name in capitals.
+pub(crate) fn prefix(format: Format) -> Cow<'static, str> {
+    match format.name() {
+        "cursor" => Cow::Borrowed("CURSOR"),
+        "openhuman" => Cow::Borrowed("OPENHUMAN"),
+        name => Cow::Owned(name.to_ascii_uppercase()),
     }
 }
 
-/// A name [`App::named`] refuses, and why.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "app name {0:?} cannot name a folder and variables: use lowercase ASCII letters, digits \
-     and '_', starting with a letter (\"acme\")"
-)]
-pub struct InvalidAppName(pub String);
-
-impl App {
-    /// A host of the OpenHuman family named `name` (`acme`: `.acme/hooks.json`,
-    /// `ACME_HOOK_EVENT`, …).
-    ///
-    /// ```
-    /// use tower_hooks::dialect::cursor::App;
-    ///
-    /// let acme = App::named("acme")?;
-    /// assert_eq!(acme.prefix(), "ACME");
-    /// assert_eq!(acme.version_field(), "acme_version");
-    /// assert_eq!(acme.folder(), "acme");
-    /// assert!(App::named("Acme Corp").is_err());
-    /// assert!(App::named("").is_err());
-    /// # Ok::<(), tower_hooks::dialect::cursor::InvalidAppName>(())
-    /// ```
-    pub fn named(name: &'static str) -> Result<App, InvalidAppName> {
-        let mut chars = name.chars();
-        let valid = chars.next().is_some_and(|c| c.is_ascii_lowercase())
-            && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        if !valid {
-            return Err(InvalidAppName(name.to_owned()));
-        }
-        Ok(match name {
-            "cursor" => App::Cursor,
-            "openhuman" => App::OpenHuman,
-            _ => App::Named(AppName(name)),
-        })
-    }
-
-    /// The app's folder name, without the dot: `cursor`, `openhuman`, `acme`.
-    pub fn folder(self) -> &'static str {
-        match self {
-            App::Cursor => "cursor",
-            App::OpenHuman => "openhuman",
-            App::Named(name) => name.0,
-        }
-    }
-
-    /// `CURSOR`, `OPENHUMAN`, `ACME`: the prefix of the variables.
-    pub fn prefix(self) -> Cow<'static, str> {
-        match self {
-            App::Cursor => Cow::Borrowed("CURSOR"),
-            App::OpenHuman => Cow::Borrowed("OPENHUMAN"),
-            App::Named(name) => Cow::Owned(name.0.to_ascii_uppercase()),
-        }
-    }
-
-    /// `cursor_version`, `openhuman_version`, `acme_version`: the envelope's
-    /// version field.
-    pub fn version_field(self) -> Cow<'static, str> {
-        match self {
-            App::Cursor => Cow::Borrowed("cursor_version"),
-            App::OpenHuman => Cow::Borrowed("openhuman_version"),
-            App::Named(name) => Cow::Owned(format!("{}_version", name.0)),
-        }
+/// `cursor_version`, `openhuman_version`, `acme_version`: the envelope's
+/// version field for a Cursor-family format.
+pub(crate) fn version_field(format: Format) -> Cow<'static, str> {
+    match format.name() {
+        "cursor" => Cow::Borrowed("cursor_version"),
+        "openhuman" => Cow::Borrowed("openhuman_version"),
+        name => Cow::Owned(format!("{name}_version")),
     }
 }
 
@@ -128,8 +54,9 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// What a Cursor hook's stdin needs beyond the [`HookRequest`].
 #[derive(Debug, Clone, Copy)]
 pub struct Envelope<'a> {
-    /// The family.
-    pub app: App,
+    /// The family: [`Format::Cursor`], [`Format::OpenHuman`] or a
+    /// [named](Format::app) host of the OpenHuman family.
+    pub format: Format,
     /// The session's working directory (`cwd`).
     pub cwd: &'a str,
     /// The project root (`workspace_roots`).
@@ -165,7 +92,7 @@ pub fn stdin_bytes(event: CursorEvent, req: &HookRequest, envelope: &Envelope<'_
     let text = |s: &str| Cow::Owned(Value::String(s.to_owned()));
     let session = req.session_id().unwrap_or("");
     entries.push(("hook_event_name", text(event.name())));
-    let version_field = envelope.app.version_field();
+    let version_field = version_field(envelope.format);
     if event == CursorEvent::WorkspaceOpen {
         // Outside any session: no conversation, generation or session.
         entries.push((
@@ -344,29 +271,30 @@ fn push_subagent_type<'r>(args: &'r Value, out: &mut Vec<(&'r str, Cow<'r, Value
 /// The variables a Cursor-family hook gets on top of the inherited environment
 /// (and of the `env` a `sessionStart` hook set for the session):
 /// `CURSOR_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` (and `OPENHUMAN_PROJECT_DIR`
-/// for OpenHuman, `<APP>_PROJECT_DIR` for a [named](App::named) host of its
+/// for OpenHuman, `<APP>_PROJECT_DIR` for a [named](Format::app) host of its
 /// family) = the project root; `<APP>_VERSION`; `<APP>_HOOK_EVENT`;
 /// `<APP>_SESSION_ID` when the request has a session.
 ///
 /// ```
-/// use tower_hooks::dialect::cursor::{env_vars, App, CursorEvent};
+/// use tower_hooks::config::Format;
+/// use tower_hooks::dialect::cursor::{env_vars, CursorEvent};
 ///
-/// let vars = env_vars(App::OpenHuman, "/p", CursorEvent::PreToolUse, Some("s-1"));
+/// let vars = env_vars(Format::OpenHuman, "/p", CursorEvent::PreToolUse, Some("s-1"));
 /// assert!(vars.contains(&("OPENHUMAN_HOOK_EVENT".to_owned(), "preToolUse".to_owned())));
 /// assert!(vars.contains(&("CURSOR_PROJECT_DIR".to_owned(), "/p".to_owned())));
 /// ```
 pub fn env_vars(
-    app: App,
+    format: Format,
     project: &str,
     event: CursorEvent,
     session: Option<&str>,
 ) -> Vec<(String, String)> {
-    let prefix = app.prefix();
+    let prefix = prefix(format);
     let mut vars = vec![
         ("CURSOR_PROJECT_DIR".to_owned(), project.to_owned()),
         ("CLAUDE_PROJECT_DIR".to_owned(), project.to_owned()),
     ];
-    if app != App::Cursor {
+    if format != Format::Cursor {
         vars.push((format!("{prefix}_PROJECT_DIR"), project.to_owned()));
     }
     vars.push((format!("{prefix}_VERSION"), VERSION.to_owned()));
@@ -710,7 +638,7 @@ mod tests {
 
     fn stdin(event: CursorEvent, req: &HookRequest) -> Value {
         let envelope = Envelope {
-            app: App::Cursor,
+            format: Format::Cursor,
             cwd: "/p",
             project: "/p",
             loop_count: 0,
