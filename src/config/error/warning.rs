@@ -143,7 +143,7 @@ pub enum ConfigWarningKind {
     },
     /// A Claude Code `http` handler whose URL no pattern of the settings'
     /// `allowedHttpHookUrls` matches: it is listed and never runs.
-    ClaudeHttpUrlNotAllowed {
+    HttpUrlNotAllowed {
         /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
         /// The URL.
@@ -156,7 +156,7 @@ pub enum ConfigWarningKind {
     /// path segment, or an encoded `/` or `\` in its path), under settings
     /// that set `allowedHttpHookUrls`: no pattern allows such a URL, so the
     /// hook is listed and never runs.
-    ClaudeHttpUrlNeverAllowed {
+    HttpUrlNeverAllowed {
         /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
         /// The URL.
@@ -211,20 +211,28 @@ pub enum ConfigWarningKind {
         /// `not found`, `not executable` or `not on PATH`.
         why: &'static str,
     },
-    /// A Claude Code handler with `failClosed` or `fail_closed`, which are not
-    /// Claude Code keys (Cursor's are): ignored, so the handler fails open.
-    /// Claude Code's own key is `"onFailure": "block"`.
-    ClaudeFailClosedKey {
+    /// A handler with another dialect's key for failing closed (a Claude
+    /// Code handler with Cursor's `failClosed` or `fail_closed`): ignored, so
+    /// the handler fails open.
+    IgnoredFailClosedKey {
         /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
         /// The key as written.
         key: String,
+        /// The handler's dialect, as a message names it: `Claude Code`.
+        dialect: &'static str,
+        /// What its dialect writes instead: `"onFailure": "block"`.
+        instead: &'static str,
     },
-    /// A Claude Code handler with `if` on an event that is not a tool event:
-    /// Claude Code tests `if` on tool events only, so the handler never runs.
-    ClaudeIfOnNonToolEvent {
+    /// A handler whose rule (Claude Code's `if`) is on an event where its
+    /// dialect never tests it, so the handler never runs.
+    RuleOnNonToolEvent {
         /// The handler, as in [`UnsupportedType`](Self::UnsupportedType).
         at: String,
+        /// The rule's key: `if`.
+        key: &'static str,
+        /// The events the rule is tested on, as a message lists them.
+        tool_events: &'static str,
     },
     /// An entry of a type its dialect does not run at its event (a Claude
     /// Code `prompt` handler at `SessionEnd`, an `http` one at
@@ -379,7 +387,7 @@ impl fmt::Display for ConfigWarningKind {
                 "{at}: {entries} of type {kind:?} are not runnable by this host ({why}), so \
                  this one never runs"
             ),
-            ConfigWarningKind::ClaudeHttpUrlNotAllowed {
+            ConfigWarningKind::HttpUrlNotAllowed {
                 ref at,
                 ref url,
                 patterns: 0,
@@ -388,14 +396,14 @@ impl fmt::Display for ConfigWarningKind {
                 "{at}: {url:?} is blocked: \"allowedHttpHookUrls\" is an empty list, which \
                  blocks every HTTP hook, so this one never runs"
             ),
-            ConfigWarningKind::ClaudeHttpUrlNotAllowed {
+            ConfigWarningKind::HttpUrlNotAllowed {
                 ref at, ref url, ..
             } => write!(
                 f,
                 "{at}: {url:?} matches no pattern of \"allowedHttpHookUrls\", so this hook \
                  never runs; add a pattern for it (\"*\" is any run of characters)"
             ),
-            ConfigWarningKind::ClaudeHttpUrlNeverAllowed { ref at, ref url } => write!(
+            ConfigWarningKind::HttpUrlNeverAllowed { ref at, ref url } => write!(
                 f,
                 "{at}: {url:?} has user information, a backslash or a \".\" or \"..\" \
                  segment, or an encoded \"/\" or \"\\\" in its path, so it would not be \
@@ -456,15 +464,23 @@ impl fmt::Display for ConfigWarningKind {
                  and lets the action through unless it fails closed; fix the path or the \
                  execute bit (chmod +x)"
             ),
-            ConfigWarningKind::ClaudeFailClosedKey { ref at, ref key } => write!(
+            ConfigWarningKind::IgnoredFailClosedKey {
+                ref at,
+                ref key,
+                dialect,
+                instead,
+            } => write!(
                 f,
-                "{at}: {key:?} is not a Claude Code key and is ignored, so this handler fails \
-                 open; write \"onFailure\": \"block\" to make a failure block"
+                "{at}: {key:?} is not a {dialect} key and is ignored, so this handler fails \
+                 open; write {instead} to make a failure block"
             ),
-            ConfigWarningKind::ClaudeIfOnNonToolEvent { ref at } => write!(
+            ConfigWarningKind::RuleOnNonToolEvent {
+                ref at,
+                key,
+                tool_events,
+            } => write!(
                 f,
-                "{at}: \"if\" is only tested on tool events (PreToolUse, PostToolUse, \
-                 PostToolUseFailure, PermissionRequest, PermissionDenied), so this handler \
+                "{at}: {key:?} is only tested on tool events ({tool_events}), so this handler \
                  never runs"
             ),
             ConfigWarningKind::IgnoredMatcher {

@@ -222,9 +222,9 @@ impl ClaudeLoad {
                 let patterns = gates.url_patterns().map_or(0, <[String]>::len);
                 let (at, url) = (handler.describe(), target.url().to_owned());
                 let kind = if patterns > 0 && super::http_url::as_requested(&url).is_none() {
-                    ConfigWarningKind::ClaudeHttpUrlNeverAllowed { at, url }
+                    ConfigWarningKind::HttpUrlNeverAllowed { at, url }
                 } else {
-                    ConfigWarningKind::ClaudeHttpUrlNotAllowed { at, url, patterns }
+                    ConfigWarningKind::HttpUrlNotAllowed { at, url, patterns }
                 };
                 ctx.warnings
                     .push(ConfigWarning::in_file(&handler.source, kind));

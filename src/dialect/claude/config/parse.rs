@@ -279,9 +279,11 @@ impl Reader<'_> {
             ("fail_closed", raw.fail_closed_snake),
         ] {
             if written {
-                self.warn(ConfigWarningKind::ClaudeFailClosedKey {
+                self.warn(ConfigWarningKind::IgnoredFailClosedKey {
                     at: at.clone(),
                     key: key.to_owned(),
+                    dialect: "Claude Code",
+                    instead: "\"onFailure\": \"block\"",
                 });
             }
         }
@@ -404,7 +406,12 @@ impl Reader<'_> {
             }),
         }
         if if_rule.is_some() && !rule::is_tool_event(event) {
-            self.warn(ConfigWarningKind::ClaudeIfOnNonToolEvent { at: at.clone() });
+            self.warn(ConfigWarningKind::RuleOnNonToolEvent {
+                at: at.clone(),
+                key: "if",
+                tool_events: "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, \
+                              PermissionDenied",
+            });
         }
         if !type_runs_at(&kind, event) {
             self.warn(ConfigWarningKind::TypeNotOnEvent {
