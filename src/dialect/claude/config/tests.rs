@@ -1407,29 +1407,31 @@ fn a_cursor_fail_closed_key_warns_whatever_its_value_and_null_fields_are_absent(
 fn a_top_level_key_written_twice_keeps_its_last_value() {
     let file = load_text(r#"{"disableAllHooks": 1, "disableAllHooks": true}"#);
     assert!(file.disabled);
-    let file = load_text(
-        r#"{"hooks": {"Stop": [{"hooks": [{"command": "a"}]}]},
-            "hooks": {"PreToolUse": [{"hooks": [{"command": "b"}]}],
-                      "Stop": [{"hooks": [{"command": "c"}]}]}}"#,
+    let handlers = |text: &str| -> Vec<(String, String)> {
+        load_text(text)
+            .handlers
+            .iter()
+            .map(|h| (h.event.clone(), h.command.clone().unwrap()))
+            .collect()
+    };
+    let pairs = |list: [(&str, &str); 2]| list.map(|(e, c)| (e.to_owned(), c.to_owned()));
+    assert_eq!(
+        handlers(
+            r#"{"hooks": {"Stop": [{"hooks": [{"command": "a"}]}]},
+                "hooks": {"PreToolUse": [{"hooks": [{"command": "b"}]}],
+                          "Stop": [{"hooks": [{"command": "c"}]}]}}"#
+        ),
+        pairs([("PreToolUse", "b"), ("Stop", "c")])
     );
-    let handlers: Vec<(&str, &str)> = file
-        .handlers
-        .iter()
-        .map(|h| (h.event.as_str(), h.command.as_deref().unwrap()))
-        .collect();
-    assert_eq!(handlers, [("PreToolUse", "b"), ("Stop", "c")]);
     // An event written twice: its last groups, where it first stood.
-    let file = load_text(
-        r#"{"hooks": {"Stop": [{"hooks": [{"command": "a"}]}],
-                      "PreToolUse": [{"hooks": [{"command": "b"}]}],
-                      "Stop": [{"hooks": [{"command": "c"}]}]}}"#,
+    assert_eq!(
+        handlers(
+            r#"{"hooks": {"Stop": [{"hooks": [{"command": "a"}]}],
+                          "PreToolUse": [{"hooks": [{"command": "b"}]}],
+                          "Stop": [{"hooks": [{"command": "c"}]}]}}"#
+        ),
+        pairs([("Stop", "c"), ("PreToolUse", "b")])
     );
-    let handlers: Vec<(&str, &str)> = file
-        .handlers
-        .iter()
-        .map(|h| (h.event.as_str(), h.command.as_deref().unwrap()))
-        .collect();
-    assert_eq!(handlers, [("Stop", "c"), ("PreToolUse", "b")]);
 }
 
 #[test]
