@@ -18,27 +18,54 @@ use crate::process::KILL_GRACE;
 
 /// `{"id": N, "input": <the one-shot stdin>, "env": {<per-event variables>}}`
 /// and a newline. The input is written as the bytes a one-shot run would read
-/// (a JSON object the engine made), without parsing it again.
+/// (a JSON object the engine made), without parsing it again; the variables
+/// are written as they come, in the order of a JSON map's keys (sorted, the
+/// last value of a name winning), with no map built on the way: this runs on
+/// every call of a persistent hook.
 pub(super) fn request_line(id: u64, job: &Job) -> Vec<u8> {
     let input = trim_ascii(&job.stdin);
-    let env: serde_json::Map<String, Value> = job
+    let mut env: Vec<(&str, &str)> = job
         .env
         .iter()
         .filter(|(k, _)| job.event_env.contains(k))
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    let env = Value::Object(env).to_string();
-    let mut line = Vec::with_capacity(input.len() + env.len() + 40);
-    line.extend_from_slice(format!("{{\"id\":{id},\"input\":").as_bytes());
+    // Stable: of the same name, the later stays later, and wins.
+    env.sort_by(|a, b| a.0.cmp(b.0));
+    env.dedup_by(|later, earlier| {
+        let same = later.0 == earlier.0;
+        if same {
+            *earlier = *later;
+        }
+        same
+    });
+    let env_len: usize = env.iter().map(|(k, v)| k.len() + v.len() + 6).sum();
+    let mut line = Vec::with_capacity(input.len() + env_len + 48);
+    line.extend_from_slice(b"{\"id\":");
+    line.extend_from_slice(id.to_string().as_bytes());
+    line.extend_from_slice(b",\"input\":");
     if input.is_empty() {
         line.extend_from_slice(b"{}");
     } else {
         line.extend_from_slice(input);
     }
-    line.extend_from_slice(b",\"env\":");
-    line.extend_from_slice(env.as_bytes());
-    line.extend_from_slice(b"}\n");
+    line.extend_from_slice(b",\"env\":{");
+    for (i, (name, value)) in env.iter().enumerate() {
+        if i > 0 {
+            line.push(b',');
+        }
+        write_json_str(&mut line, name);
+        line.push(b':');
+        write_json_str(&mut line, value);
+    }
+    line.extend_from_slice(b"}}\n");
     line
+}
+
+/// `text` as a JSON string, escaped as serde_json escapes it.
+fn write_json_str(out: &mut Vec<u8>, text: &str) {
+    // Writing to a Vec cannot fail, and a str always serializes.
+    serde_json::to_writer(out, text).expect("a string serializes into a Vec");
 }
 
 fn trim_ascii(bytes: &[u8]) -> &[u8] {

@@ -49,6 +49,66 @@ fn the_request_line_carries_the_input_and_the_per_event_variables() {
     assert_eq!(line["input"], serde_json::json!({}));
 }
 
+/// The variables are written by hand on every call; they must read as
+/// serde_json's own map writes them: keys sorted, the last value of a name,
+/// every string escaped.
+#[test]
+fn the_request_lines_variables_are_what_a_json_map_of_them_writes() {
+    let env: Vec<(String, String)> = [
+        ("Z_LAST", "z"),
+        ("MINE", "not sent"),
+        (
+            "A_FIRST",
+            "quote \" backslash \\ newline \n tab \t nul-free \u{1} é ☃",
+        ),
+        ("NANOPI_EVENT", "first"),
+        ("NANOPI_EVENT", "second wins"),
+        ("B_EMPTY", ""),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    let event_env: Vec<String> = ["Z_LAST", "A_FIRST", "NANOPI_EVENT", "B_EMPTY", "ABSENT"]
+        .map(str::to_owned)
+        .to_vec();
+    let job = Job {
+        program: super::super::Program::Bash,
+        command: "x".into(),
+        stdin: b"  {\"a\":1}\n".to_vec(),
+        env: env.clone(),
+        env_remove: Vec::new(),
+        event_env: event_env.clone(),
+        host_env: Vec::new(),
+        current_dir: None,
+        deadline: None,
+    };
+    let map: serde_json::Map<String, Value> = env
+        .iter()
+        .filter(|(k, _)| event_env.contains(k))
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    let expected = format!(
+        "{{\"id\":42,\"input\":{{\"a\":1}},\"env\":{}}}\n",
+        Value::Object(map)
+    );
+    assert_eq!(String::from_utf8(request_line(42, &job)).unwrap(), expected);
+    assert!(
+        expected.contains("\"NANOPI_EVENT\":\"second wins\""),
+        "{expected}"
+    );
+    assert!(
+        expected.find("A_FIRST") < expected.find("B_EMPTY"),
+        "{expected}"
+    );
+    let empty = Job {
+        event_env: Vec::new(),
+        ..job
+    };
+    assert!(String::from_utf8(request_line(1, &empty))
+        .unwrap()
+        .ends_with(",\"env\":{}}\n"));
+}
+
 #[tokio::test]
 async fn a_dropped_call_leaves_no_request_behind() {
     let hook = Persistent::new(PersistentLimits::default(), None);
