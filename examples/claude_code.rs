@@ -35,18 +35,16 @@ mod support;
 
 use std::convert::Infallible;
 use std::error::Error;
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
 use tower::{service_fn, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
-use self::support::{changed, claude_event_head, took, with_arguments};
+use self::support::{claude_event_head, decision, script_line, with_arguments};
 use tower_hooks::config::Format;
 use tower_hooks::{
-    Decision, Dialect, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
-    ToolResult,
+    Dialect, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall, ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Claude Code user
@@ -82,7 +80,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
         .prefix("tower-hooks-claude-")
         .tempdir()?;
     let project = dir.path();
-    write_project(project)?;
+    support::write_project(project, ".claude", ("settings.json", SETTINGS), &SCRIPTS)?;
 
     // The dialect's standard files: ~/.claude/settings.json, the project's
     // .claude/settings.json and settings.local.json, then the machine's
@@ -172,10 +170,6 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 }
 
 /// The project folder: `.claude/settings.json` and the scripts in `.claude/hooks/`.
-fn write_project(project: &Path) -> std::io::Result<()> {
-    support::write_project(project, ".claude", ("settings.json", SETTINGS), &SCRIPTS)
-}
-
 /// The tool: pretends to run a shell command. Nothing is executed.
 async fn fake_bash(out: Transcript, call: ToolCall) -> Result<ToolResult, Infallible> {
     let outputs = [
@@ -218,27 +212,9 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     out.say(with_arguments(&claude_event_head(req), req));
     for hook in outcome.hooks() {
         let name = hook_name(hook.spec().command_line().unwrap_or(hook.spec().source()));
-        let matcher = hook.spec().matcher().unwrap_or("*");
-        let line = format!(
-            "     hook {:<15} {:<16} {:<9} {:>6}  {}",
-            name,
-            matcher,
-            hook.outcome().as_str(),
-            took(hook),
-            hook.reason().unwrap_or("")
-        );
-        out.say(line.trim_end());
+        out.say(script_line(&name, hook, (15, 16)));
     }
-    let decision = match (outcome.follow_up(), outcome.message(), outcome.decision()) {
-        (Some(instruction), ..) => format!("keep going: {instruction}"),
-        (None, Some(message), _) => format!("block: {message}"),
-        (None, None, Decision::Transform) => format!(
-            "transform: {}",
-            changed(req.arguments(), outcome.arguments())
-        ),
-        (None, None, decision) => decision.as_str().to_owned(),
-    };
-    out.say(format!("     => {decision}"));
+    out.say(format!("     => {}", decision(req, outcome)));
     for message in outcome.user_messages() {
         out.say(format!("     user   : {message}"));
     }

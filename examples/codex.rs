@@ -32,11 +32,10 @@ use serde_json::json;
 use tower::{service_fn, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
-use self::support::{changed, claude_event_head, took, with_arguments};
+use self::support::{claude_event_head, decision, script_line, with_arguments};
 use tower_hooks::config::Format;
 use tower_hooks::{
-    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
-    ToolResult,
+    HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall, ToolResult,
 };
 
 /// The project's two Codex files and the scripts they run, as a Codex user
@@ -146,26 +145,9 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     for hook in outcome.hooks() {
         let script = hook.spec().command_line().unwrap_or(hook.spec().source());
         let name = script.rsplit('/').next().unwrap_or(script);
-        let line = format!(
-            "     hook {:<18} {:<6} {:<9} {:>6}  {}",
-            name,
-            hook.spec().matcher().unwrap_or("*"),
-            hook.outcome().as_str(),
-            took(hook),
-            hook.reason().unwrap_or("")
-        );
-        out.say(line.trim_end());
+        out.say(script_line(name, hook, (18, 6)));
     }
-    let decision = match (outcome.follow_up(), outcome.message(), outcome.decision()) {
-        (Some(instruction), ..) => format!("keep going: {instruction}"),
-        (None, Some(message), _) => format!("block: {message}"),
-        (None, None, Decision::Transform) => format!(
-            "transform: {}",
-            changed(req.arguments(), outcome.arguments())
-        ),
-        (None, None, decision) => decision.as_str().to_owned(),
-    };
-    out.say(format!("     => {decision}"));
+    out.say(format!("     => {}", decision(req, outcome)));
     for context in outcome.context() {
         out.say(format!("     context: {context}"));
     }

@@ -36,19 +36,17 @@ mod support;
 
 use std::convert::Infallible;
 use std::error::Error;
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tower::{service_fn, Service, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
-use self::support::{changed, event_head, took, with_arguments};
+use self::support::{decision, event_head, script_line, with_arguments};
 use tower_hooks::config::Format;
 use tower_hooks::dialect::event_as_written;
 use tower_hooks::{
-    Decision, Dialect, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
-    ToolResult,
+    Dialect, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall, ToolResult,
 };
 
 /// The project's hooks file and the scripts it runs, as a Cursor user keeps
@@ -81,7 +79,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
         .prefix("tower-hooks-cursor-")
         .tempdir()?;
     let project = dir.path();
-    write_project(project)?;
+    support::write_project(project, ".cursor", ("hooks.json", HOOKS_JSON), &SCRIPTS)?;
 
     // Cursor's files: /etc/cursor/hooks.json, ~/.cursor/hooks.json, then the
     // project's .cursor/hooks.json, all of them. This example reads the
@@ -207,10 +205,6 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
 }
 
 /// The project folder: `.cursor/hooks.json` and the scripts in `.cursor/hooks/`.
-fn write_project(project: &Path) -> std::io::Result<()> {
-    support::write_project(project, ".cursor", ("hooks.json", HOOKS_JSON), &SCRIPTS)
-}
-
 /// One tool call the model asks for, through the hooks: what the model sees.
 async fn run_tool<S>(
     out: &Transcript,
@@ -277,27 +271,9 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     for hook in outcome.hooks() {
         let command = hook.spec().command_line().unwrap_or(hook.spec().source());
         let name = command.rsplit('/').next().unwrap_or(command);
-        let matcher = hook.spec().matcher().unwrap_or("*");
-        let line = format!(
-            "     hook {:<15} {:<12} {:<9} {:>6}  {}",
-            name,
-            matcher,
-            hook.outcome().as_str(),
-            took(hook),
-            hook.reason().unwrap_or("")
-        );
-        out.say(line.trim_end());
+        out.say(script_line(name, hook, (15, 12)));
     }
-    let decision = match (outcome.follow_up(), outcome.message(), outcome.decision()) {
-        (Some(instruction), ..) => format!("keep going: {instruction}"),
-        (None, Some(message), _) => format!("block: {message}"),
-        (None, None, Decision::Transform) => format!(
-            "transform: {}",
-            changed(req.arguments(), outcome.arguments())
-        ),
-        (None, None, decision) => decision.as_str().to_owned(),
-    };
-    out.say(format!("     => {decision}"));
+    out.say(format!("     => {}", decision(req, outcome)));
     for message in outcome.user_messages() {
         out.say(format!("     user   : {message}"));
     }

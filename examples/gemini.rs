@@ -37,12 +37,11 @@ use serde_json::json;
 use tower::{service_fn, ServiceBuilder};
 
 pub(crate) use self::support::Transcript;
-use self::support::{changed, event_head, took, with_arguments};
+use self::support::{decision, event_head, script_line, with_arguments};
 use tower_hooks::config::Format;
 use tower_hooks::dialect::gemini::GeminiEvent;
 use tower_hooks::{
-    Decision, HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall,
-    ToolResult,
+    HookOutcome, HookRequest, HookStack, ShutdownReason, StartReason, ToolCall, ToolResult,
 };
 
 /// The project's settings file and the scripts it runs, as a Gemini CLI user
@@ -174,28 +173,11 @@ fn print_event(out: &Transcript, req: &HookRequest, outcome: &HookOutcome) {
     let name = GeminiEvent::at(req.event()).map_or(req.event().name(), GeminiEvent::name);
     out.say(with_arguments(&event_head(name, req), req));
     for hook in outcome.hooks() {
-        let line = format!(
-            "     hook {:<15} {:<17} {:<9} {:>6}  {}",
-            hook.spec()
-                .name()
-                .unwrap_or(hook_name(hook.spec().command_line().unwrap_or(""))),
-            hook.spec().matcher().unwrap_or("*"),
-            hook.outcome().as_str(),
-            took(hook),
-            hook.reason().unwrap_or("")
-        );
-        out.say(line.trim_end());
+        let name = hook.spec().name();
+        let name = name.unwrap_or(hook_name(hook.spec().command_line().unwrap_or("")));
+        out.say(script_line(name, hook, (15, 17)));
     }
-    let decision = match (outcome.follow_up(), outcome.message(), outcome.decision()) {
-        (Some(instruction), ..) => format!("keep going: {instruction}"),
-        (None, Some(message), _) => format!("block: {message}"),
-        (None, None, Decision::Transform) => format!(
-            "transform: {}",
-            changed(req.arguments(), outcome.arguments())
-        ),
-        (None, None, decision) => decision.as_str().to_owned(),
-    };
-    out.say(format!("     => {decision}"));
+    out.say(format!("     => {}", decision(req, outcome)));
     for message in outcome.user_messages() {
         out.say(format!("     user   : {message}"));
     }

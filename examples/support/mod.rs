@@ -18,8 +18,8 @@ use tower_hooks::dialect::claude::event_name;
 use tower_hooks::report::Notice;
 use tower_hooks::stack::Builder;
 use tower_hooks::{
-    AgentHooks, HookOutcome, HookRecord, HookRequest, RecordOutcome, StopDecision, ToolCall,
-    ToolResult,
+    AgentHooks, Decision, HookOutcome, HookRecord, HookRequest, RecordOutcome, StopDecision,
+    ToolCall, ToolResult,
 };
 
 /// Exits with a usage line when the example is given an argument: it takes none.
@@ -301,6 +301,34 @@ pub(crate) fn hook_line(hook: &HookRecord, type_width: usize) -> String {
         hook.reason().unwrap_or("")
     );
     line.trim_end().to_owned()
+}
+
+/// A script hook's line under its event: the script's `name` and the hook's
+/// matcher (in columns `widths` wide), outcome, duration and reason.
+pub(crate) fn script_line(name: &str, hook: &HookRecord, widths: (usize, usize)) -> String {
+    let (name_width, matcher_width) = widths;
+    let line = format!(
+        "     hook {name:<name_width$} {:<matcher_width$} {:<9} {:>6}  {}",
+        hook.spec().matcher().unwrap_or("*"),
+        hook.outcome().as_str(),
+        took(hook),
+        hook.reason().unwrap_or("")
+    );
+    line.trim_end().to_owned()
+}
+
+/// The call's decision as a transcript says it: a follow-up's instruction, a
+/// block's message, what a transform changed, or the decision's name.
+pub(crate) fn decision(req: &HookRequest, outcome: &HookOutcome) -> String {
+    match (outcome.follow_up(), outcome.message(), outcome.decision()) {
+        (Some(instruction), ..) => format!("keep going: {instruction}"),
+        (None, Some(message), _) => format!("block: {message}"),
+        (None, None, Decision::Transform) => format!(
+            "transform: {}",
+            changed(req.arguments(), outcome.arguments())
+        ),
+        (None, None, decision) => decision.as_str().to_owned(),
+    }
 }
 
 /// What a transform changed, as `key = value` of the top-level keys that differ.
