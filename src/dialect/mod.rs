@@ -12,11 +12,14 @@ pub mod claude;
 pub mod codex;
 pub mod cursor;
 mod envelope;
+mod failure;
 pub mod gemini;
 mod model_answer;
 mod named;
 pub mod nanopi;
 
+#[doc(hidden)] // the failure texts, for the dialects' wires and their tests; not API
+pub use self::failure::Failure;
 pub use self::model_answer::ModelAnswer;
 pub use self::named::{EventNames, FireError, NamedEvent};
 
@@ -445,7 +448,7 @@ pub(crate) async fn within_deadline<T>(
     match req.deadline() {
         Some(deadline) => tokio::time::timeout_at(deadline.at, run)
             .await
-            .unwrap_or_else(|_| Err(claude::Failure::TimedOut(deadline.timeout).to_string())),
+            .unwrap_or_else(|_| Err(Failure::TimedOut(deadline.timeout).to_string())),
         None => run.await,
     }
 }

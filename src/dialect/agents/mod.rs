@@ -78,7 +78,7 @@ use serde_json::{Map, Value};
 use crate::config::derived::{refuse, refuse_described, shaped, Refused, Shape};
 use crate::config::read::{read_config, MAX_CONFIG_SIZE};
 use crate::config::{invalid_value as invalid, ConfigError, ConfigErrorKind, ConfigWarningKind};
-use crate::dialect::claude::Failure;
+use crate::dialect::Failure;
 use crate::event::Event;
 use crate::outcome::{last_nonempty_line, DEFAULT_BLOCK_REASON};
 use crate::request::HookRequest;

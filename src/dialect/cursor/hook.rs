@@ -18,7 +18,7 @@ use super::wire::{
     decode, env_vars, prefix, stdin_bytes, CursorAnswer, CursorPermission, Envelope,
 };
 use crate::config::Format;
-use crate::dialect::claude::Failure;
+use crate::dialect::Failure;
 use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};

@@ -19,8 +19,8 @@ use serde_json::{Map, Value};
 
 use super::event::CursorEvent;
 use crate::config::Format;
-use crate::dialect::claude::Failure;
 use crate::dialect::envelope::{copy_others, deny_reason, lay_over, line};
+use crate::dialect::Failure;
 use crate::event::Event;
 use crate::outcome::DEFAULT_BLOCK_REASON;
 use crate::request::{HookRequest, STRUCTURED_CONTENT};
