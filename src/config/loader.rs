@@ -113,4 +113,17 @@ impl LoadCtx<'_> {
         self.warnings.extend(config.warnings);
         self.errors.extend(config.errors);
     }
+
+    /// Appends warnings of `kinds`, each found in the file at `path`.
+    pub(crate) fn warn_in(
+        &mut self,
+        path: &Path,
+        kinds: impl IntoIterator<Item = super::ConfigWarningKind>,
+    ) {
+        self.warnings.extend(
+            kinds
+                .into_iter()
+                .map(|kind| ConfigWarning::in_file(path, kind)),
+        );
+    }
 }

@@ -179,6 +179,23 @@ impl FireError {
     }
 }
 
+/// The arguments of a session event (start, end, compaction) fired by name:
+/// the reason its stdin states (`source` at a start, `reason` at an end,
+/// `trigger` at a compaction, as Claude Code and Gemini CLI name them), as
+/// the neutral `reason`; the field is taken out of `fields`.
+pub(crate) fn session_args(event: Event, fields: &mut Map<String, Value>) -> Map<String, Value> {
+    let key = match event {
+        Event::SessionStart => "source",
+        Event::SessionShutdown => "reason",
+        _ => "trigger",
+    };
+    let mut args = Map::new();
+    if let Some(reason) = fields.remove(key) {
+        args.insert("reason".into(), reason);
+    }
+    args
+}
+
 impl fmt::Display for FireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

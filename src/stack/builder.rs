@@ -30,6 +30,18 @@ use crate::BoxError;
 use super::leaf::{HookFn, InProcess, Leaf, LeafKind};
 use super::{HookBase, HookStack, PerHook, StackService};
 
+/// A host's service (an in-process hook, an evaluator, an MCP client), boxed
+/// with its error as a [`BoxError`].
+fn boxed<S, Req>(service: S) -> BoxCloneSyncService<Req, S::Response, BoxError>
+where
+    S: Service<Req> + Clone + Send + Sync + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+    Req: 'static,
+{
+    BoxCloneSyncService::new(tower::ServiceExt::map_err(service, Into::into))
+}
+
 /// An in-process hook always runs: a spec of an unknown `type` becomes `service`.
 fn runnable_in_process(spec: HookSpec) -> HookSpec {
     let mut spec = match spec.hook_kind() {
@@ -141,11 +153,10 @@ impl<C, H> Builder<C, H> {
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
-        let service = tower::ServiceExt::map_err(service, Into::into);
         let spec = runnable_in_process(spec);
         self.settings
             .hooks
-            .push((spec, Source::InProcess(BoxCloneSyncService::new(service))));
+            .push((spec, Source::InProcess(boxed(service))));
         self
     }
 
@@ -221,8 +232,7 @@ impl<C, H> Builder<C, H> {
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
-        let evaluator = tower::ServiceExt::map_err(evaluator, Into::into);
-        self.settings.evaluator = Some(BoxCloneSyncService::new(evaluator));
+        self.settings.evaluator = Some(boxed(evaluator));
         self
     }
 
@@ -242,8 +252,7 @@ impl<C, H> Builder<C, H> {
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
-        let client = tower::ServiceExt::map_err(client, Into::into);
-        self.settings.mcp = Some(BoxCloneSyncService::new(client));
+        self.settings.mcp = Some(boxed(client));
         self
     }
 

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::loader::{Load, LoadCtx, Loader};
-use crate::config::{ConfigError, ConfigFile, ConfigWarning, Discovery, Format};
+use crate::config::{ConfigError, ConfigFile, Discovery, Format};
 use crate::spec::Dialect;
 
 #[allow(non_upper_case_globals)]
@@ -51,12 +51,7 @@ impl Load for AgentsLoader {
         let path = file.path();
         let loaded = super::load(path)?;
         ctx.hooks.extend(super::specs(&loaded, path));
-        ctx.warnings.extend(
-            loaded
-                .warnings
-                .into_iter()
-                .map(|kind| ConfigWarning::in_file(path, kind)),
-        );
+        ctx.warn_in(path, loaded.warnings);
         Ok(())
     }
 }

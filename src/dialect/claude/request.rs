@@ -11,6 +11,7 @@
 use serde_json::{json, Map, Value};
 
 use super::ClaudeEvent;
+use crate::dialect::named::session_args;
 use crate::dialect::FireError;
 use crate::event::Event;
 use crate::request::{HookRequest, STRUCTURED_CONTENT};
@@ -141,15 +142,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
         | Event::SessionShutdown
         | Event::SessionBeforeCompact
         | Event::SessionCompact => {
-            let key = match neutral {
-                Event::SessionStart => "source",
-                Event::SessionShutdown => "reason",
-                _ => "trigger",
-            };
-            let mut args = Map::new();
-            if let Some(reason) = fields.remove(key) {
-                args.insert("reason".into(), reason);
-            }
+            let mut args = session_args(neutral, &mut fields);
             if neutral == Event::SessionBeforeCompact {
                 if let Some(text) = fields.remove("custom_instructions") {
                     args.insert("custom_instructions".into(), text);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::config::loader::{Load, LoadCtx, Loader};
 use serde_json::{Map, Value};
 
-use crate::config::{ConfigError, ConfigFile, ConfigWarning, Discovery, Format};
+use crate::config::{ConfigError, ConfigFile, Discovery, Format};
 use crate::dialect::{EventNames, FireError};
 use crate::event::Event;
 use crate::request::HookRequest;
@@ -140,12 +140,7 @@ impl Load for CodexLoad {
                 data.display().to_string().into_boxed_str(),
             )
         });
-        ctx.warnings.extend(
-            loaded
-                .warnings
-                .into_iter()
-                .map(|kind| ConfigWarning::in_file(path, kind)),
-        );
+        ctx.warn_in(path, loaded.warnings);
         for handler in &loaded.handlers {
             self.hooks.push((ctx.hooks.len(), folder.clone()));
             ctx.hooks

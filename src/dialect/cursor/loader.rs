@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::hook::{self, Sessions};
 use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::read::{read_config, MAX_CONFIG_SIZE};
-use crate::config::{ConfigError, ConfigFile, ConfigWarning, Discovery, Format};
+use crate::config::{ConfigError, ConfigFile, Discovery, Format};
 use crate::dialect::EventNames;
 use crate::spec::{Dialect, HookSpec};
 
@@ -216,12 +216,7 @@ impl Load for CursorLoad {
             &self.sessions,
             first_id,
         ));
-        ctx.warnings.extend(
-            loaded
-                .warnings
-                .into_iter()
-                .map(|kind| ConfigWarning::in_file(path, kind)),
-        );
+        ctx.warn_in(path, loaded.warnings);
         Ok(())
     }
 

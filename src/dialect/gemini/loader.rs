@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::config::{self, GeminiEntry};
 use super::hook::{self, GeminiHook};
 use crate::config::loader::{Load, LoadCtx, Loader};
-use crate::config::{ConfigError, ConfigFile, ConfigWarning, Discovery, Format};
+use crate::config::{ConfigError, ConfigFile, Discovery, Format};
 use crate::dialect::EventNames;
 use crate::process::substitute::{placeholders, substitute, Form};
 use crate::spec::Dialect;
@@ -154,12 +154,7 @@ impl Load for GeminiLoad {
                 .count();
             ctx.hooks.push(hook::spec(entry, &source, &project, index));
         }
-        ctx.warnings.extend(
-            loaded
-                .warnings
-                .into_iter()
-                .map(|kind| ConfigWarning::in_file(path, kind)),
-        );
+        ctx.warn_in(path, loaded.warnings);
         Ok(())
     }
 

@@ -4,7 +4,8 @@
 use serde_json::{json, Map, Value};
 
 use super::GeminiEvent;
-use crate::dialect::claude::FireError;
+use crate::dialect::named::session_args;
+use crate::dialect::FireError;
 use crate::event::Event;
 use crate::request::{HookRequest, STRUCTURED_CONTENT};
 
@@ -109,16 +110,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
             HookRequest::new(Event::Stop, Value::Object(std::mem::take(&mut fields)))
         }
         point @ (Event::SessionStart | Event::SessionShutdown | Event::SessionBeforeCompact) => {
-            let key = match known {
-                GeminiEvent::SessionStart => "source",
-                GeminiEvent::SessionEnd => "reason",
-                _ => "trigger",
-            };
-            let mut args = Map::new();
-            if let Some(reason) = fields.remove(key) {
-                args.insert("reason".into(), reason);
-            }
-            HookRequest::new(point, Value::Object(args))
+            HookRequest::new(point, Value::Object(session_args(point, &mut fields)))
         }
         point => HookRequest::new(point, Value::Object(std::mem::take(&mut fields))),
     };
