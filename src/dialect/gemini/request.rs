@@ -33,11 +33,16 @@ const COMMON: [&str; 4] = ["transcript_path", "cwd", "hook_event_name", "timesta
 /// let req = request("BeforeTool", fields.as_object().unwrap().clone())?;
 /// assert_eq!(req.event(), Event::ToolExecutionStart);
 /// assert_eq!(req.tool_name(), Some("run_shell_command"));
-/// # Ok::<(), tower_hooks::dialect::claude::FireError>(())
+///
+/// let err = request("BeforeToolUse", fields.as_object().unwrap().clone()).unwrap_err();
+/// assert_eq!(err.to_string(), "\"BeforeToolUse\" is not a Gemini CLI event");
+/// # Ok::<(), tower_hooks::dialect::FireError>(())
 /// ```
 pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookRequest, FireError> {
-    let known =
-        GeminiEvent::from_name(event).ok_or_else(|| FireError::UnknownEvent(event.to_owned()))?;
+    let known = GeminiEvent::from_name(event).ok_or_else(|| FireError::NoSuchEvent {
+        name: event.to_owned(),
+        expected: "a Gemini CLI event",
+    })?;
     let session_id = match fields.remove("session_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => Some(id),
