@@ -5,6 +5,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+use support::{script, write};
+
 use std::convert::Infallible;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -42,11 +44,6 @@ JSON
 esac
 exit 0
 "#;
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 fn plugin_stack(root: &Path) -> HookStack {
     let plugin = root.join("plugin");
@@ -1065,13 +1062,6 @@ async fn an_mcp_tool_handler_calls_the_hosts_mcp_client_with_its_filled_input() 
     .await;
     assert!(!skipped.is_blocked());
     assert_eq!(skipped.hooks()[0].outcome(), RecordOutcome::Skipped);
-}
-
-/// Writes an executable script at `path`.
-fn script(path: &Path, text: &str) {
-    use std::os::unix::fs::PermissionsExt;
-    write(path, text);
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 /// A guard that defers `AskUserQuestion` (with context Claude Code drops

@@ -2,6 +2,9 @@
 //! and `.codex/config.toml` with guard, rewriter, context and Stop-gate scripts
 //! written the way Codex users write them, and hostile hooks of the dialect.
 
+#[path = "../support/mod.rs"]
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -10,19 +13,11 @@ use tower::ServiceExt;
 use tower_hooks::config::{Config, ConfigFile, Discovery, Format};
 use tower_hooks::{Decision, Dialect, HookRequest, HookStack, RecordOutcome};
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use support::write;
 
+/// Writes an executable script at `path`; answers the path, as a command.
 fn script(path: &Path, text: &str) -> String {
-    write(path, text);
-    let status = std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    support::script(path, text);
     path.display().to_string()
 }
 

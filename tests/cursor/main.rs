@@ -9,6 +9,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+use support::{script, write};
+
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,18 +28,6 @@ use tower_hooks::{
 };
 
 // --- helpers ----------------------------------------------------------------
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-/// Writes an executable script.
-fn script(path: &Path, text: &str) {
-    use std::os::unix::fs::PermissionsExt;
-    write(path, text);
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
 
 /// `{"version": 1, "hooks": hooks}`, as Cursor's docs write it.
 fn hooks_json(hooks: Value) -> String {

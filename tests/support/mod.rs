@@ -264,3 +264,20 @@ impl PeakMemory {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Files: what the dialect suites write into their projects.
+// ---------------------------------------------------------------------------
+
+/// Writes `text` at `path`, making its folders.
+pub(crate) fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Writes an executable script at `path`.
+pub(crate) fn script(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    write(path, text);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
