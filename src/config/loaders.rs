@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
 use super::{env_home, home_dir, Config, ConfigError, ConfigWarning, ConfigWarningKind};
-use crate::dialect::{agents, claude, codex, cursor, gemini, nanopi};
+use crate::dialect::{agents, claude, codex, cursor, gemini, nanopi, EventNames};
 use crate::spec::Dialect;
 
 /// Every dialect's loader. A new dialect is its folder and a line here.
@@ -60,6 +60,17 @@ impl Dialect {
     /// The dialect whose [`as_str`](Self::as_str) is `name`.
     pub fn from_name(name: &str) -> Option<Dialect> {
         Dialect::all().into_iter().find(|d| d.as_str() == name)
+    }
+}
+
+impl EventNames {
+    /// The names of every dialect that has its own, in the loaders' order.
+    pub fn all() -> Vec<EventNames> {
+        LOADERS
+            .iter()
+            .filter_map(|loader| loader.event_names())
+            .copied()
+            .collect()
     }
 }
 

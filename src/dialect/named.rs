@@ -6,7 +6,6 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::config::loaders::LOADERS;
 use crate::event::Event;
 use crate::request::HookRequest;
 use crate::spec::Dialect;
@@ -53,15 +52,6 @@ impl EventNames {
             events,
             request,
         }
-    }
-
-    /// The names of every dialect that has its own, in the loaders' order.
-    pub fn all() -> Vec<EventNames> {
-        LOADERS
-            .iter()
-            .filter_map(|loader| loader.event_names())
-            .copied()
-            .collect()
     }
 
     /// The dialect.
