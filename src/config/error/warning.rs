@@ -251,10 +251,10 @@ pub enum ConfigWarningKind {
     /// `UserPromptSubmit`, …): ignored, as its dialect ignores it, so the
     /// group's hooks run every time.
     IgnoredMatcher {
+        /// Where the matcher is, in its dialect's words (`hooks.Stop[0]`).
+        at: String,
         /// The event, as written.
         event: String,
-        /// The matcher group's position in the event's list, from 0.
-        group: usize,
         /// The matcher as written.
         matcher: String,
     },
@@ -484,13 +484,13 @@ impl fmt::Display for ConfigWarningKind {
                  never runs"
             ),
             ConfigWarningKind::IgnoredMatcher {
+                ref at,
                 ref event,
-                group,
                 ref matcher,
             } => write!(
                 f,
-                "hooks.{event}[{group}]: matcher \"{}\" is ignored: {event} has no matcher, \
-                 so the group's hooks run every time",
+                "{at}: matcher \"{}\" is ignored: {event} has no matcher, so the group's hooks \
+                 run every time",
                 crate::pattern::display_pattern(matcher)
             ),
             ConfigWarningKind::LongTimeout {

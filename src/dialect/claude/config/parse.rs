@@ -188,8 +188,8 @@ impl Reader<'_> {
                 && !matches!(pattern, Pattern::Any)
             {
                 self.warn(ConfigWarningKind::IgnoredMatcher {
+                    at: format!("hooks.{event}[{group}]"),
                     event: event.to_owned(),
-                    group,
                     matcher: matcher.clone().unwrap_or_default(),
                 });
                 pattern = Pattern::Any;
