@@ -21,7 +21,10 @@
 //!   started once): `round_trip` against `floor`, the same Perl hook driven by
 //!   a bare blocking pipe loop (std's `Command`, a request line written, the
 //!   answer line read: no runtime, no library code), each timed with the
-//!   other run between its iterations; `concurrent_64`, a batch of 64.
+//!   other run between its iterations; `runtime_floor`, the same hook driven
+//!   by a bare async loop on the runtime (what the runtime's I/O driver adds
+//!   to `floor`; the rest of `round_trip` is the library's);
+//!   `concurrent_64`, a batch of 64.
 //!
 //! Every stack is called once before it is timed, and its hooks must have
 //! run and allowed (`support::check_allows`): a hook that cannot run answers
@@ -30,6 +33,7 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::convert::Infallible;
 use std::hint::black_box;
 use std::io::{BufRead, BufReader, Write};
@@ -405,6 +409,62 @@ impl Drop for PipeFloor {
     }
 }
 
+/// The persistent floor on the runtime: the same Perl hook started with
+/// tokio's `Command` and driven by a bare async loop on the runtime that
+/// times `round_trip` (the same request line written, the answer line read).
+/// No library code: what waiting on the runtime's I/O driver adds to
+/// [`PipeFloor`]'s blocking read, so `round_trip` beside it shows the
+/// library's own share.
+struct RuntimeFloor {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    stdout: tokio::io::BufReader<tokio::process::ChildStdout>,
+    input: Vec<u8>,
+    next_id: u64,
+    request: Vec<u8>,
+    answer: String,
+}
+
+impl RuntimeFloor {
+    /// Starts the hook; called within the runtime that drives it.
+    fn start(input: &[u8]) -> Self {
+        let mut child = tokio::process::Command::new("bash")
+            .args(["-c", PERSISTENT_ALLOW])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
+        RuntimeFloor {
+            child,
+            stdin,
+            stdout,
+            input: input.trim_ascii().to_vec(),
+            next_id: 1,
+            request: Vec::new(),
+            answer: String::new(),
+        }
+    }
+
+    /// One request and its answer; answers the id sent (its answer line is
+    /// `self.answer`).
+    async fn round_trip(&mut self) -> u64 {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let id = self.next_id;
+        self.next_id += 1;
+        self.request.clear();
+        write!(self.request, "{{\"id\":{id},\"input\":").unwrap();
+        self.request.extend_from_slice(&self.input);
+        self.request.extend_from_slice(b",\"env\":{}}\n");
+        self.stdin.write_all(&self.request).await.unwrap();
+        self.answer.clear();
+        self.stdout.read_line(&mut self.answer).await.unwrap();
+        id
+    }
+}
+
 fn persistent(c: &mut Criterion) {
     let rt = current_thread();
     let multi = multi_thread();
@@ -428,6 +488,34 @@ fn persistent(c: &mut Criterion) {
     bench_interleaved(&mut group, "floor", &rt, floor, hook);
     bench_interleaved(&mut group, "round_trip", &rt, hook, floor);
     drop(pipe_floor);
+    // Taken out for each round trip and put back, so that no borrow is held
+    // across an await.
+    let runtime_floor = Rc::new(RefCell::new(Some({
+        let _in = rt.enter();
+        RuntimeFloor::start(&stdin_line(&req, "/work/project"))
+    })));
+    let on_runtime = || {
+        let floor = runtime_floor.clone();
+        async move {
+            let mut taken = floor.borrow_mut().take().unwrap();
+            black_box(taken.round_trip().await);
+            *floor.borrow_mut() = Some(taken);
+        }
+    };
+    // The hook's own line for the id sent (a hook that died would fail here).
+    rt.block_on(async {
+        let mut taken = runtime_floor.borrow_mut().take().unwrap();
+        let id = taken.round_trip().await;
+        assert_eq!(taken.answer, format!("{{\"id\":{id}}}\n"));
+        *runtime_floor.borrow_mut() = Some(taken);
+    });
+    bench_interleaved(&mut group, "runtime_floor", &rt, on_runtime, hook);
+    if let Some(mut taken) = runtime_floor.borrow_mut().take() {
+        rt.block_on(async move {
+            drop(taken.stdin);
+            let _ = taken.child.wait().await;
+        });
+    }
     rt.block_on(stack.shutdown(Duration::from_secs(1)));
     let stack = persistent_stack();
     multi.block_on(check_allows(stack.clone(), req.clone(), 1));

@@ -41,6 +41,7 @@ IDS = [
     "spawn/floor_sequential_4",
     "spawn/gemini_sequential_4",
     "persistent/floor",
+    "persistent/runtime_floor",
     "persistent/round_trip",
     "persistent/concurrent_64",
 ]
@@ -60,6 +61,12 @@ REPRODUCE = [
 FLOORS = [
     ("persistent round_trip / floor", "persistent/round_trip", "persistent/floor", 1.2),
     ("http round_trip / floor", "http/round_trip", "http/floor", 1.2),
+]
+
+# Where a round trip's time goes, beside its floor: (label, round trip, a second
+# floor that adds the runtime's I/O driver to the first). Shown, no target.
+SHARES = [
+    ("persistent round_trip / runtime_floor", "persistent/round_trip", "persistent/runtime_floor"),
 ]
 
 SCALING = [1, 2, 5, 10]  # scaling/transforming_hooks/N
@@ -274,6 +281,7 @@ def floor_section(root: str, pinned: str | None) -> list[str]:
     """The round trips against their floors, beside a run on one core (left out
     when neither floor has run)."""
     ids = [i for _, trip, floor, _ in FLOORS for i in (floor, trip)]
+    ids[1:1] = [second for _, _, second in SHARES]
     normal = {i: try_load(root, i) for i in ids}
     on_one = {i: try_load(pinned, i) for i in ids}
     if all(normal[floor] is None for _, _, floor, _ in FLOORS):
@@ -291,7 +299,11 @@ def floor_section(root: str, pinned: str | None) -> list[str]:
           "same Perl hook with a blocking write-a-line, read-a-line loop (std's `Command`, no "
           "runtime), `http/floor` posts the same body to the same server with a bare hyper "
           "connection. The pinned run is the same benches under `taskset -c 0` (the hook's "
-          "process and the server's thread inherit the core).", "",
+          "process and the server's thread inherit the core). `persistent/runtime_floor` drives "
+          "the same hook with a bare async loop on the runtime that times `round_trip` (tokio's "
+          "`Command`, the same line written, the answer line read): the step from `floor` to it "
+          "is what waiting on the runtime's I/O driver costs, the step from it to `round_trip` "
+          "is the library's own work.", "",
           "| id | median | median, one core | normal / one core |",
           "| --- | ---: | ---: | ---: |"]
     for i in ids:
@@ -310,6 +322,13 @@ def floor_section(root: str, pinned: str | None) -> list[str]:
                if on_one[trip] and on_one[floor] else "–")
         held = "" if value <= limit else " (**does not hold**)"
         md.append(f"| {label} | {value:.3f}{held} | {pin} | ≤ {limit:g} |")
+    for label, trip, second in SHARES:
+        if normal[trip] is None or normal[second] is None:
+            continue
+        value = normal[trip]["median"] / normal[second]["median"]
+        pin = (f"{on_one[trip]['median'] / on_one[second]['median']:.3f}"
+               if on_one[trip] and on_one[second] else "–")
+        md.append(f"| {label} | {value:.3f} | {pin} | – |")
     md.append("")
     return md
 
@@ -393,7 +412,8 @@ def main() -> int:
            "started once: `round_trip` is one call, `concurrent_64` a batch of 64 (16 in flight at "
            "a time, the hook's bound); a ratio of 0.05 is 20 times cheaper than a spawn per event. "
            "`persistent/floor` is the same Perl hook driven by a bare blocking pipe loop, timed "
-           "interleaved with `round_trip` (see \"Against the physical floor\").", ""]
+           "interleaved with `round_trip`, and `persistent/runtime_floor` the same by a bare async "
+           "loop on the runtime (see \"Against the physical floor\").", ""]
 
     http_md, http_ok = http_section(a.criterion)
     verdicts += http_ok
