@@ -33,11 +33,11 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items.
 
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::convert::Infallible;
 use std::hint::black_box;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;

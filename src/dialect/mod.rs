@@ -30,10 +30,10 @@ use std::sync::Arc;
 
 use crate::event::Event;
 use crate::host::Host;
-use crate::outcome::{Notes, SeenName, Verdict};
+use crate::outcome::{Notes, Verdict};
 use crate::process::persistent::PROTOCOL_VAR;
 use crate::process::{Finished, Job};
-use crate::request::{HookRequest, ToolKind};
+use crate::request::{HookRequest, SeenName, ToolKind};
 use crate::spec::{Dialect, HookSpec};
 use crate::BoxError;
 

@@ -14,10 +14,13 @@ pub use crate::process::Termination;
 
 mod notes;
 mod record;
+mod run;
 
 pub use notes::Notes;
-pub(crate) use record::{millis, RunSlot, SeenName};
-pub use record::{HookRecord, RunDetail, RUN_DETAIL_LIMIT};
+pub(crate) use record::millis;
+pub use record::HookRecord;
+pub(crate) use run::RunSlot;
+pub use run::{RunDetail, RUN_DETAIL_LIMIT};
 
 /// The reason given when a hook blocks without saying why.
 pub const DEFAULT_BLOCK_REASON: &str = "blocked by hook";

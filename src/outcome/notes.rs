@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 #[cfg(doc)]
-use super::{HookOutcome, HookRecord};
+use super::HookOutcome;
 
 /// What hooks handed to the agent besides their decision: text for the model's
 /// context, messages for the person, a request to stop, an instruction to keep
@@ -37,7 +37,7 @@ pub struct Notes {
     pub block_honored: Option<bool>,
     /// What one hook did that its dialect ignores (an exit status a Claude
     /// Code JSON answer overrode, say). The chain moves them to that hook's
-    /// [record](HookRecord::warnings); they never reach the outcome.
+    /// [record](super::HookRecord::warnings); they never reach the outcome.
     pub warnings: Vec<String>,
     /// Variables hooks set for the session (Claude Code's `CLAUDE_ENV_FILE`,
     /// Cursor's `sessionStart` `env`), in the order they were first set; a

@@ -607,5 +607,17 @@ pub(crate) fn apply_transform(
     }
 }
 
+/// A tool's name as one dialect sees it (what a dialect's `tool_name` answers), kept without a
+/// copy: its own name for the kind, or the host's (or alias's) shared text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SeenName<'r> {
+    /// The dialect's own name for the tool's kind.
+    Static(&'static str),
+    /// The host's name, or its alias for the dialect.
+    Shared(&'r Arc<str>),
+    /// A name the dialect made from the host's (a Gemini CLI MCP tool's `mcp_<server>_<tool>`).
+    Made(Arc<str>),
+}
+
 #[cfg(test)]
 mod tests;

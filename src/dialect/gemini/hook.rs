@@ -13,10 +13,10 @@ use super::event::{GeminiEvent, MatcherKind};
 use super::wire::{decode, stdin_bytes, GeminiAnswer, GeminiDecision};
 use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts};
 use crate::event::Event;
-use crate::outcome::{Notes, SeenName, Verdict};
+use crate::outcome::{Notes, Verdict};
 use crate::process::substitute::{substitute, Form};
 use crate::process::Job;
-use crate::request::{HookRequest, ToolKind};
+use crate::request::{HookRequest, SeenName, ToolKind};
 use crate::spec::{Dialect, HookSpec, Program};
 use crate::BoxError;
 
