@@ -143,8 +143,6 @@ impl NamedEvent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FireError {
-    /// The name is no Claude Code event.
-    UnknownEvent(String),
     /// The name is no event of the dialect asked (`expected`: `a Cursor
     /// event`).
     NoSuchEvent {
@@ -189,9 +187,6 @@ pub(crate) fn session_args(event: Event, fields: &mut Map<String, Value>) -> Map
 impl fmt::Display for FireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FireError::UnknownEvent(name) => {
-                write!(f, "{name:?} is not a Claude Code event")
-            }
             FireError::NoSuchEvent { name, expected } => {
                 write!(f, "{name:?} is not {expected}")
             }

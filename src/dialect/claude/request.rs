@@ -59,8 +59,10 @@ const COMMON: [&str; 5] = [
 /// # Ok::<(), tower_hooks::dialect::claude::FireError>(())
 /// ```
 pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookRequest, FireError> {
-    let known =
-        ClaudeEvent::from_name(event).ok_or_else(|| FireError::UnknownEvent(event.to_owned()))?;
+    let known = ClaudeEvent::from_name(event).ok_or_else(|| FireError::NoSuchEvent {
+        name: event.to_owned(),
+        expected: "a Claude Code event",
+    })?;
     // An event with no neutral point is fired by name.
     let neutral = known.event().unwrap_or(Event::Named);
     let session_id = match fields.remove("session_id") {
@@ -300,7 +302,14 @@ mod tests {
     #[test]
     fn wrong_types_and_unknown_events_are_errors() {
         let err = request("TaskCreate", Map::new()).unwrap_err();
-        assert_eq!(err, FireError::UnknownEvent("TaskCreate".into()));
+        let expected = "a Claude Code event";
+        assert_eq!(
+            err,
+            FireError::NoSuchEvent {
+                name: "TaskCreate".into(),
+                expected
+            }
+        );
         assert_eq!(err.to_string(), "\"TaskCreate\" is not a Claude Code event");
         let fields = json!({"tool_input": "ls"}).as_object().unwrap().clone();
         let err = request("PreToolUse", fields).unwrap_err();
