@@ -350,10 +350,38 @@ struct PipeFloor {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
+    lines: RequestLines,
+    answer: String,
+}
+
+/// The request lines a floor writes, as the engine writes them for a request
+/// with no per-event variables: `{"id":N,"input":<the stdin line>,"env":{}}`,
+/// numbered from 1.
+struct RequestLines {
     input: Vec<u8>,
     next_id: u64,
-    request: Vec<u8>,
-    answer: String,
+    line: Vec<u8>,
+}
+
+impl RequestLines {
+    fn new(input: &[u8]) -> Self {
+        RequestLines {
+            input: input.trim_ascii().to_vec(),
+            next_id: 1,
+            line: Vec::new(),
+        }
+    }
+
+    /// The next request's id and line.
+    fn next(&mut self) -> (u64, &[u8]) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.line.clear();
+        write!(self.line, "{{\"id\":{id},\"input\":").unwrap();
+        self.line.extend_from_slice(&self.input);
+        self.line.extend_from_slice(b",\"env\":{}}\n");
+        (id, &self.line)
+    }
 }
 
 impl PipeFloor {
@@ -366,28 +394,20 @@ impl PipeFloor {
             .unwrap();
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        let input = input.trim_ascii().to_vec();
         PipeFloor {
             child,
             stdin,
             stdout,
-            input,
-            next_id: 1,
-            request: Vec::new(),
+            lines: RequestLines::new(input),
             answer: String::new(),
         }
     }
 
     /// One request and its answer; answers the id sent and the answer line.
     fn round_trip(&mut self) -> (u64, &str) {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.request.clear();
-        write!(self.request, "{{\"id\":{id},\"input\":").unwrap();
-        self.request.extend_from_slice(&self.input);
-        self.request.extend_from_slice(b",\"env\":{}}\n");
+        let (id, line) = self.lines.next();
         let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(&self.request).unwrap();
+        stdin.write_all(line).unwrap();
         self.answer.clear();
         self.stdout.read_line(&mut self.answer).unwrap();
         (id, &self.answer)
@@ -419,9 +439,7 @@ struct RuntimeFloor {
     child: tokio::process::Child,
     stdin: tokio::process::ChildStdin,
     stdout: tokio::io::BufReader<tokio::process::ChildStdout>,
-    input: Vec<u8>,
-    next_id: u64,
-    request: Vec<u8>,
+    lines: RequestLines,
     answer: String,
 }
 
@@ -441,9 +459,7 @@ impl RuntimeFloor {
             child,
             stdin,
             stdout,
-            input: input.trim_ascii().to_vec(),
-            next_id: 1,
-            request: Vec::new(),
+            lines: RequestLines::new(input),
             answer: String::new(),
         }
     }
@@ -452,13 +468,8 @@ impl RuntimeFloor {
     /// `self.answer`).
     async fn round_trip(&mut self) -> u64 {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-        let id = self.next_id;
-        self.next_id += 1;
-        self.request.clear();
-        write!(self.request, "{{\"id\":{id},\"input\":").unwrap();
-        self.request.extend_from_slice(&self.input);
-        self.request.extend_from_slice(b",\"env\":{}}\n");
-        self.stdin.write_all(&self.request).await.unwrap();
+        let (id, line) = self.lines.next();
+        self.stdin.write_all(line).await.unwrap();
         self.answer.clear();
         self.stdout.read_line(&mut self.answer).await.unwrap();
         id
