@@ -19,7 +19,8 @@
 //!   [`ConfigWarningKind`](super::ConfigWarningKind), each worded with where
 //!   in its file the problem is.
 //!
-//! Then it is one line in [`LOADERS`]; nothing outside its folder names it.
+//! Then it is one line in [`LOADERS`] (beside its `pub mod` line in
+//! `src/dialect/mod.rs`); nothing else outside its folder names it.
 
 use std::path::{Path, PathBuf};
 
