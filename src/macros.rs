@@ -36,3 +36,16 @@ macro_rules! define_inner_service_accessors {
         }
     };
 }
+
+/// `Deserialize` for types read by their
+/// [`Shape`](crate::config::derived::Shape): an array or an object goes to
+/// the shape, any other value is refused with what the shape expects.
+macro_rules! deserialize_by_shape {
+    ($($ty:ty),+ $(,)?) => {$(
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                crate::config::derived::shaped(d)
+            }
+        }
+    )+};
+}

@@ -75,7 +75,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::config::derived::{refuse, refuse_described, shaped, Refused, Shape};
+use crate::config::derived::{refuse, refuse_described, Refused, Shape};
 use crate::config::read::{read_config, MAX_CONFIG_SIZE};
 use crate::config::{invalid_value as invalid, ConfigError, ConfigErrorKind, ConfigWarningKind};
 use crate::dialect::Failure;
@@ -312,11 +312,7 @@ impl<'de> Shape<'de> for Entries {
     }
 }
 
-impl<'de> Deserialize<'de> for Entries {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shaped(d)
-    }
-}
+deserialize_by_shape!(Entries);
 
 /// One entry, its fields checked, with a command. Other keys are left
 /// alone.
@@ -362,11 +358,7 @@ impl<'de> Shape<'de> for Entry {
     }
 }
 
-impl<'de> Deserialize<'de> for Entry {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shaped(d)
-    }
-}
+deserialize_by_shape!(Entry);
 
 /// A tool name; `*`, `""` and `null` are every tool (`None`).
 fn matcher<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {

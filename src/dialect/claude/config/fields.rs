@@ -64,11 +64,7 @@ impl<'de> Shape<'de> for Top {
     }
 }
 
-impl<'de> Deserialize<'de> for Top {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shaped(d)
-    }
-}
+deserialize_by_shape!(Top);
 
 /// A value as written: a `T` when it reads as one, else as it is, for a
 /// check that must wait its turn.
@@ -94,11 +90,7 @@ impl<'de> Shape<'de> for InOrder {
     }
 }
 
-impl<'de> Deserialize<'de> for InOrder {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shaped(d)
-    }
-}
+deserialize_by_shape!(InOrder);
 
 impl Written<InOrder> {
     /// The value as written.
@@ -152,11 +144,7 @@ impl<'de> Shape<'de> for Groups {
     }
 }
 
-impl<'de> Deserialize<'de> for Groups {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shaped(d)
-    }
-}
+deserialize_by_shape!(Groups);
 
 /// A matcher group: an object (an array is no group, though a derived
 /// struct would read one) with its `matcher` checked and its `hooks` as
@@ -181,11 +169,7 @@ impl<'de> Shape<'de> for Group {
     }
 }
 
-impl<'de> Deserialize<'de> for Group {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shaped(d)
-    }
-}
+deserialize_by_shape!(Group);
 
 /// A group's handlers, each as written.
 pub(super) struct Handlers(pub(super) Vec<Value>);
@@ -202,11 +186,7 @@ impl<'de> Shape<'de> for Handlers {
     }
 }
 
-impl<'de> Deserialize<'de> for Handlers {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shaped(d)
-    }
-}
+deserialize_by_shape!(Handlers);
 
 /// Any value, `null` included, kept as written.
 fn as_written<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -361,11 +341,7 @@ impl<'de> Shape<'de> for Headers {
     }
 }
 
-impl<'de> Deserialize<'de> for Headers {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shaped(d)
-    }
-}
+deserialize_by_shape!(Headers);
 
 /// `onFailure`: `"block"` fails closed; `"allow"` and nothing fail open.
 fn on_failure<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
