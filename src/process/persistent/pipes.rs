@@ -2,7 +2,7 @@
 //! lines in, stderr to the log, and the watch that fails the waiters when the
 //! process ends.
 
-use std::io;
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,9 +41,8 @@ pub(super) fn request_line(id: u64, job: &Job) -> Vec<u8> {
     });
     let env_len: usize = env.iter().map(|(k, v)| k.len() + v.len() + 6).sum();
     let mut line = Vec::with_capacity(input.len() + env_len + 48);
-    line.extend_from_slice(b"{\"id\":");
-    line.extend_from_slice(id.to_string().as_bytes());
-    line.extend_from_slice(b",\"input\":");
+    // Writing to a Vec cannot fail.
+    let _ = write!(line, "{{\"id\":{id},\"input\":");
     if input.is_empty() {
         line.extend_from_slice(b"{}");
     } else {
