@@ -234,6 +234,10 @@ for raw in sys.stdin.buffer:
     sys.stdout.flush()
     if args.get("then_exit"):
         os._exit(0)
+    if args.get("then_close_stdout"):
+        os.close(1)
+        append("closed", str(rid))
+        time.sleep(60)
 "#;
 
 /// The one-shot counterpart of [`ECHO`]: keeps its stdin and its protocol
@@ -960,6 +964,30 @@ async fn a_hook_that_closes_its_stdout_is_a_crash_not_a_timeout() {
     let (pid, pgid) = pid_of(&hook.starts()[0]);
     assert_no_process_left(pgid, &[pid]);
     assert_answers_from_process(&stack, &hook, 2).await;
+}
+
+/// The process closes its stdout between two events, after it answered the
+/// first, and stays: the next event finds it crashed and is answered by a
+/// fresh process; no event fails for it, and the first process is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_closes_its_stdout_between_events_is_restarted_for_the_next() {
+    needs_python!();
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
+    let first = bash_call(json!({
+        "command": "x", "exit": 2, "stderr": "first", "then_close_stdout": true
+    }));
+    let o = call(&stack, first).await;
+    assert_eq!(o.reason(), Some("first"), "{o:?}");
+    assert!(
+        wait_until(BOUND, || hook.lines("closed").len() == 1).await,
+        "the hook never closed its stdout"
+    );
+    assert_answers_from_process(&stack, &hook, 2).await;
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    let (pid, pgid) = pid_of(&hook.starts()[0]);
+    assert_no_process_left(pgid, &[pid]);
 }
 
 /// The hook answers again, from its `n`th process.
