@@ -990,6 +990,43 @@ async fn a_hook_that_closes_its_stdout_between_events_is_restarted_for_the_next(
     assert_no_process_left(pgid, &[pid]);
 }
 
+/// A call whose request the hook has read, and whose caller then keeps its
+/// future without polling it (as a `select!` loop does with a branch it is not
+/// waiting on), holds up no other call: the other's answer comes at once, not
+/// at its timeout. (A design where the waiting call reads the pipe itself
+/// failed this: the unpolled call held the turn to read.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_left_unpolled_holds_up_no_other_call() {
+    needs_python!();
+    let _shared = EXCLUSIVE.read().await;
+    let hook = Hook::python(ECHO);
+    let timeout = Duration::from_secs(20);
+    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+    // Warm: the process runs.
+    assert_answers_from_process(&stack, &hook, 1).await;
+    let mut left = Box::pin(call(&stack, cmd("hang")));
+    let polled = tokio::time::timeout(BOUND, async {
+        tokio::select! {
+            _ = &mut left => panic!("the hanging request was answered"),
+            true = wait_until(BOUND, || hook.lines("served").len() == 2) => {}
+        }
+    });
+    polled
+        .await
+        .expect("the hook never read the hanging request");
+    // `left` is alive and not polled from here on.
+    let started = Instant::now();
+    let o = call(
+        &stack,
+        bash_call(json!({"command": "y", "exit": 2, "stderr": "not held up"})),
+    )
+    .await;
+    assert_eq!(o.reason(), Some("not held up"), "{o:?}");
+    assert!(started.elapsed() < timeout / 2, "{:?}", started.elapsed());
+    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    drop(left);
+}
+
 /// The hook answers again, from its `n`th process.
 async fn assert_answers_from_process(stack: &HookStack, hook: &Hook, n: usize) {
     let o = call(

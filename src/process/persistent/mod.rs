@@ -65,7 +65,7 @@ use super::{BoxFuture, Finished, Job, Runner, Termination};
 
 mod pipes;
 
-use pipes::{log_stderr, request_line, watch, Answers};
+use pipes::{log_stderr, read_answers, request_line, watch};
 
 /// The variable that tells a persistent hook which protocol it speaks.
 pub const PROTOCOL_VAR: (&str, &str) = ("HOOK_PROTOCOL", "lines/1");
@@ -191,8 +191,6 @@ struct Live {
     /// Held while the process runs: a pipe with a reader never raises SIGPIPE.
     _stdin_theirs: OwnedFd,
     waiters: Waiters,
-    /// Its stdout, read by the requests that wait for answers.
-    answers: Arc<Answers>,
     /// Tells the watcher to end the process: `Some(grace)` after stdin was
     /// closed, `None` at once. Dropped unsent: at once.
     stop: Option<oneshot::Sender<Option<Duration>>>,
@@ -299,7 +297,7 @@ impl Inner {
         let stderr = pipe::Receiver::from_owned_fd(stderr)?;
         let stdin = pipe::Sender::from_owned_fd(stdin)?;
         let pid = group.pid_raw();
-        let answers = Arc::new(Answers::new(
+        tokio::spawn(read_answers(
             stdout,
             waiters.clone(),
             (self.limits.max_line, self.longest_request.clone()),
@@ -311,7 +309,7 @@ impl Inner {
             group,
             stop_rx,
             kill_rx,
-            answers.clone(),
+            waiters.clone(),
             ended.clone(),
             crashed.clone(),
             done_tx,
@@ -320,7 +318,6 @@ impl Inner {
             stdin: Some(stdin),
             _stdin_theirs: stdin_theirs,
             waiters,
-            answers,
             stop: Some(stop_tx),
             ended,
             done: Some(done_rx),
@@ -446,13 +443,10 @@ impl Inner {
         deadline: Option<tokio::time::Instant>,
     ) -> io::Result<Tried> {
         let (tx, rx) = oneshot::channel();
-        let (id, waiters, answers) = {
+        let (id, waiters) = {
             let mut live = loop {
                 let mut live = self.live.lock().await;
-                if let Some(old) = live
-                    .as_ref()
-                    .filter(|l| l.has_ended() || l.answers.ended_while_idle())
-                {
+                if let Some(old) = live.as_ref().filter(|l| l.has_ended()) {
                     let crashed = old.crashed.load(Ordering::Acquire);
                     *live = None;
                     if crashed {
@@ -495,7 +489,7 @@ impl Inner {
             // in the order the process reads them, so the oldest in flight has
             // the least.
             match self.send(current, job, tx, deadline, true).await {
-                Sent::Yes(id) => (id, current.waiters.clone(), current.answers.clone()),
+                Sent::Yes(id) => (id, current.waiters.clone()),
                 Sent::No(tried) => return Ok(tried),
                 Sent::Stuck => {
                     *live = None;
@@ -511,7 +505,7 @@ impl Inner {
             id,
         };
         let reply = match deadline {
-            Some(at) => match tokio::time::timeout_at(at, answers.wait(id, rx)).await {
+            Some(at) => match tokio::time::timeout_at(at, rx).await {
                 Ok(reply) => reply,
                 Err(_) => {
                     lock(&waiters).remove(&id);
@@ -527,7 +521,7 @@ impl Inner {
                     return Ok(Tried::Done(timed_out()));
                 }
             },
-            None => answers.wait(id, rx).await,
+            None => rx.await,
         };
         Ok(tried(reply))
     }
@@ -544,19 +538,18 @@ impl Inner {
     ) -> io::Result<Tried> {
         let mut live = self.spawn(job)?;
         let (tx, rx) = oneshot::channel();
-        let id = match self.send(&mut live, job, tx, deadline, false).await {
-            Sent::Yes(id) => id,
+        match self.send(&mut live, job, tx, deadline, false).await {
+            Sent::Yes(_) => {}
             Sent::No(tried) => return Ok(tried),
             // Dropping `live` kills it.
             Sent::Stuck => return Ok(Tried::Done(timed_out())),
-        };
-        let answers = live.answers.clone();
+        }
         let reply = match deadline {
-            Some(at) => match tokio::time::timeout_at(at, answers.wait(id, rx)).await {
+            Some(at) => match tokio::time::timeout_at(at, rx).await {
                 Ok(reply) => reply,
                 Err(_) => return Ok(Tried::Done(timed_out())),
             },
-            None => answers.wait(id, rx).await,
+            None => rx.await,
         };
         live.close(self.limits.shutdown_grace);
         // Its only request: whatever ended the process was this request's.
@@ -611,13 +604,12 @@ impl Inner {
         }
         self.longest_request
             .fetch_max(line.len(), Ordering::Relaxed);
-        let answers = live.answers.clone();
-        let write = answers.while_busy(async {
+        let write = async {
             match live.stdin.as_mut() {
                 Some(stdin) => stdin.write_all(&line).await,
                 None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
             }
-        });
+        };
         let written = match deadline {
             Some(at) => tokio::time::timeout_at(at, write).await.ok(),
             None => Some(write.await),

@@ -1,9 +1,9 @@
 //! What goes over a persistent process's pipes: request lines out, answer
-//! lines in (read by the requests that wait for them), stderr to the log, and
-//! the watch that fails the waiters when the process ends.
+//! lines in, stderr to the log, and the watch that fails the waiters when the
+//! process ends.
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio::net::unix::pipe;
 use tokio::sync::oneshot;
 
-use super::{lock, Answer, Lost, Reply, Waiters, ANSWER_GRACE, ENDED};
+use super::{lock, Answer, Lost, Waiters, ANSWER_GRACE, ENDED};
 use crate::process::oneshot::Group;
 use crate::process::Job;
 use crate::process::KILL_GRACE;
@@ -79,239 +79,67 @@ fn trim_ascii(bytes: &[u8]) -> &[u8] {
     &bytes[start..end]
 }
 
-/// The read side of a process's stdout, shared by the requests in flight on
-/// it. There is no reader task: a request waiting for its answer reads the
-/// pipe itself, one request at a time, and hands every other answer it reads
-/// to that answer's waiter, so a request alone in flight reads its own answer
-/// with no hand-off from another task on the way (`wait`). A request whose
-/// line is being written reads as well (`while_busy`: a hook that writes
-/// before it reads on never stalls the write). Between events nobody reads:
-/// the next request first looks at what came meanwhile (`ended_while_idle`),
-/// and after the process exited the watcher reads what is left (`drain`).
-/// A line longer than the bound
-/// (the least `max_line`, else twice the longest request and 64 KiB: a hook
-/// that rewrites a big payload answers with a line about as long) ends the
-/// process (a crash; `kill` carries the bound), and so does the end of stdout
-/// (`kill` carries `None`); nothing is read after either.
-pub(super) struct Answers {
-    /// The turn to read: the pipe, and what reading keeps between turns.
-    turn: tokio::sync::Mutex<Reading>,
+/// Reads answer lines and hands each to its waiter. A line longer than the
+/// bound (the least `max_line`, else twice the longest request and 64 KiB: a
+/// hook that rewrites a big payload answers with a line about as long) ends the
+/// process (a crash; `kill` carries the bound); the end of stdout ends the
+/// reader (`kill` carries `None`).
+pub(super) async fn read_answers(
+    mut stdout: pipe::Receiver,
     waiters: Waiters,
-    max_line: usize,
-    longest_request: Arc<AtomicUsize>,
+    (max_line, longest_request): (usize, Arc<std::sync::atomic::AtomicUsize>),
+    kill: oneshot::Sender<Option<usize>>,
     crashed: Arc<AtomicBool>,
-}
-
-struct Reading {
-    stdout: pipe::Receiver,
-    /// The part of a line read so far.
-    line: Vec<u8>,
-    chunk: Vec<u8>,
-    /// Tells the watcher that stdout ended or a line went over the bound;
-    /// taken when told.
-    kill: Option<oneshot::Sender<Option<usize>>>,
-}
-
-/// The most reads [`Answers::ended_while_idle`] makes before it lets a
-/// request go on (16 KiB each).
-const IDLE_READS: usize = 16;
-
-/// What one turn at reading came to.
-enum Turn {
-    /// The answer of the request that read.
-    Mine(Answer),
-    /// Lines (or part of one) for other requests, or none.
-    Read,
-    /// Stdout ended or went over the bound (now or before): nothing more
-    /// will be read, and the watcher is told.
-    Over,
-}
-
-impl Answers {
-    pub(super) fn new(
-        stdout: pipe::Receiver,
-        waiters: Waiters,
-        (max_line, longest_request): (usize, Arc<AtomicUsize>),
-        kill: oneshot::Sender<Option<usize>>,
-        crashed: Arc<AtomicBool>,
-    ) -> Self {
-        Answers {
-            turn: tokio::sync::Mutex::new(Reading {
-                stdout,
-                line: Vec::new(),
-                chunk: Vec::with_capacity(16 * 1024),
-                kill: Some(kill),
-            }),
-            waiters,
-            max_line,
-            longest_request,
-            crashed,
+) {
+    use tokio::io::AsyncReadExt;
+    let mut line: Vec<u8> = Vec::new();
+    let mut chunk = Vec::with_capacity(16 * 1024);
+    loop {
+        chunk.clear();
+        match stdout.read_buf(&mut chunk).await {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
         }
-    }
-
-    /// The reply to request `id`, whose waiter's receiving end is `reply`:
-    /// handed over by whoever read it, or read here while no other request
-    /// reads. Cancel-safe: what a turn read is kept, or handed over, before
-    /// it waits again.
-    pub(super) async fn wait(
-        &self,
-        id: u64,
-        mut reply: oneshot::Receiver<Reply>,
-    ) -> Result<Reply, oneshot::error::RecvError> {
-        loop {
-            tokio::select! {
-                biased;
-                reply = &mut reply => return reply,
-                turn = self.read_turn(Some(id)) => match turn {
-                    Turn::Mine(answer) => return Ok(Ok(answer)),
-                    Turn::Read => {}
-                    // The watcher ends the process and tells each waiter.
-                    Turn::Over => return reply.await,
-                },
-            }
-        }
-    }
-
-    /// Reads while `busy` runs (a request's line being written: a hook that
-    /// answers before it reads on must not stall it), handing each answer to
-    /// its waiter; answers what `busy` does.
-    pub(super) async fn while_busy<T>(&self, busy: impl std::future::Future<Output = T>) -> T {
-        let reading = async {
-            while !matches!(self.read_turn(None).await, Turn::Over) {}
-            std::future::pending::<()>().await;
-        };
-        tokio::select! {
-            biased;
-            done = busy => done,
-            () = reading => unreachable!("reading ends only by pending forever"),
-        }
-    }
-
-    /// Reads what is left after the process exited, handing each answer to
-    /// its waiter, until stdout ends (a child of the process's group may hold
-    /// it open: the watcher bounds this).
-    pub(super) async fn drain(&self) {
-        while !matches!(self.read_turn(None).await, Turn::Over) {}
-    }
-
-    /// One turn: waits for the turn and for something to read, reads it and
-    /// hands out the answers in it; the one for `mine` is answered instead.
-    async fn read_turn(&self, mine: Option<u64>) -> Turn {
-        let mut reading = self.turn.lock().await;
-        self.read_once(&mut reading, mine).await
-    }
-
-    /// Whether stdout ended (or went over the bound) while no request was in
-    /// flight: the process crashed between events, and the next request goes
-    /// to a fresh one rather than fail on it. Reads what is in the pipe now,
-    /// without waiting (no request waits for it: lines are logged and
-    /// dropped); nothing when a request is in flight, whose reads find the end.
-    /// No system call when nothing came: the runtime knows the pipe is empty.
-    pub(super) fn ended_while_idle(&self) -> bool {
-        use futures_util::FutureExt;
-        if !lock(&self.waiters).is_empty() {
-            return false;
-        }
-        let Ok(mut reading) = self.turn.try_lock() else {
-            return false;
-        };
-        // Bounded: a hook that keeps writing lines holds no call here.
-        for _ in 0..IDLE_READS {
-            match self.read_once(&mut reading, None).now_or_never() {
-                None => return false,
-                Some(Turn::Over) => return true,
-                Some(_) => {}
-            }
-        }
-        false
-    }
-
-    /// Reads once, and hands out the answers read.
-    async fn read_once(&self, reading: &mut Reading, mine: Option<u64>) -> Turn {
-        use tokio::io::AsyncReadExt;
-        let Reading {
-            stdout,
-            line,
-            chunk,
-            kill,
-        } = reading;
-        if kill.is_none() {
-            return Turn::Over;
-        }
-        loop {
-            chunk.clear();
-            // Cancel-safe: what a read gets is in `chunk` when it returns.
-            match stdout.read_buf(chunk).await {
-                Ok(0) => return self.over(kill, None),
-                Ok(_) => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return self.over(kill, None),
-            }
-        }
-        let mut found = None;
         let mut rest = &chunk[..];
         while let Some(end) = rest.iter().position(|b| *b == b'\n') {
             line.extend_from_slice(&rest[..end]);
-            if let Some(answer) = deliver(line, &self.waiters, mine) {
-                found = Some(answer);
-            }
+            deliver(&line, &waiters);
             line.clear();
             rest = &rest[end + 1..];
         }
         line.extend_from_slice(rest);
-        let bound = self
-            .longest_request
+        let bound = longest_request
             .load(Ordering::Relaxed)
             .saturating_mul(2)
             .saturating_add(64 * 1024)
-            .max(self.max_line);
-        let turn = match found {
-            Some(answer) => Turn::Mine(answer),
-            None => Turn::Read,
-        };
+            .max(max_line);
         if line.len() > bound {
             tracing::warn!(
                 bound,
                 "a persistent hook wrote an answer line over the limit; ending it"
             );
-            line.clear();
-            let over = self.over(kill, Some(bound));
-            // Its own answer came before the line too long: it stands.
-            return if matches!(turn, Turn::Mine(_)) {
-                turn
-            } else {
-                over
-            };
+            crashed.store(true, Ordering::Release);
+            let _ = kill.send(Some(bound));
+            return;
         }
-        turn
     }
-
-    /// Nothing more is read: the watcher is told why (`None`: stdout ended).
-    fn over(
-        &self,
-        kill: &mut Option<oneshot::Sender<Option<usize>>>,
-        bound: Option<usize>,
-    ) -> Turn {
-        self.crashed.store(true, Ordering::Release);
-        if let Some(kill) = kill.take() {
-            let _ = kill.send(bound);
-        }
-        Turn::Over
-    }
+    // Its stdout is closed: it cannot answer any more.
+    crashed.store(true, Ordering::Release);
+    let _ = kill.send(None);
 }
 
 /// One answer line: a JSON object with an integer `id` of a request in
 /// flight, an integer `exit` and string `stdout` and `stderr` when present.
-/// The answer to `mine` is answered; every other goes to its waiter. Anything
-/// else is ignored and logged.
-fn deliver(line: &[u8], waiters: &Waiters, mine: Option<u64>) -> Option<Answer> {
+/// Anything else is ignored and logged.
+fn deliver(line: &[u8], waiters: &Waiters) {
     let text = String::from_utf8_lossy(line);
     if text.trim().is_empty() {
-        return None;
+        return;
     }
     match parse_answer(&text) {
         Some((id, answer)) => match lock(waiters).remove(&id) {
-            Some(_) if Some(id) == mine => return Some(answer),
             Some(waiter) => {
                 let _ = waiter.send(Ok(answer));
             }
@@ -322,7 +150,6 @@ fn deliver(line: &[u8], waiters: &Waiters, mine: Option<u64>) -> Option<Answer> 
             tracing::debug!(line = %shown, "persistent hook wrote a line that is no answer");
         }
     }
-    None
 }
 
 pub(super) fn parse_answer(text: &str) -> Option<(u64, Answer)> {
@@ -413,8 +240,8 @@ fn too_long(bound: usize) -> String {
     )
 }
 
-/// Why the process ended by itself, from what the reading said (`None`: it
-/// has said nothing, or its stdout closed).
+/// Why the process ended by itself, from what the reader said (`None`: it has
+/// said nothing, or its stdout closed).
 fn crash_why(said: Option<Option<usize>>) -> String {
     match said {
         Some(Some(bound)) => too_long(bound),
@@ -429,7 +256,7 @@ pub(super) async fn watch(
     group: Group,
     stop: oneshot::Receiver<Option<Duration>>,
     mut kill: oneshot::Receiver<Option<usize>>,
-    answers: Arc<Answers>,
+    waiters: Waiters,
     ended: Arc<AtomicBool>,
     crashed: Arc<AtomicBool>,
     done: oneshot::Sender<()>,
@@ -438,7 +265,7 @@ pub(super) async fn watch(
         Ok(exit) => exit,
         Err(err) => {
             tracing::warn!(%err, "cannot watch a persistent hook; ending it");
-            fail_waiters(&answers.waiters, &ended, &End::Shutdown);
+            fail_waiters(&waiters, &ended, &End::Shutdown);
             drop(group);
             let _ = done.send(());
             return;
@@ -448,12 +275,9 @@ pub(super) async fn watch(
         () = exit.exited() => {
             crashed.store(true, Ordering::Release);
             // Answers it wrote just before it exited are still in the pipe:
-            // read them to their end, here or by a request that reads
-            // (bounded: a child of its group may hold the pipe open).
-            let said = tokio::time::timeout(ANSWER_GRACE, async {
-                tokio::join!(answers.drain(), &mut kill).1
-            })
-            .await;
+            // let the reader get to their end (bounded: a child of its group
+            // may hold the pipe open).
+            let said = tokio::time::timeout(ANSWER_GRACE, &mut kill).await;
             (End::Crashed(crash_why(said.ok().and_then(Result::ok))), None)
         }
         said = &mut kill => (End::Crashed(crash_why(said.ok())), None),
@@ -474,7 +298,7 @@ pub(super) async fn watch(
             }
         }
     }
-    fail_waiters(&answers.waiters, &ended, &end);
+    fail_waiters(&waiters, &ended, &end);
     group.end().await;
     let _ = done.send(());
 }
