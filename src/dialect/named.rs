@@ -161,6 +161,14 @@ pub enum FireError {
 }
 
 impl FireError {
+    /// `name` is not `expected` (`a Cursor event`).
+    pub(crate) fn no_such_event(name: &str, expected: &'static str) -> Self {
+        FireError::NoSuchEvent {
+            name: name.to_owned(),
+            expected,
+        }
+    }
+
     /// The field `field` is not `expected` (`a string`, `a JSON object`).
     pub(crate) fn invalid(field: &'static str, expected: &'static str) -> Self {
         FireError::InvalidField { field, expected }

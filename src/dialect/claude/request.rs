@@ -59,10 +59,8 @@ const COMMON: [&str; 5] = [
 /// # Ok::<(), tower_hooks::dialect::claude::FireError>(())
 /// ```
 pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookRequest, FireError> {
-    let known = ClaudeEvent::from_name(event).ok_or_else(|| FireError::NoSuchEvent {
-        name: event.to_owned(),
-        expected: "a Claude Code event",
-    })?;
+    let known = ClaudeEvent::from_name(event)
+        .ok_or_else(|| FireError::no_such_event(event, "a Claude Code event"))?;
     // An event with no neutral point is fired by name.
     let neutral = known.event().unwrap_or(Event::Named);
     let session_id = match fields.remove("session_id") {

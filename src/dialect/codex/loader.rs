@@ -42,10 +42,7 @@ static EVENT_NAMES: EventNames = EventNames::new(
 /// request's, the other fields are written as given.
 fn interrupt(name: &str, mut fields: Map<String, Value>) -> Result<HookRequest, FireError> {
     if name != "Interrupt" {
-        return Err(FireError::NoSuchEvent {
-            name: name.to_owned(),
-            expected: "a Codex event",
-        });
+        return Err(FireError::no_such_event(name, "a Codex event"));
     }
     fields.remove("hook_event_name");
     let session_id = match fields.remove("session_id") {

@@ -42,10 +42,8 @@ const COMMON: [&str; 8] = [
 /// file events, whose envelopes have none: it names the tool (the CLI's
 /// `--tool`), which hooks of other dialects match.
 pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, FireError> {
-    let event = CursorEvent::from_name(event).ok_or_else(|| FireError::NoSuchEvent {
-        name: event.to_owned(),
-        expected: "a Cursor event",
-    })?;
+    let event = CursorEvent::from_name(event)
+        .ok_or_else(|| FireError::no_such_event(event, "a Cursor event"))?;
     let text = |key: &str| fields.get(key).and_then(Value::as_str).unwrap_or("");
     // The tool of a shell or file event: the one named, else Cursor's type.
     let tool_or = |default: &'static str| {

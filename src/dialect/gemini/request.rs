@@ -39,10 +39,8 @@ const COMMON: [&str; 4] = ["transcript_path", "cwd", "hook_event_name", "timesta
 /// # Ok::<(), tower_hooks::dialect::FireError>(())
 /// ```
 pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookRequest, FireError> {
-    let known = GeminiEvent::from_name(event).ok_or_else(|| FireError::NoSuchEvent {
-        name: event.to_owned(),
-        expected: "a Gemini CLI event",
-    })?;
+    let known = GeminiEvent::from_name(event)
+        .ok_or_else(|| FireError::no_such_event(event, "a Gemini CLI event"))?;
     let session_id = match fields.remove("session_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => Some(id),
