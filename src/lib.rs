@@ -20,6 +20,7 @@ pub mod request;
 pub mod spec;
 pub mod stack;
 mod suggest;
+mod sync;
 
 pub use crate::agent::tool::{ToolCall, ToolHooks, ToolHooksLayer, ToolResult};
 pub use crate::agent::{

@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use crate::outcome::HookOutcome;
+use crate::sync::lock;
 
 /// How many follow-ups in a row stop hooks may cause before the stop is
 /// allowed anyway: 8, Claude Code's default cap.
@@ -114,9 +115,7 @@ impl FollowUps {
     }
 
     fn subagents(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
-        self.subagents
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.subagents)
     }
 }
 

@@ -2,9 +2,10 @@
 //! carries it from the command leaf to the chain's record ([`RunSlot`]).
 
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use super::{last_nonempty_line, Notes, Termination};
+use crate::sync::lock;
 
 /// How much of a command hook's stderr a [`RunDetail`] keeps, and of its last
 /// stdout line: 4 KiB.
@@ -122,47 +123,32 @@ struct SlotContent {
 
 impl RunSlot {
     pub(crate) fn put(&self, detail: RunDetail) {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).detail = Some(Box::new(detail));
+        lock(&self.0).detail = Some(Box::new(detail));
     }
 
     pub(crate) fn take(&self) -> Option<Box<RunDetail>> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .detail
-            .take()
+        lock(&self.0).detail.take()
     }
 
     /// Leaves a hook's notes for the chain (a dialect hook's context, …).
     pub(crate) fn put_notes(&self, notes: Notes) {
         if !notes.is_empty() {
-            self.0.lock().unwrap_or_else(PoisonError::into_inner).notes = Some(notes);
+            lock(&self.0).notes = Some(notes);
         }
     }
 
     /// Keeps what a dialect made for this run, for its `finish` to take.
     pub(crate) fn put_scratch(&self, scratch: Box<dyn std::any::Any + Send>) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .scratch = Some(scratch);
+        lock(&self.0).scratch = Some(scratch);
     }
 
     /// Takes what [`put_scratch`](Self::put_scratch) kept.
     pub(crate) fn take_scratch(&self) -> Option<Box<dyn std::any::Any + Send>> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .scratch
-            .take()
+        lock(&self.0).scratch.take()
     }
 
     pub(crate) fn take_notes(&self) -> Option<Notes> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .notes
-            .take()
+        lock(&self.0).notes.take()
     }
 }
 

@@ -38,13 +38,14 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 
 use crate::outcome::Notes;
+use crate::sync::lock;
 
 /// How much the executor takes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,10 +265,6 @@ impl fmt::Debug for Background {
             .field("dropped", &self.dropped())
             .finish_non_exhaustive()
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -14,10 +14,11 @@ use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use super::wire::{PLUGIN_ROOT_VAR, PROJECT_DIR_VAR};
 use super::ClaudeEvent;
+use crate::sync::lock;
 
 /// The variable that names the file.
 pub(crate) const ENV_FILE_VAR: &str = "CLAUDE_ENV_FILE";
@@ -43,7 +44,7 @@ pub(crate) struct Sessions {
 impl Sessions {
     /// The variables set so far in `session`, in the order they were first set.
     pub(crate) fn env(&self, session: &str) -> Vec<(String, String)> {
-        let env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
+        let env = lock(&self.env);
         env.get(session).cloned().unwrap_or_default()
     }
 
@@ -53,7 +54,7 @@ impl Sessions {
         if vars.is_empty() {
             return;
         }
-        let mut env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut env = lock(&self.env);
         let list = env.entry(session.to_owned()).or_default();
         for (name, value) in vars {
             match list.iter_mut().find(|(k, _)| k == name) {

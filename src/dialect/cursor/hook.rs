@@ -6,7 +6,7 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -24,6 +24,7 @@ use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};
 use crate::request::{HookRequest, ToolKind};
 use crate::spec::{Dialect, HookKind, HookSpec, Program};
+use crate::sync::lock;
 use crate::BoxError;
 
 /// What the Cursor hooks of one loaded configuration share: each hook's
@@ -37,10 +38,7 @@ pub(crate) struct Sessions {
 
 impl Sessions {
     fn follow_ups(&self, hook: usize, session: &str) -> u32 {
-        let counts = self
-            .follow_ups
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let counts = lock(&self.follow_ups);
         counts
             .get(&(hook, session.to_owned()))
             .copied()
@@ -57,10 +55,7 @@ impl Sessions {
         limit: Option<u32>,
         seed: Option<u32>,
     ) -> bool {
-        let mut counts = self
-            .follow_ups
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut counts = lock(&self.follow_ups);
         let count = counts.entry((hook, session.to_owned())).or_insert(0);
         if let Some(seed) = seed {
             *count = seed;
@@ -73,7 +68,7 @@ impl Sessions {
     }
 
     fn env(&self, session: &str) -> Vec<(String, String)> {
-        let env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
+        let env = lock(&self.env);
         env.get(session).cloned().unwrap_or_default()
     }
 
@@ -87,7 +82,7 @@ impl Sessions {
         format: Format,
     ) -> Vec<(String, String)> {
         let mut kept = Vec::new();
-        let mut env = self.env.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut env = lock(&self.env);
         let list = env.entry(session.to_owned()).or_default();
         for (key, value) in vars {
             if key.is_empty() || key.contains(['=', '\0']) || is_protocol_var(format, key) {

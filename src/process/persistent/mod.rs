@@ -53,7 +53,7 @@ use std::fmt;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
@@ -65,6 +65,7 @@ use super::{BoxFuture, Finished, Job, Runner, Termination};
 
 mod pipes;
 
+use crate::sync::lock;
 use pipes::{log_stderr, read_answers, request_line, watch};
 
 /// The variable that tells a persistent hook which protocol it speaks.
@@ -329,7 +330,7 @@ impl Inner {
     /// event (it crashed too often).
     fn crash(&self) -> bool {
         let now = Instant::now();
-        let mut crashes = self.crashes.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut crashes = lock(&self.crashes);
         crashes.push_back(now);
         while crashes
             .front()
@@ -353,7 +354,7 @@ impl Inner {
 
     /// How long to wait before starting again after the crashes in the window.
     fn backoff(&self) -> Duration {
-        let crashes = self.crashes.lock().unwrap_or_else(PoisonError::into_inner);
+        let crashes = lock(&self.crashes);
         match crashes.len() {
             0 => Duration::ZERO,
             n => {
@@ -669,10 +670,6 @@ fn timed_out() -> Finished {
         stdout_truncated: false,
         stderr: Vec::new(),
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

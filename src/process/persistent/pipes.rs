@@ -11,10 +11,11 @@ use serde_json::Value;
 use tokio::net::unix::pipe;
 use tokio::sync::oneshot;
 
-use super::{lock, Answer, Lost, Waiters, ANSWER_GRACE, ENDED};
+use super::{Answer, Lost, Waiters, ANSWER_GRACE, ENDED};
 use crate::process::oneshot::Group;
 use crate::process::Job;
 use crate::process::KILL_GRACE;
+use crate::sync::lock;
 
 /// `{"id": N, "input": <the one-shot stdin>, "env": {<per-event variables>}}`
 /// and a newline. The input is written as the bytes a one-shot run would read
