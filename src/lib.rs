@@ -38,7 +38,9 @@ pub use crate::pattern::{Pattern, PatternError};
 pub use crate::request::{
     CompactionReason, Deadline, HookRequest, ShutdownReason, StartReason, ToolKind,
 };
-pub use crate::spec::{Dialect, FailClosedPolicy, HookKind, HookSpec, HttpTarget, DEFAULT_TIMEOUT};
+pub use crate::spec::{
+    Dialect, FailClosedPolicy, HookKind, HookSpec, HttpTarget, Scope, DEFAULT_TIMEOUT,
+};
 pub use crate::stack::{BoxHookStack, Builder, HookStack};
 
 /// The boxed error type of hook services below the fail-open layer.

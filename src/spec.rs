@@ -8,8 +8,10 @@ use crate::dialect::DialectHook;
 use crate::event::Event;
 use crate::pattern::{Pattern, PatternError};
 
+pub(crate) mod scope;
 pub(crate) mod target;
 
+pub use self::scope::Scope;
 pub use self::target::{HttpTarget, McpTarget};
 pub use crate::process::Program;
 
@@ -293,6 +295,12 @@ pub struct HookSpec {
     /// blocks with that reason rather than be skipped (an HTTP hook whose URL
     /// the settings do not allow).
     pub(crate) refused: Option<Arc<str>>,
+    /// How far it is trusted: its file's scope.
+    pub(crate) scope: Scope,
+    /// Hooks at one event with the same key are copies of one another: of
+    /// those a call selects, the chain runs one, the most trusted (Gemini
+    /// CLI's `name:command`).
+    pub(crate) copy_key: Option<Arc<str>>,
 }
 
 impl HookSpec {
@@ -321,6 +329,8 @@ impl HookSpec {
             http: None,
             mcp: None,
             refused: None,
+            scope: Scope::User,
+            copy_key: None,
         }
     }
 
@@ -647,6 +657,29 @@ impl HookSpec {
     pub fn fail_closed(&self) -> bool {
         self.fail_closed
     }
+
+    /// How far it is trusted: the [`Scope`] of its file ([`Scope::User`] for a
+    /// hook made in code, unless [`with_scope`](Self::with_scope) says
+    /// otherwise).
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// Sets how far it is trusted. A loader stamps each hook with its file's
+    /// scope; a host sets it on a hook it makes in code, such as
+    /// [`Scope::Managed`] for a guard of its own.
+    ///
+    /// ```
+    /// use tower_hooks::{Event, HookSpec, Scope};
+    ///
+    /// let guard = HookSpec::command(Event::ToolExecutionStart, "./guard.sh");
+    /// assert_eq!(guard.scope(), Scope::User);
+    /// assert_eq!(guard.with_scope(Scope::Managed).scope(), Scope::Managed);
+    /// ```
+    pub fn with_scope(mut self, scope: Scope) -> Self {
+        self.scope = scope;
+        self
+    }
 }
 
 impl fmt::Debug for HookSpec {
@@ -665,6 +698,7 @@ impl fmt::Debug for HookSpec {
             .field("disabled", &self.disabled)
             .field("background", &self.background)
             .field("persistent", &self.persistent)
+            .field("scope", &self.scope)
             .finish()
     }
 }

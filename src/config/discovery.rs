@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use super::{home_dir, ConfigError};
 use crate::host::Host;
-use crate::spec::Dialect;
+use crate::spec::{Dialect, Scope};
 
 /// The format of a configuration file: which dialect's loader reads it.
 ///
@@ -101,19 +101,22 @@ impl fmt::Display for Format {
     }
 }
 
-/// One configuration file and its format.
+/// One configuration file, its format and, when known, its [`Scope`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigFile {
     path: PathBuf,
     format: Format,
+    scope: Option<Scope>,
 }
 
 impl ConfigFile {
-    /// The file at `path`, in `format`.
+    /// The file at `path`, in `format`, of no named scope (see
+    /// [`scope`](Self::scope)).
     pub fn new(path: impl Into<PathBuf>, format: Format) -> Self {
         ConfigFile {
             path: path.into(),
             format,
+            scope: None,
         }
     }
 
@@ -121,32 +124,71 @@ impl ConfigFile {
     pub fn detect(path: impl Into<PathBuf>) -> Self {
         let path = path.into();
         let format = Format::detect(&path);
-        ConfigFile { path, format }
+        ConfigFile::new(path, format)
     }
 
-    /// `[FORMAT:]PATH`, as the CLI's `--config` takes it: `claude:`,
-    /// `nanopi:`, `cursor:`, `openhuman:` or `agents:` forces the format, and
-    /// without one it is detected. A colon after anything else is part of the
-    /// path.
+    /// This file, of `scope`: its hooks are trusted as far as that scope is.
+    pub fn with_scope(mut self, scope: Scope) -> Self {
+        self.scope = Some(scope);
+        self
+    }
+
+    /// The scope it was given: by [`Discovery`], from where the file is, or
+    /// by [`with_scope`](Self::with_scope). A file of no named scope loads as
+    /// [`Scope::User`], unless its dialect calls a file of that name
+    /// machine-wide (Claude Code's `managed-settings.json`).
+    pub fn scope(&self) -> Option<Scope> {
+        self.scope
+    }
+
+    /// `[SCOPE=][FORMAT:]PATH`, as the CLI's `--config` takes it: `managed=`,
+    /// `user=`, `local=` or `project=` names the scope; `claude:`, `nanopi:`,
+    /// `cursor:`, `openhuman:`, `agents:`, `codex:` or `gemini:` forces the
+    /// format, and without one it is detected. An `=` or a colon after anything
+    /// else is part of the path.
+    ///
+    /// ```
+    /// use tower_hooks::config::{ConfigFile, Format};
+    /// use tower_hooks::Scope;
+    ///
+    /// let file = ConfigFile::parse("project=gemini:/p/.gemini/settings.json")?;
+    /// assert_eq!((file.scope(), file.format()), (Some(Scope::Project), Format::Gemini));
+    /// assert_eq!(ConfigFile::parse("/p/a=b.toml")?.scope(), None);
+    /// # Ok::<(), tower_hooks::config::ConfigError>(())
+    /// ```
     ///
     /// # Errors
     ///
     /// An empty path ([`ConfigErrorKind::Io`](super::ConfigErrorKind::Io) with
     /// [`std::io::ErrorKind::InvalidInput`]).
     pub fn parse(arg: &str) -> Result<ConfigFile, ConfigError> {
-        let (format, path) = match arg.split_once(':') {
-            Some((prefix, path)) => match Format::from_name(prefix) {
-                Some(format) => (Some(format), path),
+        let (scope, rest) = match arg.split_once('=') {
+            Some((prefix, rest)) => match Scope::from_name(prefix) {
+                Some(scope) => (Some(scope), rest),
                 None => (None, arg),
             },
             None => (None, arg),
+        };
+        let mut file = ConfigFile::parse_format(arg, rest)?;
+        file.scope = scope;
+        Ok(file)
+    }
+
+    /// `[FORMAT:]PATH` (`rest` of the argument `arg`).
+    fn parse_format(arg: &str, rest: &str) -> Result<ConfigFile, ConfigError> {
+        let (format, path) = match rest.split_once(':') {
+            Some((prefix, path)) => match Format::from_name(prefix) {
+                Some(format) => (Some(format), path),
+                None => (None, rest),
+            },
+            None => (None, rest),
         };
         if path.is_empty() {
             return Err(ConfigError::new(
                 arg,
                 super::ConfigErrorKind::Io(std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
-                    "no file named: write [FORMAT:]PATH",
+                    "no file named: write [SCOPE=][FORMAT:]PATH",
                 )),
             ));
         }
@@ -193,7 +235,7 @@ impl Discovery {
             formats: Vec::new(),
             folders: Vec::new(),
             system_files: true,
-            project_trusted: true,
+            project_trusted: false,
         }
     }
 
@@ -212,19 +254,25 @@ impl Discovery {
         self
     }
 
-    /// Whether the project folder is trusted (default: yes). A dialect that
-    /// reads a project's hooks only in a trusted folder (Gemini CLI's
-    /// `.gemini/settings.json`) leaves them out of an untrusted one; the
-    /// host decides how a folder comes to be trusted.
+    /// Whether the project's files get their host's own power over the hooks
+    /// of other scopes (default: no; the CLI's `--trust-project`).
+    ///
+    /// By default a file never weakens a hook of higher trust
+    /// ([`Scope`]): a project file's disable switch (Claude Code's
+    /// `disableAllHooks`, Gemini CLI's `hooksConfig.disabled` or `enabled`, …)
+    /// turns off the project's own hooks only, and `hooks check` warns of each
+    /// hook it could not switch off. Trusted, a project file switches off what
+    /// its host lets it (Gemini CLI lets a trusted folder disable a user's
+    /// hook by name). Managed hooks stay out of a project file's reach either
+    /// way. Every project file is read either way: whether a folder's hooks
+    /// run at all is the host's choice of files.
     ///
     /// ```
     /// use tower_hooks::config::{Discovery, Format};
     ///
-    /// let files = |trusted| {
-    ///     Discovery::new("/p").with_home(None).with_system_files(false)
-    ///         .with_project_trusted(trusted).format(Format::Gemini).files().len()
-    /// };
-    /// assert_eq!((files(true), files(false)), (1, 0));
+    /// let discovery = Discovery::new("/p").format(Format::Gemini);
+    /// assert!(!discovery.project_trusted());
+    /// assert!(discovery.with_project_trusted(true).project_trusted());
     /// ```
     pub fn with_project_trusted(mut self, trusted: bool) -> Self {
         self.project_trusted = trusted;

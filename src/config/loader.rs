@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::{Config, ConfigError, ConfigWarning};
 use crate::dialect::EventNames;
-use crate::spec::HookSpec;
+use crate::spec::{HookSpec, Scope};
 
 /// A dialect's configuration files: where they are, how a file of its is
 /// recognised, and how one is loaded.
@@ -30,6 +30,15 @@ pub(crate) trait Loader: Sync {
     /// file, which [`Discovery::with_system_files`] can leave out.
     fn is_system_file(&self, path: &Path) -> bool {
         path.starts_with("/etc")
+    }
+
+    /// The scope its dialect gives a file of this name wherever it is
+    /// (Claude Code's `managed-settings.json` and `settings.local.json`);
+    /// `None` when where the file is decides ([`Scope`]). A file handed to
+    /// the load without a scope takes only `managed` from this rule, and is
+    /// the user's otherwise.
+    fn scope_by_name(&self, _path: &Path) -> Option<Scope> {
+        None
     }
 
     /// The format of the file at `path` when its folder and name say it is
@@ -104,6 +113,15 @@ pub(crate) struct LoadCtx<'a> {
     pub(crate) warnings: Vec<ConfigWarning>,
     /// The malformed entries dropped so far (their files loaded without them).
     pub(crate) errors: Vec<std::sync::Arc<ConfigError>>,
+    /// The scope of the file being loaded (while a file loads; its hooks are
+    /// stamped with it after).
+    pub(crate) scope: Scope,
+    /// Whether the project's files get their host's own rule over other
+    /// scopes' hooks ([`Discovery::with_project_trusted`]).
+    pub(crate) project_trusted: bool,
+    /// Why only managed hooks run, when a managed file says so
+    /// ([`LoadCtx::allow_managed_hooks_only`]).
+    pub(crate) managed_only: Option<String>,
 }
 
 impl LoadCtx<'_> {

@@ -28,7 +28,7 @@ use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
 use super::{env_home, home_dir, Config, ConfigError, ConfigWarning, ConfigWarningKind};
 use crate::dialect::{agents, claude, codex, cursor, gemini, nanopi, EventNames};
-use crate::spec::Dialect;
+use crate::spec::{Dialect, Scope};
 
 /// Every dialect's loader. A new dialect is its folder and a line here.
 ///
@@ -141,13 +141,16 @@ impl Discovery {
         let mut files = Vec::new();
         for &format in &self.formats {
             let loader = LOADERS[format.loader()];
-            files.extend(
-                loader
-                    .files(format, self)
-                    .into_iter()
-                    .filter(|path| self.system_files || !loader.is_system_file(path))
-                    .map(|path| ConfigFile::new(path, format)),
-            );
+            for path in loader.files(format, self) {
+                let system = loader.is_system_file(&path);
+                if system && !self.system_files {
+                    continue;
+                }
+                let scope = loader.scope_by_name(&path).unwrap_or_else(|| {
+                    Scope::by_place(&path, system, &self.project, self.home.as_deref())
+                });
+                files.push(ConfigFile::new(path, format).with_scope(scope));
+            }
         }
         files
     }
@@ -158,7 +161,7 @@ impl Discovery {
     /// reads is a warning ([`ConfigWarningKind::UnreadFolder`](super::ConfigWarningKind::UnreadFolder)).
     pub fn load(&self) -> Result<Config, ConfigError> {
         let home = self.home.as_deref();
-        let mut config = load(&self.files(), &self.project, home, false)?;
+        let mut config = load(&self.files(), &self.project, home, self.options())?;
         config.warnings.extend(self.unread_folders());
         Ok(config)
     }
@@ -196,7 +199,40 @@ impl Config {
     /// Each file's hooks get the variables of its format: `OPENHUMAN_*` for
     /// [`Format::OpenHuman`], `ACME_*` for [`Format::app("acme")`](Format::app).
     pub fn load_files(files: &[ConfigFile], project: &Path) -> Result<Config, ConfigError> {
-        load(files, project, home_dir().as_deref(), true)
+        Config::load_files_trusting(files, project, false)
+    }
+
+    /// [`load_files`](Self::load_files), with the project's files given their
+    /// host's own rule over the hooks of other scopes when `project_trusted`
+    /// ([`Discovery::with_project_trusted`]).
+    pub fn load_files_trusting(
+        files: &[ConfigFile],
+        project: &Path,
+        project_trusted: bool,
+    ) -> Result<Config, ConfigError> {
+        let options = Options {
+            must_exist: true,
+            project_trusted,
+        };
+        load(files, project, home_dir().as_deref(), options)
+    }
+}
+
+/// How a load treats its files.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Options {
+    /// A file that does not exist is an error (else it is skipped).
+    pub(super) must_exist: bool,
+    /// [`Discovery::with_project_trusted`].
+    pub(super) project_trusted: bool,
+}
+
+impl Discovery {
+    fn options(&self) -> Options {
+        Options {
+            must_exist: false,
+            project_trusted: self.project_trusted,
+        }
     }
 }
 
@@ -204,7 +240,7 @@ pub(super) fn load(
     files: &[ConfigFile],
     project: &Path,
     home: Option<&Path>,
-    must_exist: bool,
+    options: Options,
 ) -> Result<Config, ConfigError> {
     let home_text = match home {
         Some(home) => home.to_str().map(str::to_owned),
@@ -217,7 +253,11 @@ pub(super) fn load(
         hooks: Vec::new(),
         warnings: Vec::new(),
         errors: Vec::new(),
+        scope: Scope::User,
+        project_trusted: options.project_trusted,
+        managed_only: None,
     };
+    let mut unloaded = Vec::new();
     let mut loads: Vec<Box<dyn Load>> = LOADERS.iter().map(|loader| loader.start()).collect();
     let mut loaded: Vec<PathBuf> = Vec::new();
     for file in files {
@@ -227,20 +267,58 @@ pub(super) fn load(
             }
             loaded.push(canonical);
         }
+        let loader = LOADERS[file.format().loader()];
+        ctx.scope = file.scope().unwrap_or_else(|| named_scope(loader, file.path()));
+        let (first, warnings) = (ctx.hooks.len(), ctx.warnings.len());
         match loads[file.format().loader()].load(file, &mut ctx) {
             Ok(()) => {}
-            Err(err) if err.is_not_found() && !must_exist => {}
+            Err(err) if err.is_not_found() && !options.must_exist => {}
+            Err(err) if isolates(files, file, ctx.scope) => {
+                // A broken file takes none of its hooks in, and no other
+                // file's out (DIALECTS.md "Round 4").
+                ctx.hooks.truncate(first);
+                ctx.warnings.truncate(warnings);
+                unloaded.push(std::sync::Arc::new(err));
+                continue;
+            }
             Err(err) => return Err(err),
         }
+        for spec in &mut ctx.hooks[first..] {
+            spec.scope = ctx.scope;
+        }
     }
+    label_sources(&mut ctx.hooks, project, home);
     for load in loads {
         load.finish(&mut ctx);
     }
+    super::trust::finish(&mut ctx);
     label_sources(&mut ctx.hooks, project, home);
     Ok(Config {
         hooks: ctx.hooks,
         warnings: ctx.warnings,
         errors: ctx.errors,
+        unloaded,
+    })
+}
+
+/// The scope of a file handed to the load without one: `managed` when its
+/// dialect calls a file of that name machine-wide, else the user's.
+fn named_scope(loader: &dyn Loader, path: &Path) -> Scope {
+    match loader.scope_by_name(path) {
+        Some(Scope::Managed) => Scope::Managed,
+        _ => Scope::User,
+    }
+}
+
+/// Whether a broken `file` (of `scope`) is left out while the rest loads:
+/// when another file of the load is of another scope, which the broken one
+/// must not unload. Files all of one scope fail together, as one file.
+fn isolates(files: &[ConfigFile], file: &ConfigFile, scope: Scope) -> bool {
+    files.iter().any(|other| {
+        other.path() != file.path()
+            && other.scope().unwrap_or_else(|| {
+                named_scope(LOADERS[other.format().loader()], other.path())
+            }) != scope
     })
 }
 

@@ -123,6 +123,7 @@ pub(crate) use self::duplicate_keys::duplicate_keys;
 #[doc(hidden)] // bounded file reading for the `hooks` CLI; not API
 pub mod read;
 mod schema;
+pub(crate) mod trust;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -198,6 +199,7 @@ pub struct Config {
     hooks: Vec<HookSpec>,
     warnings: Vec<ConfigWarning>,
     errors: Vec<Arc<ConfigError>>,
+    unloaded: Vec<Arc<ConfigError>>,
 }
 
 impl Config {
@@ -273,6 +275,33 @@ impl Config {
     /// ```
     pub fn errors(&self) -> &[Arc<ConfigError>] {
         &self.errors
+    }
+
+    /// The files that could not be read or parsed, left out whole while the
+    /// files of other scopes loaded: a broken project file never unloads the
+    /// user's or the administrator's hooks. Their hooks are missing; `hooks
+    /// check` names each and exits 1. (A load whose files are all of one
+    /// scope fails on the first broken file instead.)
+    ///
+    /// ```
+    /// use tower_hooks::config::{Config, ConfigFile, Format};
+    /// use tower_hooks::Scope;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let (guard, broken) = (dir.path().join("managed.json"), dir.path().join("project.json"));
+    /// std::fs::write(&guard, r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "g.sh"}]}]}}"#)?;
+    /// std::fs::write(&broken, r#"{"hooks": {"PreToolUse": "x"}}"#)?;
+    /// let files = [
+    ///     ConfigFile::new(&guard, Format::Claude).with_scope(Scope::Managed),
+    ///     ConfigFile::new(&broken, Format::Claude).with_scope(Scope::Project),
+    /// ];
+    /// let config = Config::load_files(&files, dir.path())?;
+    /// assert_eq!(config.hooks().len(), 1, "the managed guard loads");
+    /// assert!(config.unloaded_files()[0].to_string().contains("project.json"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn unloaded_files(&self) -> &[Arc<ConfigError>] {
+        &self.unloaded
     }
 
     /// Takes the hooks out, dropping the warnings.

@@ -277,6 +277,23 @@ pub(crate) fn env_value(value: &str) -> String {
     value.replace('\0', "\u{fffd}")
 }
 
+/// Whether a session variable (a Cursor `sessionStart` hook's `env`) may
+/// reach a hook: never one that changes how a program or a shell starts
+/// (`LD_*`, `DYLD_*`, `BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS`, `PS4`,
+/// `IFS`, `PROMPT_COMMAND`), for any hook of any dialect.
+pub(crate) fn session_var_allowed(name: &str) -> bool {
+    const DENIED: [&str; 7] = [
+        "BASH_ENV",
+        "ENV",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS4",
+        "IFS",
+        "PROMPT_COMMAND",
+    ];
+    !(name.starts_with("LD_") || name.starts_with("DYLD_") || DENIED.contains(&name))
+}
+
 /// The job of a hook whose dialect encoded it: the stack's variables less
 /// the dialect's own names, then the hook's and the event's; it runs where
 /// its dialect says, by default in the session's working directory.
@@ -290,9 +307,10 @@ pub(crate) fn assemble(
         stdin,
         env: dialect_env,
         mut event_env,
-        session_env,
+        mut session_env,
         dir,
     } = encoded;
+    session_env.retain(|(name, _)| session_var_allowed(name));
     // The host's own values of what the session set: a process that
     // outlives the session keeps them.
     let host_env = session_env

@@ -83,6 +83,26 @@ impl fmt::Display for ConfigWarning {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConfigWarningKind {
+    /// A file's disable switch names a hook trusted more than the file
+    /// ([`Scope`](crate::Scope)): the hook stays on.
+    SwitchRefused {
+        /// The switch, as the file writes it (`hooksConfig.disabled`).
+        key: &'static str,
+        /// The hook it could not switch off, by its label.
+        hook: String,
+        /// That hook's scope.
+        hook_scope: crate::Scope,
+        /// The file's scope.
+        file_scope: crate::Scope,
+    },
+    /// A file that is not managed says only managed hooks may run: only a
+    /// managed file's word counts.
+    ManagedOnlyIgnored {
+        /// The key, as the file writes it (`allowManagedHooksOnly`).
+        key: &'static str,
+        /// The file's scope.
+        scope: crate::Scope,
+    },
     /// `timeout` is under 100 ms: most likely seconds written where
     /// milliseconds are meant.
     ShortTimeout {
@@ -535,6 +555,30 @@ impl fmt::Display for ConfigWarningKind {
                 "{at}: matcher \"{}\" is ignored: {event} has nothing to match, so this hook \
                  runs every time",
                 crate::pattern::display_pattern(matcher)
+            ),
+            ConfigWarningKind::SwitchRefused {
+                key,
+                ref hook,
+                hook_scope,
+                file_scope,
+            } => {
+                write!(
+                    f,
+                    "{key} cannot switch off {hook}, a {hook_scope} hook: a {file_scope} file \
+                     never turns off a hook trusted more than it, so {hook} still runs"
+                )?;
+                if file_scope == crate::Scope::Project {
+                    f.write_str(
+                        " (to give the project's files their host's own rule, trust the \
+                         project: --trust-project, Discovery::with_project_trusted)",
+                    )?;
+                }
+                Ok(())
+            }
+            ConfigWarningKind::ManagedOnlyIgnored { key, scope } => write!(
+                f,
+                "{key} counts only in a managed file, and this is a {scope} file: every hook \
+                 still runs (an administrator sets it in the machine-wide file)"
             ),
             ConfigWarningKind::UnreadFolder {
                 format,

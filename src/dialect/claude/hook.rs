@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::config::{Handler, POWERSHELL};
 use super::rule::{if_allows_seen, PermissionRule};
-use super::session::{takes_env_file, EnvFile, Sessions, ENV_FILE_VAR};
+use super::session::{takes_env_file, EnvFile, ENV_FILE_VAR};
 use super::wire::{
     decode, env_vars, event_name, stdin_bytes, tool_output_transform, ClaudeAnswer, ClaudeDecision,
     Envelope,
@@ -41,9 +41,6 @@ pub(crate) struct ClaudeHook {
     /// A model's no on a tool call lets the turn go on (`continueOnBlock`,
     /// and every `agent` handler).
     pub(crate) continue_on_block: bool,
-    /// What the Claude Code hooks of one configuration share: the variables
-    /// each session's `CLAUDE_ENV_FILE`s set.
-    pub(crate) sessions: Arc<Sessions>,
 }
 
 /// The hook specs of loaded Claude Code handlers, in order. A handler of an
@@ -56,20 +53,14 @@ pub fn specs<'a>(
     project_dir: &Path,
 ) -> Vec<HookSpec> {
     let project_dir: Box<str> = project_dir.display().to_string().into();
-    let sessions = Arc::default();
     handlers
         .into_iter()
-        .filter_map(|handler| spec(handler, &project_dir, &sessions))
+        .filter_map(|handler| spec(handler, &project_dir))
         .collect()
 }
 
-/// The hook spec of `handler`; `sessions` is shared by the Claude Code hooks
-/// of one configuration.
-pub(crate) fn spec(
-    handler: &Handler,
-    project_dir: &str,
-    sessions: &Arc<Sessions>,
-) -> Option<HookSpec> {
+/// The hook spec of `handler`.
+pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
     let claude_event = handler.claude_event()?;
     // An event with no neutral point runs when the host fires it by name.
     let event = handler.neutral_event.unwrap_or(Event::Named);
@@ -91,7 +82,6 @@ pub(crate) fn spec(
         is_async: handler.is_async,
         rewake: handler.async_rewake,
         continue_on_block: handler.continue_on_block || kind == HookKind::Agent,
-        sessions: sessions.clone(),
     };
     let mut spec = HookSpec::command(event, handler.command.clone().unwrap_or_default())
         .with_source(handler.source.display().to_string(), handler.index)
@@ -206,7 +196,7 @@ impl DialectHook for ClaudeHook {
             Err(error) => ClaudeAnswer::could_not_start(error),
         };
         let (verdict, mut notes) = neutral(self, spec.is_some_and(HookSpec::fail_closed), answer);
-        read_env_file(self, req, &mut notes);
+        read_env_file(req, &mut notes);
         notes.warnings.extend(ignored);
         if let Ok(finished) = ended {
             wake_up(self, finished, &mut notes);
@@ -315,7 +305,6 @@ fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> Encoded {
     Encoded {
         stdin,
         env,
-        session_env: hook.sessions.env(req.session_id().unwrap_or("")),
         ..Default::default()
     }
 }
@@ -341,9 +330,9 @@ fn env_file(hook: &ClaudeHook, req: &HookRequest) -> Option<String> {
     Some(path)
 }
 
-/// Reads the run's env file, if it had one, into `notes` and the session;
+/// Reads the run's env file, if it had one, into `notes` (the outcome's `env`);
 /// the file goes away with it.
-fn read_env_file(hook: &ClaudeHook, req: &HookRequest, notes: &mut Notes) {
+fn read_env_file(req: &HookRequest, notes: &mut Notes) {
     let Some(file) = req
         .run_slot()
         .and_then(|slot| slot.take_scratch())
@@ -352,8 +341,8 @@ fn read_env_file(hook: &ClaudeHook, req: &HookRequest, notes: &mut Notes) {
         return;
     };
     let parsed = file.read();
-    hook.sessions
-        .set_env(req.session_id().unwrap_or(""), &parsed.vars);
+    // For the agent's shell commands, as in Claude Code; never for the
+    // session's later hooks (DIALECTS.md "Round 4").
     notes.env = parsed.vars;
     notes.warnings.extend(parsed.warnings);
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::config::{self, Handler, HttpGates, Scope};
 use crate::config::loader::{Load, LoadCtx, Loader};
+use crate::config::trust::Switch;
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format};
 use crate::dialect::EventNames;
 use crate::spec::Dialect;
@@ -67,6 +68,16 @@ impl Loader for ClaudeLoader {
         path == config::managed_settings_path() || path.starts_with("/etc")
     }
 
+    /// `managed-settings.json` is managed and `settings.local.json` local,
+    /// wherever they are.
+    fn scope_by_name(&self, path: &Path) -> Option<crate::Scope> {
+        match path.file_name()?.to_str()? {
+            "managed-settings.json" => Some(crate::Scope::Managed),
+            "settings.local.json" => Some(crate::Scope::Local),
+            _ => None,
+        }
+    }
+
     /// Any file: a settings file or a plugin's `hooks/hooks.json` (one that
     /// cannot be read is reported by the load).
     fn takes_any_file(&self) -> bool {
@@ -92,16 +103,15 @@ struct ClaudeLoad {
     switches: Vec<Switches>,
     /// The `http` handlers' settings-level gates, over every file.
     http_gates: HttpGates,
-    /// What the Claude Code hooks of this configuration share.
-    sessions: Arc<super::session::Sessions>,
 }
 
 /// A Claude Code file's switches for the hooks of the whole load.
 #[derive(Debug)]
 struct Switches {
     path: PathBuf,
+    /// The file's scope of trust (not its place in Claude Code's precedence).
+    trust: crate::Scope,
     disable_all_hooks: Option<bool>,
-    allow_managed_hooks_only: bool,
 }
 
 impl Load for ClaudeLoad {
@@ -112,9 +122,12 @@ impl Load for ClaudeLoad {
         self.http_gates.add(&loaded);
         self.switches.push(Switches {
             path: path.to_path_buf(),
+            trust: ctx.scope,
             disable_all_hooks: loaded.disable_all_hooks,
-            allow_managed_hooks_only: loaded.allow_managed_hooks_only,
         });
+        if loaded.allow_managed_hooks_only {
+            ctx.allow_managed_hooks_only(path, ctx.scope, "allowManagedHooksOnly");
+        }
         let project_dir = ctx.project.display().to_string();
         ctx.errors.extend(loaded.dropped);
         ctx.warnings.extend(
@@ -124,7 +137,7 @@ impl Load for ClaudeLoad {
                 .map(|w| ConfigWarning::in_file(w.path(), w.kind().clone())),
         );
         for handler in loaded.handlers {
-            if let Some(spec) = super::hook::spec(&handler, &project_dir, &self.sessions) {
+            if let Some(spec) = super::hook::spec(&handler, &project_dir) {
                 self.handlers.push((ctx.hooks.len(), handler));
                 ctx.hooks.push(spec);
             }
@@ -140,12 +153,13 @@ impl Load for ClaudeLoad {
 }
 
 impl ClaudeLoad {
-    /// Applies `disableAllHooks` and `allowManagedHooksOnly` to the Claude
-    /// Code hooks of the load. The `disableAllHooks` that counts is the one
-    /// of the file of highest precedence that says it ([`Scope`]); its `true`
-    /// turns off every hook but the managed ones, which only a managed file's
-    /// own `true` turns off. `allowManagedHooksOnly: true` in a managed file
-    /// turns off every other hook. Each hook turned off says which file did it.
+    /// Applies `disableAllHooks` to the Claude Code hooks of the load. The
+    /// value that counts is the one of the file of highest precedence that
+    /// says it ([`Scope`]); its `true` turns off every hook but the managed
+    /// ones, which only a managed file's own `true` turns off. The load turns
+    /// a hook off only where the deciding file is trusted as much as the hook
+    /// (a project's `true` leaves the user's hooks on: `LoadCtx::turn_off`).
+    /// `allowManagedHooksOnly` is the load's, for every dialect.
     fn switch_hooks_off(&self, ctx: &mut LoadCtx<'_>) {
         let home = ctx.home;
         let scope = |path: &Path| Scope::of(path, home);
@@ -156,40 +170,29 @@ impl ClaudeLoad {
                     .iter()
                     .rev()
                     .filter(|file| scope(&file.path) == wanted)
-                    .find_map(|file| Some((file.disable_all_hooks?, &file.path)))
+                    .find_map(|file| Some((file.disable_all_hooks?, file)))
             });
         let managed_off = self.switches.iter().find(|file| {
             scope(&file.path) == Scope::Managed && file.disable_all_hooks == Some(true)
         });
-        let managed_only = self
-            .switches
-            .iter()
-            .find(|file| scope(&file.path) == Scope::Managed && file.allow_managed_hooks_only);
         for (at, handler) in &self.handlers {
             let managed = scope(&handler.source) == Scope::Managed;
-            let reason = match (deciding, managed) {
-                (Some((true, _)), true) => managed_off
-                    .map(|file| format!("disableAllHooks is true in {}", file.path.display())),
-                (Some((true, path)), false) => {
-                    Some(format!("disableAllHooks is true in {}", path.display()))
-                }
+            let by = match (deciding, managed) {
+                (Some((true, _)), true) => managed_off,
+                (Some((true, file)), false) => Some(file),
                 _ => None,
-            }
-            .or_else(|| {
-                managed_only
-                    .filter(|_| !managed)
-                    .map(|file| format!("allowManagedHooksOnly is true in {}", file.path.display()))
-            });
-            if let Some(reason) = reason {
-                // What the switches say comes before a duplicate's reason.
-                ctx.hooks[*at].disabled = Some(reason.into());
+            };
+            if let Some(file) = by {
+                let switch = Switch::new(&file.path, file.trust, "disableAllHooks");
+                let reason = format!("disableAllHooks is true in {}", file.path.display());
+                ctx.turn_off(*at, &switch, reason);
             }
         }
     }
 
-    /// Of identical handlers from settings files, the first in load order
-    /// runs; each copy is turned off with the reason `duplicate of
-    /// <source>:<index>` ([`config::duplicates`]).
+    /// Of identical handlers from settings files, the most trusted runs (the
+    /// first in load order of those trusted as much); each copy is turned off
+    /// with the reason `duplicate of <source>:<index>` ([`config::duplicates`]).
     fn turn_duplicates_off(&self, ctx: &mut LoadCtx<'_>) {
         // Only hooks that may run take part in the dedup: a copy must never be
         // dropped for an original that is itself turned off.
@@ -199,11 +202,22 @@ impl ClaudeLoad {
             .filter(|(at, _)| ctx.hooks[*at].disabled.is_none())
             .collect();
         let originals = config::duplicates(handlers.iter().map(|(_, handler)| handler));
+        // Each set of copies, by the position of its first: that one, then
+        // the copies in load order.
+        let mut sets: Vec<Vec<usize>> = Vec::new();
         for ((at, _), original) in handlers.iter().zip(originals) {
-            if let Some(original) = original {
-                ctx.hooks[*at].disabled =
-                    Some(format!("duplicate of {}", original.location()).into());
+            let Some(original) = original else { continue };
+            let first = handlers
+                .iter()
+                .find(|(_, h)| std::ptr::eq(h, original))
+                .map(|(at, _)| *at);
+            match sets.iter_mut().find(|set| Some(set[0]) == first) {
+                Some(set) => set.push(*at),
+                None => sets.extend(first.map(|first| vec![first, *at])),
             }
+        }
+        for set in &sets {
+            ctx.keep_most_trusted(set);
         }
     }
 

@@ -5,20 +5,18 @@
 //! Each run gets a file of its own, in a directory of its own (mode 0700,
 //! the file 0600), made when its job is built and removed once the run is
 //! over. After the hook ends its lines are read: the assignments become the
-//! outcome's environment ([`Notes::env`]) and are handed to the session's
-//! later Claude Code hooks; any other line is left out with a warning in the
-//! hook's record.
+//! outcome's environment ([`Notes::env`]), for the agent's shell commands as
+//! in Claude Code, and never reach the session's later hooks (a project's
+//! hook must not set `PATH` for the administrator's guard); any other line
+//! is left out with a warning in the hook's record.
 
-use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 use super::wire::{PLUGIN_ROOT_VAR, PROJECT_DIR_VAR};
 use super::ClaudeEvent;
-use crate::sync::lock;
 
 /// The variable that names the file.
 pub(crate) const ENV_FILE_VAR: &str = "CLAUDE_ENV_FILE";
@@ -32,37 +30,6 @@ pub(crate) const fn takes_env_file(event: ClaudeEvent) -> bool {
         event,
         ClaudeEvent::SessionStart | ClaudeEvent::CwdChanged | ClaudeEvent::FileChanged
     )
-}
-
-/// What the Claude Code hooks of one configuration share: the variables
-/// each session's env files set.
-#[derive(Debug, Default)]
-pub(crate) struct Sessions {
-    env: Mutex<HashMap<String, Vec<(String, String)>>>,
-}
-
-impl Sessions {
-    /// The variables set so far in `session`, in the order they were first set.
-    pub(crate) fn env(&self, session: &str) -> Vec<(String, String)> {
-        let env = lock(&self.env);
-        env.get(session).cloned().unwrap_or_default()
-    }
-
-    /// Keeps `vars` for `session`: a later value of a name replaces the
-    /// earlier one.
-    pub(crate) fn set_env(&self, session: &str, vars: &[(String, String)]) {
-        if vars.is_empty() {
-            return;
-        }
-        let mut env = lock(&self.env);
-        let list = env.entry(session.to_owned()).or_default();
-        for (name, value) in vars {
-            match list.iter_mut().find(|(k, _)| k == name) {
-                Some(slot) => slot.1.clone_from(value),
-                None => list.push((name.clone(), value.clone())),
-            }
-        }
-    }
 }
 
 /// A run's env file; dropping it removes the file and its directory.
@@ -267,20 +234,5 @@ mod tests {
         assert_eq!(file.read().vars, [("A".to_owned(), "1".to_owned())]);
         drop(file);
         assert!(!path.parent().unwrap().exists());
-    }
-
-    #[test]
-    fn a_session_keeps_the_last_value_of_each_name() {
-        let sessions = Sessions::default();
-        sessions.set_env("s", &[("A".into(), "1".into()), ("B".into(), "2".into())]);
-        sessions.set_env("s", &[("A".into(), "3".into())]);
-        assert_eq!(
-            sessions.env("s"),
-            [
-                ("A".to_owned(), "3".to_owned()),
-                ("B".to_owned(), "2".to_owned())
-            ]
-        );
-        assert!(sessions.env("other").is_empty());
     }
 }

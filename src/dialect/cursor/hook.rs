@@ -23,7 +23,7 @@ use crate::dialect::{DialectHook, Encoded, Ended, ModelAnswer};
 use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};
 use crate::request::{HookRequest, ToolKind};
-use crate::spec::{Dialect, HookKind, HookSpec, Program};
+use crate::spec::{Dialect, HookKind, HookSpec, Program, Scope};
 use crate::sync::lock;
 use crate::BoxError;
 
@@ -33,7 +33,8 @@ use crate::BoxError;
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
     follow_ups: Mutex<HashMap<(usize, String), u32>>,
-    env: Mutex<HashMap<String, Vec<(String, String)>>>,
+    /// Each session's variables: name, value, and the scope of the hook that set it.
+    env: Mutex<HashMap<String, Vec<(String, String, Scope)>>>,
 }
 
 impl Sessions {
@@ -67,9 +68,18 @@ impl Sessions {
         true
     }
 
-    fn env(&self, session: &str) -> Vec<(String, String)> {
+    /// What `sessionStart` hooks set for `session` that a hook of `scope`
+    /// may see: what hooks trusted as much as it or more set (a project's
+    /// hook never sets a variable for the user's or the administrator's).
+    fn env(&self, session: &str, scope: Scope) -> Vec<(String, String)> {
         let env = lock(&self.env);
-        env.get(session).cloned().unwrap_or_default()
+        let Some(list) = env.get(session) else {
+            return Vec::new();
+        };
+        list.iter()
+            .filter(|(_, _, by)| *by >= scope)
+            .map(|(name, value, _)| (name.clone(), value.clone()))
+            .collect()
     }
 
     /// Keeps what a `sessionStart` hook set for `session`. A name no process
@@ -80,6 +90,7 @@ impl Sessions {
         session: &str,
         vars: &serde_json::Map<String, Value>,
         format: Format,
+        by: Scope,
     ) -> Vec<(String, String)> {
         let mut kept = Vec::new();
         let mut env = lock(&self.env);
@@ -89,17 +100,28 @@ impl Sessions {
                 tracing::warn!(%key, "a sessionStart hook's env names a variable it cannot set");
                 continue;
             }
+            if !crate::dialect::session_var_allowed(key) {
+                tracing::warn!(%key, "a sessionStart hook's env names a variable no hook gets");
+                continue;
+            }
             let value = match value {
                 Value::String(s) => s.clone(),
                 Value::Null => continue,
                 other => other.to_string(),
             };
-            list.retain(|(k, _)| k != key);
-            list.push((key.clone(), value.clone()));
+            // A name set again is the newest setter's, at its trust.
+            list.retain(|(k, _, _)| k != key);
+            list.push((key.clone(), value.clone(), by));
             kept.push((key.clone(), value));
         }
         kept
     }
+}
+
+/// The scope of the hook `req` is run for (a hook outside a chain is the
+/// user's, as a hook made in code is).
+fn scope_of(req: &HookRequest) -> Scope {
+    req.hook().map_or(Scope::User, |spec| spec.scope())
 }
 
 /// Whether `name` is one of the variables the Cursor family sets itself (for
@@ -395,7 +417,7 @@ fn encode(hook: &CursorHook, req: &HookRequest, cwd: &str) -> Encoded {
         stdin: stdin_bytes(hook.event, req, &envelope),
         env,
         event_env,
-        session_env: hook.sessions.env(session.unwrap_or("")),
+        session_env: hook.sessions.env(session.unwrap_or(""), scope_of(req)),
         dir: Some(Path::new(&*hook.run_dir).into()),
     }
 }
@@ -433,7 +455,10 @@ fn neutral(
     }
     let session = req.session_id().unwrap_or("");
     let set = match (hook.event, &answer.env) {
-        (CursorEvent::SessionStart, Some(env)) => hook.sessions.set_env(session, env, hook.format),
+        (CursorEvent::SessionStart, Some(env)) => {
+            hook.sessions
+                .set_env(session, env, hook.format, scope_of(req))
+        }
         _ => Vec::new(),
     };
     let reason = answer.reason();

@@ -3,12 +3,12 @@
 //! and what applies over all of them — `hooksConfig.enabled` and
 //! `hooksConfig.disabled`, and running each `name:command` once.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::config::{self, GeminiEntry};
 use super::hook::{self, GeminiHook};
 use crate::config::loader::{Load, LoadCtx, Loader};
+use crate::config::trust::Switch;
 use crate::config::{ConfigError, ConfigFile, Discovery, Format};
 use crate::dialect::EventNames;
 use crate::process::substitute::{placeholders, substitute, Form};
@@ -66,18 +66,14 @@ impl Loader for GeminiLoader {
     }
 
     /// `/etc/gemini-cli/system-defaults.json`, `~/.gemini/settings.json`,
-    /// `<project>/.gemini/settings.json` (when the project is trusted:
-    /// [`Discovery::with_project_trusted`]), `/etc/gemini-cli/settings.json`,
+    /// `<project>/.gemini/settings.json`, `/etc/gemini-cli/settings.json`,
     /// then each extension's `hooks/hooks.json` under `~/.gemini/extensions`,
     /// by the extension's name.
     fn files(&self, _: Format, discovery: &Discovery) -> Vec<PathBuf> {
         let home = discovery.home();
         let mut files = vec![Path::new(SYSTEM_DIR).join("system-defaults.json")];
         files.extend(home.map(|home| home.join(".gemini/settings.json")));
-        // A project's hooks count only in a trusted folder.
-        if discovery.project_trusted() {
-            files.push(discovery.project().join(".gemini/settings.json"));
-        }
+        files.push(discovery.project().join(".gemini/settings.json"));
         files.push(Path::new(SYSTEM_DIR).join("settings.json"));
         if let Some(home) = home {
             let mut extensions: Vec<PathBuf> = std::fs::read_dir(home.join(".gemini/extensions"))
@@ -126,10 +122,10 @@ fn is_extension_file(path: &Path) -> bool {
 /// A load of Gemini CLI files.
 #[derive(Debug, Default)]
 struct GeminiLoad {
-    /// The last `hooksConfig.enabled` a file set, and that file.
-    enabled: Option<(bool, PathBuf)>,
-    /// `hooksConfig.disabled` of every file.
-    disabled: HashSet<String>,
+    /// The last `hooksConfig.enabled` a file set, as that file's switch.
+    enabled: Option<(bool, Switch)>,
+    /// `hooksConfig.disabled` of every file: each name, with the file's switch.
+    disabled: Vec<(String, Switch)>,
 }
 
 impl Load for GeminiLoad {
@@ -141,9 +137,16 @@ impl Load for GeminiLoad {
             substitute_paths(&mut loaded.entries, root, ctx.project);
         }
         if let Some(enabled) = loaded.enabled {
-            self.enabled = Some((enabled, path.to_owned()));
+            let switch = Switch::new(path, ctx.scope, "hooksConfig.enabled");
+            self.enabled = Some((enabled, switch));
         }
-        self.disabled.extend(loaded.disabled);
+        let switch = Switch::new(path, ctx.scope, "hooksConfig.disabled");
+        self.disabled.extend(
+            loaded
+                .disabled
+                .into_iter()
+                .map(|name| (name, switch.clone())),
+        );
         let source = path.display().to_string();
         let project = ctx.project.display().to_string();
         // Each hook's index counts through its event's hooks in the file.
@@ -158,33 +161,67 @@ impl Load for GeminiLoad {
         Ok(())
     }
 
-    /// Turns off what the switches turn off, and every copy of a
-    /// `name:command` at an event after its first.
+    /// Turns off what the switches turn off (as far as their files' trust
+    /// reaches), and makes the hooks of one `name:command` at an event copies
+    /// of one another: of those a call selects, one runs, the most trusted.
     fn finish(self: Box<Self>, ctx: &mut LoadCtx<'_>) {
-        let mut seen: Vec<(&'static str, String, String)> = Vec::new();
-        for spec in ctx.hooks.iter_mut() {
-            let Some(hook) = crate::dialect::extra::<GeminiHook>(spec) else {
+        // Each `name:command` at an event: its key and its hooks' positions.
+        let mut copies: Vec<(String, Vec<usize>)> = Vec::new();
+        for at in 0..ctx.hooks.len() {
+            let Some(hook) = crate::dialect::extra::<GeminiHook>(&ctx.hooks[at]) else {
                 continue;
             };
             let (event, name) = (hook.event.name(), hook.name.clone());
-            if let Some((false, file)) = &self.enabled {
-                spec.disabled =
-                    Some(format!("hooksConfig.enabled is false in {}", file.display()).into());
-                continue;
+            let command = ctx.hooks[at].command.clone().unwrap_or_default();
+            if let Some((false, switch)) = &self.enabled {
+                let reason = format!("hooksConfig.enabled is false in {}", switch.file.display());
+                if ctx.turn_off(at, switch, reason) {
+                    continue;
+                }
             }
-            let command = spec.command.clone().unwrap_or_default();
             let listed = name.as_deref().unwrap_or(&command);
-            if self.disabled.contains(listed) {
-                spec.disabled = Some(format!("{listed:?} is in hooksConfig.disabled").into());
-                continue;
+            // The most trusted file that lists it decides.
+            let lists = self.disabled.iter().filter(|(n, _)| n == listed);
+            if let Some((_, switch)) = lists.max_by_key(|(_, switch)| switch.scope) {
+                let reason = format!("{listed:?} is in hooksConfig.disabled");
+                if ctx.turn_off(at, switch, reason) {
+                    continue;
+                }
             }
-            let key = format!("{}:{command}", name.as_deref().unwrap_or(""));
-            if let Some((_, _, first)) = seen.iter().find(|(e, k, _)| *e == event && *k == key) {
-                spec.disabled = Some(format!("duplicate of {first}").into());
-                continue;
+            let key = format!("{event}\0{}\0{command}", name.as_deref().unwrap_or(""));
+            match copies.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, at_list)) => at_list.push(at),
+                None => copies.push((key, vec![at])),
             }
-            seen.push((event, key, format!("{}:{}", spec.source(), spec.index())));
         }
+        for (key, set) in copies.into_iter().filter(|(_, set)| set.len() > 1) {
+            mark_copies(ctx, &key, &set);
+        }
+    }
+}
+
+/// The hooks at `set` share one `name:command` (`key`): those whose
+/// matchers are written alike are one hook, the most trusted kept; the
+/// others are copies the chain tells apart per call, after matching (Gemini
+/// CLI's order: the hooks that select the call, then one of each copy).
+fn mark_copies(ctx: &mut LoadCtx<'_>, key: &str, set: &[usize]) {
+    let mut by_matcher: Vec<Vec<usize>> = Vec::new();
+    for &at in set {
+        let matcher = ctx.hooks[at].matcher.clone();
+        match by_matcher
+            .iter_mut()
+            .find(|same| ctx.hooks[same[0]].matcher == matcher)
+        {
+            Some(same) => same.push(at),
+            None => by_matcher.push(vec![at]),
+        }
+    }
+    for same in by_matcher.iter().filter(|same| same.len() > 1) {
+        ctx.keep_most_trusted(same);
+    }
+    let key: std::sync::Arc<str> = key.into();
+    for &at in set {
+        ctx.hooks[at].copy_key = Some(key.clone());
     }
 }
 

@@ -84,6 +84,10 @@ mod step;
 struct Slot<S> {
     spec: Arc<HookSpec>,
     service: S,
+    /// The copies of this hook ([`HookSpec`]'s copy key) that outrank it: more
+    /// trusted, or as trusted and before it. It runs only when none of them
+    /// is selected by the call (empty for almost every hook).
+    outranked_by: Box<[usize]>,
 }
 
 /// Runs the hooks of each event in order. See the [module docs](self).
@@ -159,7 +163,14 @@ impl<S> Chain<S> {
     ) -> Self {
         let mut per_event: [Vec<Slot<S>>; Event::COUNT] = Default::default();
         for (spec, service) in hooks {
-            per_event[spec.event().index()].push(Slot { spec, service });
+            per_event[spec.event().index()].push(Slot {
+                spec,
+                service,
+                outranked_by: Box::default(),
+            });
+        }
+        for slots in &mut per_event {
+            rank_copies(slots);
         }
         Chain {
             table: Arc::new(Table {
@@ -192,9 +203,40 @@ impl<S> fmt::Debug for Chain<S> {
     }
 }
 
+/// Gives each hook of one event the copies that outrank it: of copies a
+/// call selects, only the most trusted runs (the first of those trusted as
+/// much), so a copy in a less trusted file never stands in for a guard.
+fn rank_copies<S>(slots: &mut [Slot<S>]) {
+    for at in 0..slots.len() {
+        let Some(key) = slots[at].spec.copy_key.clone() else {
+            continue;
+        };
+        let scope = slots[at].spec.scope();
+        let outranked_by: Box<[usize]> = (0..slots.len())
+            .filter(|&other| other != at && slots[other].spec.copy_key.as_ref() == Some(&key))
+            .filter(|&other| {
+                let theirs = slots[other].spec.scope();
+                theirs > scope || (theirs == scope && other < at)
+            })
+            .collect();
+        slots[at].outranked_by = outranked_by;
+    }
+}
+
 impl<S> Slot<S> {
-    /// Whether this hook runs for `req`: a runnable type whose pattern matches.
-    fn runs_for(&self, req: &HookRequest) -> bool {
+    /// Whether this hook runs for `req`: a runnable type whose pattern
+    /// matches, and no copy of it among `hooks` that outranks it does.
+    fn runs_for(&self, req: &HookRequest, hooks: &[Slot<S>]) -> bool {
+        self.selects(req)
+            && !self
+                .outranked_by
+                .iter()
+                .any(|&other| hooks[other].selects(req))
+    }
+
+    /// Whether this hook would run for `req` on its own: a runnable type
+    /// whose pattern matches.
+    fn selects(&self, req: &HookRequest) -> bool {
         self.spec.is_runnable() && crate::dialect::runs_for(&self.spec, req)
     }
 
@@ -255,7 +297,7 @@ where
         let hooks = &self.table.events[req.event().index()];
         // The hooks before the first one that runs are skipped; when none runs,
         // the answer is ready now and nothing is allocated.
-        let first = hooks.iter().position(|slot| slot.runs_for(&req));
+        let first = hooks.iter().position(|slot| slot.runs_for(&req, hooks));
         let records: Records = hooks[..first.unwrap_or(hooks.len())]
             .iter()
             .filter(|slot| slot.applies(&req))
@@ -296,6 +338,8 @@ where
                     mark: None,
                     in_order_until: 0,
                     stop_at: None,
+                    recheck: Vec::new(),
+                    rechecking: false,
                     state,
                 }),
             },
@@ -337,6 +381,11 @@ struct Run<S: Service<HookRequest>> {
     in_order_until: usize,
     /// Where a block that let the rest of its group run stops the call.
     stop_at: Option<usize>,
+    /// The hooks to run again on rewritten arguments before the call goes
+    /// ahead: more trusted than the hook that rewrote them, passed before it.
+    recheck: Vec<usize>,
+    /// Whether the hook at `next` runs again ([`recheck`](Self::recheck)).
+    rechecking: bool,
     #[pin]
     state: State<S>,
 }
@@ -493,6 +542,10 @@ where
         let hooks = &self.table.events[self.event.index()];
         let offload = self.table.offload.as_ref();
         let request = self.request.as_ref().expect(POLLED_AFTER_COMPLETION);
+        if std::mem::take(self.rechecking) {
+            // A hook run again is done: on to the next one, if any.
+            *self.next = hooks.len();
+        }
         if self.stop_at.is_some_and(|at| *self.next >= at) {
             // A block earlier in a group that ran to its end stops what follows.
             for slot in hooks[*self.next..].iter().filter(|s| s.applies(request)) {
@@ -501,10 +554,10 @@ where
             *self.next = hooks.len();
         }
         let Some(slot) = hooks.get(*self.next) else {
-            return Some(self.finish());
+            return self.recheck_or_finish();
         };
         if let Some(offload) = offload.filter(|_| slot.spec.runs_in_background()) {
-            if slot.runs_for(request) {
+            if slot.runs_for(request, hooks) {
                 self.records.push(offload.run(slot, request));
             } else if slot.applies(request) {
                 self.records.push(slot.skipped());
@@ -514,7 +567,7 @@ where
             let end = group_end(hooks, *self.next);
             let in_order = hooks[*self.next..end]
                 .iter()
-                .any(|s| s.spec.dialect_hook().runs_group_in_order() && s.runs_for(request));
+                .any(|s| s.spec.dialect_hook().runs_group_in_order() && s.runs_for(request, hooks));
             if in_order {
                 // One member asks for its group to run one hook after another.
                 *self.in_order_until = end;
@@ -522,7 +575,7 @@ where
                 let group = start_group(hooks, *self.next, request, offload, *self.event);
                 self.state.set(group);
             }
-        } else if slot.runs_for(request) {
+        } else if slot.runs_for(request, hooks) {
             self.state.set(slot.waiting(*self.event));
         } else {
             if slot.applies(request) {
@@ -556,8 +609,16 @@ where
 
     /// Records the hook at `next`, which answered `verdict`, and merges it in.
     fn hook_done(&mut self, verdict: Verdict, duration: Duration, run: Option<RunSlot>) {
-        let spec = &self.table.events[self.event.index()][*self.next].spec;
+        let at = *self.next;
+        let spec = &self.table.events[self.event.index()][at].spec;
         record_run(self.records, self.notes, spec, &verdict, duration, run);
+        if *self.rechecking {
+            // Run again on rewritten arguments: its verdict counts, and it
+            // sends no hook round again.
+            self.settle(verdict, None);
+            return;
+        }
+        let by = Some((at, spec.scope()));
         // In a group run one hook after another, a block may leave the rest
         // of the group to run (Gemini CLI's `sequential`).
         let rest_of_group =
@@ -570,7 +631,7 @@ where
             *self.decided = decided;
             return;
         }
-        self.settle(verdict);
+        self.settle(verdict, by);
     }
 
     /// Records the members of a group that ran at once (from `next` up to
@@ -578,6 +639,8 @@ where
     fn group_done(&mut self, members: Vec<Member<S>>, end: usize) {
         let hooks = &self.table.events[self.event.index()];
         let mut merged = Merged::default();
+        // The least trusted of the members that rewrote: whom a rewrite is by.
+        let mut rewriter: Option<crate::Scope> = None;
         for member in members {
             let slot = &hooks[member.index];
             match member.state {
@@ -586,6 +649,10 @@ where
                     duration,
                     run,
                 } => {
+                    if matches!(verdict, Verdict::Transform(_)) {
+                        let scope = slot.spec.scope();
+                        rewriter = Some(rewriter.map_or(scope, |least| least.min(scope)));
+                    }
                     record_run(
                         self.records,
                         self.notes,
@@ -605,17 +672,20 @@ where
         let spec = hooks[*self.next].spec.clone();
         let dialect = spec.dialect_hook();
         let event = *self.event;
+        let by = rewriter.map(|scope| (*self.next, scope));
         *self.next = end;
         for verdict in merged.into_verdicts(|reasons| dialect.group_block_reason(event, reasons)) {
-            self.settle(verdict);
+            self.settle(verdict, by);
         }
         *self.mark = None;
     }
 
     /// [Merges](merge) `verdict` into the run's decision and does what it
     /// asks: the arguments rewritten, or the hooks from `next` on recorded as
-    /// not run.
-    fn settle(&mut self, verdict: Verdict) {
+    /// not run. `by` is where the hook (or group) that answered it starts and
+    /// how far it is trusted: a rewrite sends the more trusted hooks passed
+    /// before it round again ([`recheck_after`](Self::recheck_after)).
+    fn settle(&mut self, verdict: Verdict, by: Option<(usize, crate::Scope)>) {
         let (decided, then) = merge(std::mem::take(self.decided), verdict);
         *self.decided = decided;
         let request = self.request.as_mut().expect(POLLED_AFTER_COMPLETION);
@@ -624,16 +694,63 @@ where
             Then::Rewrite(updated) => {
                 if let Some(next) = apply_transform(*self.event, request.arguments(), updated) {
                     request.set_shared_arguments(Arc::new(next));
+                    if let Some((from, scope)) = by {
+                        self.recheck_after(from, scope);
+                    }
                 }
             }
             Then::Stop => {
                 let hooks = &self.table.events[self.event.index()];
-                for slot in hooks[*self.next..].iter().filter(|s| s.applies(request)) {
-                    self.records.push(HookRecord::not_run(slot.spec.clone()));
+                if !*self.rechecking {
+                    for slot in hooks[*self.next..].iter().filter(|s| s.applies(request)) {
+                        self.records.push(HookRecord::not_run(slot.spec.clone()));
+                    }
                 }
                 *self.next = hooks.len();
+                self.recheck.clear();
             }
         }
+    }
+
+    /// A hook of `scope` at `from` rewrote the arguments: every hook before it
+    /// that is trusted more (and may block) runs again on the new arguments
+    /// before the call goes ahead, once, whether it ran on the old ones or
+    /// its matcher passed them by (DIALECTS.md "Round 4": a rewrite never
+    /// skips a guard).
+    fn recheck_after(&mut self, from: usize, scope: crate::Scope) {
+        let hooks = &self.table.events[self.event.index()];
+        for (at, slot) in hooks[..from].iter().enumerate() {
+            let spec = &slot.spec;
+            if spec.scope() > scope && !spec.runs_in_background() && !self.recheck.contains(&at) {
+                self.recheck.push(at);
+            }
+        }
+    }
+
+    /// After the last hook: the next hook to run again is started, or the
+    /// run's outcome answered.
+    fn recheck_or_finish(&mut self) -> Option<HookOutcome> {
+        let Some(again) = self.next_recheck() else {
+            return Some(self.finish());
+        };
+        let slot = &self.table.events[self.event.index()][again];
+        *self.next = again;
+        *self.rechecking = true;
+        self.state.set(slot.waiting(*self.event));
+        None
+    }
+
+    /// The next hook to run again that the rewritten call selects.
+    fn next_recheck(&mut self) -> Option<usize> {
+        let hooks = &self.table.events[self.event.index()];
+        let request = self.request.as_ref().expect(POLLED_AFTER_COMPLETION);
+        while !self.recheck.is_empty() {
+            let at = self.recheck.remove(0);
+            if hooks[at].runs_for(request, hooks) {
+                return Some(at);
+            }
+        }
+        None
     }
 }
 

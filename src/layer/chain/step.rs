@@ -40,7 +40,7 @@ where
             let background = offload.filter(|_| slot.spec.runs_in_background());
             let state = match background {
                 _ if !slot.applies(request) => MemberState::Absent,
-                _ if !slot.runs_for(request) => MemberState::Skipped,
+                _ if !slot.runs_for(request, hooks) => MemberState::Skipped,
                 Some(offload) => MemberState::Offloaded(offload.run(slot, request)),
                 None => {
                     let (service, span) = slot.parts(event);
