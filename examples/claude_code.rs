@@ -11,12 +11,12 @@
 //!
 //! * `session-env.sh`, a `SessionStart` hook, writes `export
 //!   DEPLOY_TARGET=staging` to the file Claude Code names in `CLAUDE_ENV_FILE`:
-//!   the host gets the variable (`HookOutcome::env`), and so do the session's
-//!   later hooks;
+//!   the host gets the variable (`HookOutcome::env`) for its shell commands
+//!   (later hooks never do), and leaves the choice in the project too;
 //! * `deploy-guard.sh` guards the host's `deploy` tool, which the host names
 //!   `mcp__ops__deploy` for Claude Code hooks
 //!   (`ToolHooksLayer::with_tool_alias`), as their matcher does: it lets only
-//!   the `DEPLOY_TARGET` of the session through;
+//!   the target the session chose through;
 //! * `bash-guard.sh` denies `rm -rf /` with pretty-printed `hookSpecificOutput`
 //!   JSON, and the model sees the refusal as the tool's result;
 //! * `npm-ci.sh` (only run for `npm install` commands, by its `if` rule)
@@ -145,7 +145,7 @@ pub(crate) async fn run(out: Transcript) -> Result<Transcript, Box<dyn Error>> {
     for (id, command) in calls {
         results.push(out.call_bash(&mut bash, id, command).await?);
     }
-    // The deploy guard reads the variable SessionStart set.
+    // The deploy guard reads the target SessionStart chose.
     for (id, target) in [("toolu_04", "production"), ("toolu_05", "staging")] {
         let call = ToolCall::new("deploy", id, json!({ "target": target }));
         out.call_tool(&mut deploy, call).await?;

@@ -273,7 +273,7 @@ pub(super) fn load(
         match loads[file.format().loader()].load(file, &mut ctx) {
             Ok(()) => {}
             Err(err) if err.is_not_found() && !options.must_exist => {}
-            Err(err) if isolates(files, file, ctx.scope) => {
+            Err(err) if !options.must_exist || isolates(files, file, ctx.scope) => {
                 // A broken file takes none of its hooks in, and no other
                 // file's out (DIALECTS.md "Round 4").
                 ctx.hooks.truncate(first);
@@ -288,10 +288,12 @@ pub(super) fn load(
         }
     }
     label_sources(&mut ctx.hooks, project, home);
+    // Managed-only first: the dialects' switches and dedup then see which
+    // hooks may run at all.
+    super::trust::managed_only(&mut ctx);
     for load in loads {
         load.finish(&mut ctx);
     }
-    super::trust::finish(&mut ctx);
     label_sources(&mut ctx.hooks, project, home);
     Ok(Config {
         hooks: ctx.hooks,
@@ -310,9 +312,10 @@ fn named_scope(loader: &dyn Loader, path: &Path) -> Scope {
     }
 }
 
-/// Whether a broken `file` (of `scope`) is left out while the rest loads:
-/// when another file of the load is of another scope, which the broken one
-/// must not unload. Files all of one scope fail together, as one file.
+/// Whether a broken `file` (of `scope`), one of named files, is left out
+/// while the rest loads: when another file of the load is of another scope,
+/// which the broken one must not unload. Named files all of one scope fail
+/// together, as one file; a discovery's broken file is always left out.
 fn isolates(files: &[ConfigFile], file: &ConfigFile, scope: Scope) -> bool {
     files.iter().any(|other| {
         other.path() != file.path()

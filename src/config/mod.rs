@@ -278,10 +278,11 @@ impl Config {
     }
 
     /// The files that could not be read or parsed, left out whole while the
-    /// files of other scopes loaded: a broken project file never unloads the
-    /// user's or the administrator's hooks. Their hooks are missing; `hooks
-    /// check` names each and exits 1. (A load whose files are all of one
-    /// scope fails on the first broken file instead.)
+    /// other files loaded: a broken project file never unloads the user's or
+    /// the administrator's hooks. Their hooks are missing; `hooks check`
+    /// names each and exits 1. [`Discovery::load`] leaves out every broken
+    /// file so; [`Config::load_files`] does when its files are of several
+    /// scopes, and fails on the first broken file when they are all of one.
     ///
     /// ```
     /// use tower_hooks::config::{Config, ConfigFile, Format};

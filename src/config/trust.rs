@@ -6,7 +6,7 @@
 //! load refuses when the hook is trusted more than that file (with a warning
 //! naming both). A managed file that allows only managed hooks
 //! ([`LoadCtx::allow_managed_hooks_only`]) turns off every other hook of every
-//! dialect once the loaders are done ([`finish`]).
+//! dialect once every file is read ([`managed_only`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -81,10 +81,10 @@ impl LoadCtx<'_> {
     }
 }
 
-/// What applies over the whole load, once every loader is done: a managed
-/// file that allows only managed hooks turns off every other hook, whatever
-/// its dialect, each with that file as the reason.
-pub(crate) fn finish(ctx: &mut LoadCtx<'_>) {
+/// What applies over the whole load once every file is read, before the
+/// loaders finish: a managed file that allows only managed hooks turns off
+/// every other hook, whatever its dialect, each with that file as the reason.
+pub(crate) fn managed_only(ctx: &mut LoadCtx<'_>) {
     let Some(reason) = ctx.managed_only.take() else {
         return;
     };

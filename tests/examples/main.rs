@@ -122,7 +122,8 @@ async fn claude_code_hooks_deny_rewrite_and_send_the_agent_back_once() {
     );
 
     // SessionStart's hook set DEPLOY_TARGET through CLAUDE_ENV_FILE: the host
-    // got it, and the deploy guard, run later in the session, read it.
+    // got it (later hooks do not), and the deploy guard read the target the
+    // hook left in the project.
     assert!(has("     env    : DEPLOY_TARGET=staging"), "{text}");
     // The host's `deploy` tool is `mcp__ops__deploy` to Claude Code hooks:
     // their matcher selects it, and the guard lets only staging through.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::config::loaders::{load, LOADERS};
+use crate::config::loaders::{load, Options, LOADERS};
 use crate::config::{Config, ConfigWarningKind};
 use crate::Event;
 
@@ -291,7 +291,7 @@ fn switched(dir: &Path, files: &[(&str, String)]) -> Vec<(String, Option<String>
         list.push(ConfigFile::new(path, Format::Claude));
     }
     let home = dir.join("home");
-    let config = load(&list, &dir.join("proj"), Some(&home), true).unwrap();
+    let config = load(&list, &dir.join("proj"), Some(&home), EXPLICIT).unwrap();
     config
         .hooks()
         .iter()
@@ -407,10 +407,11 @@ fn a_copy_that_differs_in_any_behaviour_is_not_a_duplicate() {
             "{extra}: {hooks:?}"
         );
     }
-    // Equal in everything: the managed copy is the project's duplicate.
+    // Equal in everything: the project's copy is the managed guard's
+    // duplicate, never the other way round (the more trusted one runs).
     let hooks = switched(&dir, &[(PROJECT, handler("")), (MANAGED, handler(""))]);
-    assert_eq!(hooks[0].1, None);
-    assert_eq!(hooks[1].1, Some(format!("duplicate of D/{PROJECT}:0")));
+    assert_eq!(hooks[0].1, Some(format!("duplicate of D/{MANAGED}:0")));
+    assert_eq!(hooks[1].1, None);
 }
 
 #[test]
@@ -438,7 +439,7 @@ fn labels_of_every_dialect_never_show_the_home_directory() {
             ConfigFile::new(path, *format)
         })
         .collect();
-    let config = load(&list, &project, Some(&home), true).unwrap();
+    let config = load(&list, &project, Some(&home), EXPLICIT).unwrap();
     let labels: Vec<String> = config.hooks().iter().map(|h| h.label()).collect();
     assert_eq!(
         labels,
@@ -595,3 +596,9 @@ fn an_app_name_must_name_a_folder_and_no_other_dialects_format() {
     assert_eq!(Format::app("cursor").unwrap(), Format::Cursor);
     assert_eq!(Format::app("openhuman").unwrap(), Format::OpenHuman);
 }
+
+/// A load of named files, as `Config::load_files` makes it.
+const EXPLICIT: Options = Options {
+    must_exist: true,
+    project_trusted: false,
+};
