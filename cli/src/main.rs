@@ -38,7 +38,7 @@ use tower_hooks::config::{
 };
 use tower_hooks::dialect::{EventNames, NamedEvent};
 use tower_hooks::report::Notice;
-use tower_hooks::{Event, HookOutcome, HookRequest, HookStack, Host, MatcherSubject};
+use tower_hooks::{Event, HookOutcome, HookRequest, HookSpec, HookStack, Host, MatcherSubject};
 use tower_hooks_layers::audit::AuditLayer;
 
 use crate::render::{escape, escape_lines};
@@ -137,7 +137,7 @@ struct ConfigArgs {
     /// Read hooks from FILE only (repeatable, in order) instead of discovering
     /// files; its dialect is detected unless a prefix names it (the text is
     /// [`config_help`], built from the list of formats).
-    #[arg(long = "config", value_name = "[DIALECT:]FILE", help = config_help())]
+    #[arg(long = "config", value_name = "[SCOPE=][DIALECT:]FILE", help = config_help())]
     configs: Vec<String>,
     /// Discover this dialect's standard files (the text is
     /// [`discover_help`], built from the list of formats).
@@ -148,6 +148,11 @@ struct ConfigArgs {
     /// [default: the current directory].
     #[arg(long, value_name = "DIR")]
     project: Option<PathBuf>,
+    /// Give the project's files their host's own rule over the hooks of other
+    /// scopes (Gemini CLI's hooksConfig.disabled of a user's hook, say). By
+    /// default a project file never switches off a user's or a managed hook.
+    #[arg(long)]
+    trust_project: bool,
 }
 
 /// Every format's name, as `--discover` and the `FORMAT:` prefixes take it.
@@ -164,7 +169,9 @@ fn config_help() -> String {
     format!(
         "Read hooks from FILE only (repeatable, in order) instead of discovering files. Its \
          dialect is detected (*.toml: nanopi; JSON with \"version\": cursor; \
-         .agents/hooks.json: agents; other JSON: claude) unless a prefix names it: {}",
+         .agents/hooks.json: agents; other JSON: claude) unless a prefix names it: {}. Its \
+         scope is user (managed for a file named managed-settings.json) unless SCOPE= names \
+         it: managed=, user=, local=, project=",
         format_names(":")
     )
 }
@@ -306,6 +313,7 @@ enum Files {
     Named {
         files: Vec<ConfigFile>,
         project: PathBuf,
+        trust_project: bool,
     },
     /// Discovered (`--discover`, or nanopi's files by default): missing
     /// files are skipped.
@@ -327,7 +335,11 @@ impl Files {
 
     fn load(&self) -> Result<Config, ConfigError> {
         match self {
-            Files::Named { files, project } => Config::load_files(files, project),
+            Files::Named {
+                files,
+                project,
+                trust_project,
+            } => Config::load_files_trusting(files, project, *trust_project),
             Files::Discovered(discovery) => discovery.load(),
         }
     }
@@ -348,14 +360,20 @@ impl ConfigArgs {
                 .map(|arg| ConfigFile::parse(arg))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(Failure::Config)?;
-            return Ok(Files::Named { files, project });
+            return Ok(Files::Named {
+                files,
+                project,
+                trust_project: self.trust_project,
+            });
         }
         let formats = if self.discover.is_empty() {
             vec![Format::default()]
         } else {
             self.discover.clone()
         };
-        let discovery = Discovery::new(project).with_host(host.clone());
+        let discovery = Discovery::new(project)
+            .with_host(host.clone())
+            .with_project_trusted(self.trust_project);
         Ok(Files::Discovered(Box::new(
             formats.into_iter().fold(discovery, Discovery::format),
         )))
@@ -379,6 +397,12 @@ fn load_with(
     for error in config.errors() {
         eprintln!(
             "hooks: error: {} (dropped; the rest of the file loads)",
+            escape(&error.to_string())
+        );
+    }
+    for error in config.unloaded_files() {
+        eprintln!(
+            "hooks: error: {} (not loaded: its hooks are missing; the other files load)",
             escape(&error.to_string())
         );
     }
@@ -804,7 +828,11 @@ fn list(args: ListArgs) -> Result<(), Failure> {
         let entries: Vec<Value> = config.hooks().iter().map(render::spec_json).collect();
         serde_json::to_string_pretty(&entries).expect("JSON values always serialize") + "\n"
     } else {
-        render::list(config.hooks())
+        let mut text = render::list(config.hooks());
+        for error in config.unloaded_files() {
+            text.push_str(&format!("not loaded: {}\n", escape(&error.to_string())));
+        }
+        text
     };
     print(&text)
 }
@@ -853,16 +881,39 @@ fn check(args: ConfigArgs) -> Result<ExitCode, Failure> {
     for warning in &missing {
         eprintln!("hooks: warning: {}", escape(&warning.to_string()));
     }
-    let hooks = config.hooks().len();
+    // The hooks that will run, and those that are off (each shown).
+    let (on, off): (Vec<&HookSpec>, Vec<&HookSpec>) =
+        config.hooks().iter().partition(|h| h.disabled().is_none());
+    for hook in &off {
+        eprintln!(
+            "hooks: off: {}: {}",
+            escape(&hook.label()),
+            escape(&render::state(hook, config.hooks()))
+        );
+    }
+    for error in config.unloaded_files() {
+        eprintln!("hooks: not loaded: {}", escape(&error.to_string()));
+    }
+    let hooks = on.len();
     let warnings = config.warnings().len() + missing.len();
     let errors = config.errors().len();
+    let unloaded = config.unloaded_files().len();
     let mut line = format!(
         "{}: {hooks} hook{} from {} file{}",
-        if errors == 0 { "ok" } else { "error" },
+        if errors + unloaded == 0 { "ok" } else { "error" },
         if hooks == 1 { "" } else { "s" },
         files.len(),
         if files.len() == 1 { "" } else { "s" },
     );
+    if !off.is_empty() {
+        line.push_str(&format!(", {} off (above)", off.len()));
+    }
+    if unloaded > 0 {
+        line.push_str(&format!(
+            ", {unloaded} file{} not loaded (above)",
+            if unloaded == 1 { "" } else { "s" }
+        ));
+    }
     if errors > 0 {
         line.push_str(&format!(
             ", {errors} entr{} dropped (above)",
@@ -892,7 +943,7 @@ fn check(args: ConfigArgs) -> Result<ExitCode, Failure> {
         .collect();
     line.push_str(&render::searched(&rows));
     print(&line)?;
-    Ok(if errors == 0 {
+    Ok(if errors + unloaded == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -18,6 +18,7 @@ use tower_hooks::{HookOutcome, HookRecord, HookSpec, MatcherSubject, RecordOutco
 pub(crate) fn spec_json(spec: &HookSpec) -> Value {
     json!({
         "dialect": spec.dialect().as_str(),
+        "scope": spec.scope().as_str(),
         "event": dialect::event_as_written(spec),
         "source": spec.source(),
         "index": spec.index(),
@@ -146,6 +147,7 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
             vec![
                 one_line(dialect::event_as_written(s)),
                 s.dialect().as_str().to_owned(),
+                s.scope().as_str().to_owned(),
                 hook_cell(s),
                 one_line(s.matcher().unwrap_or("*")),
                 if s.is_persistent() {
@@ -156,15 +158,36 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
                 format!("{} ms", millis(s.timeout())),
                 if s.fail_closed() { "closed" } else { "open" }.to_owned(),
                 one_line(&what_runs(s)),
+                one_line(&state(s, specs)),
             ]
         })
         .collect();
     table(
         &[
-            "EVENT", "DIALECT", "SOURCE", "MATCHER", "TYPE", "TIMEOUT", "FAILS", "COMMAND",
+            "EVENT", "DIALECT", "SCOPE", "SOURCE", "MATCHER", "TYPE", "TIMEOUT", "FAILS", "COMMAND",
+            "STATE",
         ],
         &rows,
     )
+}
+
+/// Whether a hook runs, as `hooks list` and `hooks check` show it: `on`,
+/// `duplicate of <label>` (the label of the hook kept, among `all`, never an
+/// absolute path under HOME or the project), or `disabled: <why>`.
+pub(crate) fn state(spec: &HookSpec, all: &[HookSpec]) -> String {
+    match spec.disabled() {
+        None => "on".to_owned(),
+        Some(why) => match why.strip_prefix("duplicate of ") {
+            Some(kept) => {
+                let label = all
+                    .iter()
+                    .find(|h| format!("{}:{}", h.source(), h.index()) == kept)
+                    .map_or_else(|| kept.to_owned(), HookSpec::location);
+                format!("duplicate of {label}")
+            }
+            None => format!("disabled: {why}"),
+        },
+    }
 }
 
 /// The files `hooks check` searched, under its summary line.

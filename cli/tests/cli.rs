@@ -138,7 +138,7 @@ fn test_prints_the_contract_json_report() {
             "message": "blocked by hook: refused by guard",
             "arguments": {"command": "rm -rf build/"},
             "context": [], "user_messages": [], "stop": null, "follow_up": null, "env": {},
-            "hooks": [{"dialect": "nanopi", "event": "tool_execution_start", "source": path_str(&cfg), "index": 0, "name": null, "matcher": "^bash$",
+            "hooks": [{"dialect": "nanopi", "scope": "project", "event": "tool_execution_start", "source": path_str(&cfg), "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block",
                        "reason": "refused by guard", "duration_ms": 0,
                        "exit": 2, "signal": null, "stderr": "refused by guard\n",
@@ -453,13 +453,13 @@ fn list_json_shows_every_hook_in_execution_order() {
     assert_eq!(
         r.json(),
         json!([
-            {"dialect": "nanopi", "event": "tool_execution_start", "source": path_str(&home_cfg),
+            {"dialect": "nanopi", "scope": "user", "event": "tool_execution_start", "source": path_str(&home_cfg),
              "index": 0, "matcher": "^bash$", "type": "command",
              "command": format!("{}/hooks/guard.sh", s.home.display()),
              "timeout_ms": 3000, "fail_closed": true, "name": null, "disabled": null,
              "persistent": false, "url": null},
             // A nanopi entry of another type has no URL: it is listed and skipped.
-            {"dialect": "nanopi", "event": "turn_end", "source": path_str(&legacy), "index": 0,
+            {"dialect": "nanopi", "scope": "project", "event": "turn_end", "source": path_str(&legacy), "index": 0,
              "matcher": null, "type": "http", "command": null, "timeout_ms": 5000,
              "fail_closed": false, "name": null, "disabled": null, "persistent": false,
              "url": null},

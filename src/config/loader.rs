@@ -32,6 +32,13 @@ pub(crate) trait Loader: Sync {
         path.starts_with("/etc")
     }
 
+    /// Whether a broken file of its fails the whole load, as nanopi's rule
+    /// says, rather than being left out while the other files load (every
+    /// other dialect: DIALECTS.md "Round 4").
+    fn broken_file_fails_the_load(&self) -> bool {
+        false
+    }
+
     /// The scope its dialect gives a file of this name wherever it is
     /// (Claude Code's `managed-settings.json` and `settings.local.json`);
     /// `None` when where the file is decides ([`Scope`]). A file handed to

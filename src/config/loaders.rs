@@ -273,7 +273,10 @@ pub(super) fn load(
         match loads[file.format().loader()].load(file, &mut ctx) {
             Ok(()) => {}
             Err(err) if err.is_not_found() && !options.must_exist => {}
-            Err(err) if !options.must_exist || isolates(files, file, ctx.scope) => {
+            Err(err)
+                if !loader.broken_file_fails_the_load()
+                    && (!options.must_exist || isolates(files, file, ctx.scope)) =>
+            {
                 // A broken file takes none of its hooks in, and no other
                 // file's out (DIALECTS.md "Round 4").
                 ctx.hooks.truncate(first);

@@ -105,7 +105,9 @@ impl LoadCtx<'_> {
         let Some(&keeper) = copies.iter().rev().max_by_key(|&&at| self.hooks[at].scope()) else {
             return;
         };
-        let reason: Arc<str> = format!("duplicate of {}", self.hooks[keeper].location()).into();
+        // The report's `source:index` of the kept hook; labels are the CLI's.
+        let kept = &self.hooks[keeper];
+        let reason: Arc<str> = format!("duplicate of {}:{}", kept.source(), kept.index()).into();
         for &at in copies.iter().filter(|&&at| at != keeper) {
             let spec = &mut self.hooks[at];
             if spec.disabled.is_none() {

@@ -219,8 +219,9 @@ impl Serialize for HookRecord {
     /// values ([`RecordOutcome::folded`]), `outcome_detail` the whole vocabulary.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let run = self.run();
-        let mut s = serializer.serialize_struct("HookRecord", 16)?;
+        let mut s = serializer.serialize_struct("HookRecord", 17)?;
         s.serialize_field("dialect", self.spec.dialect().as_str())?;
+        s.serialize_field("scope", self.spec.scope().as_str())?;
         // The event as the hook's own file names it (`PostToolUse` for a
         // Codex hook run after a failed call).
         s.serialize_field("event", self.spec.event_as_written())?;

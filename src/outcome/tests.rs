@@ -92,7 +92,7 @@ fn serializes_to_the_contract_shape() {
             "reason": "why", "message": "blocked by hook: why",
             "arguments": {"command": "rm"},
             "context": [], "user_messages": [], "stop": null, "follow_up": null, "env": {},
-            "hooks": [{"dialect": "nanopi", "event": "tool_execution_start", "source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
+            "hooks": [{"dialect": "nanopi", "scope": "user", "event": "tool_execution_start", "source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block", "reason": "why",
                        "duration_ms": 4, "exit": null, "signal": null, "stderr": null,
                        "persistent": false, "tool_name": null, "warnings": []}]

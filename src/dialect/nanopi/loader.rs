@@ -37,6 +37,11 @@ impl Loader for NanopiLoader {
         toml.then_some(Format::Nanopi)
     }
 
+    /// nanopi v0.12: any problem with a file stops the load, naming the file.
+    fn broken_file_fails_the_load(&self) -> bool {
+        true
+    }
+
     fn start(&self) -> Box<dyn Load> {
         Box::new(NanopiLoader)
     }
