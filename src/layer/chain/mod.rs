@@ -618,7 +618,7 @@ where
             self.settle(verdict, None);
             return;
         }
-        let by = Some((at, spec.scope()));
+        let by = Some((at + 1, spec.scope()));
         // In a group run one hook after another, a block may leave the rest
         // of the group to run (Gemini CLI's `sequential`).
         let rest_of_group =
@@ -672,7 +672,9 @@ where
         let spec = hooks[*self.next].spec.clone();
         let dialect = spec.dialect_hook();
         let event = *self.event;
-        let by = rewriter.map(|scope| (*self.next, scope));
+        // Its members all saw the old arguments: the more trusted of them run
+        // again, as the more trusted hooks before the group do.
+        let by = rewriter.map(|scope| (end, scope));
         *self.next = end;
         for verdict in merged.into_verdicts(|reasons| dialect.group_block_reason(event, reasons)) {
             self.settle(verdict, by);
@@ -682,9 +684,10 @@ where
 
     /// [Merges](merge) `verdict` into the run's decision and does what it
     /// asks: the arguments rewritten, or the hooks from `next` on recorded as
-    /// not run. `by` is where the hook (or group) that answered it starts and
-    /// how far it is trusted: a rewrite sends the more trusted hooks passed
-    /// before it round again ([`recheck_after`](Self::recheck_after)).
+    /// not run. `by` is where the hooks that saw the old arguments end (after
+    /// the hook, or the group, that answered `verdict`) and how far the hook
+    /// that rewrote them is trusted: a rewrite sends the more trusted hooks
+    /// before that point round again ([`recheck_after`](Self::recheck_after)).
     fn settle(&mut self, verdict: Verdict, by: Option<(usize, crate::Scope)>) {
         let (decided, then) = merge(std::mem::take(self.decided), verdict);
         *self.decided = decided;
@@ -712,8 +715,8 @@ where
         }
     }
 
-    /// A hook of `scope` at `from` rewrote the arguments: every hook before it
-    /// that is trusted more (and may block) runs again on the new arguments
+    /// A hook of `scope` rewrote the arguments that the hooks before `from`
+    /// saw: every one of them trusted more runs again on the new arguments
     /// before the call goes ahead, once, whether it ran on the old ones or
     /// its matcher passed them by (DIALECTS.md "Round 4": a rewrite never
     /// skips a guard).
