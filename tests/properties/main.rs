@@ -7,9 +7,11 @@
 //!
 //! The `fuzz/` targets cover the decoder and the loader for much longer runs.
 //! Claude Code's `if` rules and group matchers, generated from their grammar,
-//! are in [`rules`].
+//! are in [`rules`]; the trust model over mixed-scope, mixed-dialect
+//! configurations in [`trust`].
 
 mod rules;
+mod trust;
 
 use std::path::Path;
 use std::time::Duration;
