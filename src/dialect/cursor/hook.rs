@@ -33,9 +33,13 @@ use crate::BoxError;
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
     follow_ups: Mutex<HashMap<(usize, String), u32>>,
-    /// Each session's variables: name, value, and the scope of the hook that set it.
-    env: Mutex<HashMap<String, Vec<(String, String, Scope)>>>,
+    /// Each session's variables.
+    env: Mutex<HashMap<String, Vec<SessionVar>>>,
 }
+
+/// A variable a `sessionStart` hook set: its name, its value, and the scope
+/// of the hook that set it.
+type SessionVar = (String, String, Scope);
 
 impl Sessions {
     fn follow_ups(&self, hook: usize, session: &str) -> u32 {
