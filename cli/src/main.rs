@@ -900,7 +900,11 @@ fn check(args: ConfigArgs) -> Result<ExitCode, Failure> {
     let unloaded = config.unloaded_files().len();
     let mut line = format!(
         "{}: {hooks} hook{} from {} file{}",
-        if errors + unloaded == 0 { "ok" } else { "error" },
+        if errors + unloaded == 0 {
+            "ok"
+        } else {
+            "error"
+        },
         if hooks == 1 { "" } else { "s" },
         files.len(),
         if files.len() == 1 { "" } else { "s" },

@@ -164,8 +164,8 @@ pub(crate) fn list(specs: &[HookSpec]) -> String {
         .collect();
     table(
         &[
-            "EVENT", "DIALECT", "SCOPE", "SOURCE", "MATCHER", "TYPE", "TIMEOUT", "FAILS", "COMMAND",
-            "STATE",
+            "EVENT", "DIALECT", "SCOPE", "SOURCE", "MATCHER", "TYPE", "TIMEOUT", "FAILS",
+            "COMMAND", "STATE",
         ],
         &rows,
     )

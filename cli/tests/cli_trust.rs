@@ -73,11 +73,17 @@ fn a_project_file_cannot_switch_off_the_users_guard_and_check_says_so() {
     let check = s.run(&["check", "--discover", "gemini"]);
     assert_eq!(check.code, 0, "{}", check.stderr);
     assert!(
-        check.stderr.contains("hooksConfig.disabled cannot switch off user-guard, a user hook"),
+        check
+            .stderr
+            .contains("hooksConfig.disabled cannot switch off user-guard, a user hook"),
         "{}",
         check.stderr
     );
-    assert!(check.stdout.starts_with("ok: 2 hooks from 2 files"), "{}", check.stdout);
+    assert!(
+        check.stdout.starts_with("ok: 2 hooks from 2 files"),
+        "{}",
+        check.stdout
+    );
 
     let list = s.run(&["list", "--discover", "gemini"]);
     let row = list
@@ -85,9 +91,15 @@ fn a_project_file_cannot_switch_off_the_users_guard_and_check_says_so() {
         .lines()
         .find(|l| l.contains("user-guard"))
         .unwrap_or_else(|| panic!("{}", list.stdout));
-    assert!(row.contains(" user ") && row.trim_end().ends_with(" on"), "{row}");
+    assert!(
+        row.contains(" user ") && row.trim_end().ends_with(" on"),
+        "{row}"
+    );
     let head = list.stdout.lines().next().unwrap();
-    assert!(head.contains("SCOPE") && head.trim_end().ends_with("STATE"), "{head}");
+    assert!(
+        head.contains("SCOPE") && head.trim_end().ends_with("STATE"),
+        "{head}"
+    );
 }
 
 #[test]
@@ -96,15 +108,30 @@ fn trust_project_gives_the_project_gemini_clis_own_rule() {
     let report = run_rm(&s, &["--trust-project"]);
     assert_eq!(report["decision"], "allow", "{report}");
     let check = s.run(&["check", "--discover", "gemini", "--trust-project"]);
-    assert!(check.stdout.starts_with("ok: 1 hook from 2 files, 1 off (above)"), "{}", check.stdout);
     assert!(
-        check.stderr.contains("hooks: off: user-guard: disabled: \"user-guard\" is in hooksConfig.disabled"),
+        check
+            .stdout
+            .starts_with("ok: 1 hook from 2 files, 1 off (above)"),
+        "{}",
+        check.stdout
+    );
+    assert!(
+        check.stderr.contains(
+            "hooks: off: user-guard: disabled: \"user-guard\" is in hooksConfig.disabled"
+        ),
         "{}",
         check.stderr
     );
     let list = s.run(&["list", "--discover", "gemini", "--trust-project"]);
-    let row = list.stdout.lines().find(|l| l.contains("user-guard")).unwrap();
-    assert!(row.contains("disabled: \"user-guard\" is in hooksConfig.disabled"), "{row}");
+    let row = list
+        .stdout
+        .lines()
+        .find(|l| l.contains("user-guard"))
+        .unwrap();
+    assert!(
+        row.contains("disabled: \"user-guard\" is in hooksConfig.disabled"),
+        "{row}"
+    );
 }
 
 #[test]
@@ -125,7 +152,14 @@ fn config_takes_a_scope_and_list_shows_it() {
     );
     let managed_arg = format!("managed=claude:{}", path(&managed));
     let project_arg = format!("project={}", path(&project));
-    let r = s.run(&["list", "--json", "--config", &managed_arg, "--config", &project_arg]);
+    let r = s.run(&[
+        "list",
+        "--json",
+        "--config",
+        &managed_arg,
+        "--config",
+        &project_arg,
+    ]);
     let list = r.json();
     assert_eq!(list[0]["scope"], "managed", "{list}");
     assert_eq!(list[1]["scope"], "project");
@@ -135,7 +169,10 @@ fn config_takes_a_scope_and_list_shows_it() {
     assert!(list[1]["disabled"].as_str().is_some());
     let text = s.run(&["list", "--config", &managed_arg, "--config", &project_arg]);
     let row = text.stdout.lines().nth(2).unwrap();
-    assert!(row.contains("project") && row.contains("disabled: disableAllHooks is true in"), "{row}");
+    assert!(
+        row.contains("project") && row.contains("disabled: disableAllHooks is true in"),
+        "{row}"
+    );
 }
 
 #[test]
@@ -148,14 +185,99 @@ fn a_broken_project_file_is_named_and_the_users_guard_still_runs() {
             "hooks": [{"type": "command", "command": path(&guard)}]}]}})
         .to_string(),
     );
-    s.write("proj/.codex/hooks.json", r#"{"hooks": {"PreToolUse": "x"}}"#);
+    s.write(
+        "proj/.codex/hooks.json",
+        r#"{"hooks": {"PreToolUse": "x"}}"#,
+    );
     let check = s.run(&["check", "--discover", "codex"]);
     assert_eq!(check.code, 1, "{}", check.stdout);
-    assert!(check.stdout.contains("1 file not loaded"), "{}", check.stdout);
-    assert!(check.stderr.contains("not loaded:") && check.stderr.contains(".codex/hooks.json"), "{}", check.stderr);
+    assert!(
+        check.stdout.contains("1 file not loaded"),
+        "{}",
+        check.stdout
+    );
+    assert!(
+        check.stderr.contains("not loaded:") && check.stderr.contains(".codex/hooks.json"),
+        "{}",
+        check.stderr
+    );
     let list = s.run(&["list", "--discover", "codex"]);
     assert!(list.stdout.contains("not loaded: "), "{}", list.stdout);
     let payload = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}).to_string();
-    let r = s.run(&["test", "--json", "--discover", "codex", "--event", "PreToolUse", "--payload", &payload]);
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--discover",
+        "codex",
+        "--event",
+        "PreToolUse",
+        "--payload",
+        &payload,
+    ]);
     assert_eq!(r.json()["decision"], "block", "{}", r.stderr);
+}
+
+#[test]
+fn a_duplicate_names_the_hook_kept_by_its_label_never_an_absolute_path() {
+    let s = Sandbox::new();
+    // The guard lives outside both folders, so that only a label could name them.
+    let guard = s.write("bin/guard.sh", GUARD);
+    let file = json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": path(&guard)}]}]}})
+    .to_string();
+    s.write("home/.claude/settings.json", &file);
+    s.write("proj/.claude/settings.json", &file);
+    let list = s.run(&["list", "--discover", "claude"]);
+    let rows: Vec<&str> = list.stdout.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{}", list.stdout);
+    // The user's copy is kept: it is trusted more than the project's.
+    assert!(rows[0].trim_end().ends_with(" on"), "{}", rows[0]);
+    assert!(
+        rows[1]
+            .trim_end()
+            .ends_with("duplicate of ~/.claude/settings.json:0"),
+        "{}",
+        rows[1]
+    );
+    assert!(
+        !list.stdout.contains(&*s.home.to_string_lossy()),
+        "{}",
+        list.stdout
+    );
+}
+
+#[test]
+fn one_bad_entry_in_a_project_file_leaves_the_users_file_loaded() {
+    let s = Sandbox::new();
+    let guard = s.write("home/guard.sh", GUARD);
+    s.write(
+        "home/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": path(&guard)}]}]}})
+        .to_string(),
+    );
+    for bad in [
+        json!({"type": "http", "url": "http://127.0.0.1:65536/x"}),
+        json!({"type": "http", "url": "http://exa\tmple.com/x"}),
+    ] {
+        s.write(
+            "proj/.claude/settings.json",
+            &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [bad]}]}}).to_string(),
+        );
+        let payload =
+            json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}).to_string();
+        let r = s.run(&[
+            "test",
+            "--json",
+            "--discover",
+            "claude",
+            "--event",
+            "PreToolUse",
+            "--payload",
+            &payload,
+        ]);
+        assert_eq!(r.json()["decision"], "block", "{bad}: {}", r.stderr);
+        let check = s.run(&["check", "--discover", "claude"]);
+        assert_eq!(check.code, 1, "{bad}: {}", check.stdout);
+    }
 }

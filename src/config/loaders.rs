@@ -268,7 +268,9 @@ pub(super) fn load(
             loaded.push(canonical);
         }
         let loader = LOADERS[file.format().loader()];
-        ctx.scope = file.scope().unwrap_or_else(|| named_scope(loader, file.path()));
+        ctx.scope = file
+            .scope()
+            .unwrap_or_else(|| named_scope(loader, file.path()));
         let (first, warnings) = (ctx.hooks.len(), ctx.warnings.len());
         match loads[file.format().loader()].load(file, &mut ctx) {
             Ok(()) => {}
@@ -322,9 +324,10 @@ fn named_scope(loader: &dyn Loader, path: &Path) -> Scope {
 fn isolates(files: &[ConfigFile], file: &ConfigFile, scope: Scope) -> bool {
     files.iter().any(|other| {
         other.path() != file.path()
-            && other.scope().unwrap_or_else(|| {
-                named_scope(LOADERS[other.format().loader()], other.path())
-            }) != scope
+            && other
+                .scope()
+                .unwrap_or_else(|| named_scope(LOADERS[other.format().loader()], other.path()))
+                != scope
     })
 }
 

@@ -45,7 +45,12 @@ impl LoadCtx<'_> {
     /// ([`Discovery::with_project_trusted`](super::Discovery::with_project_trusted)):
     /// as far as its loader asks, which is the host's own rule. The first
     /// reason given stays. Answers whether the hook is off.
-    pub(crate) fn turn_off(&mut self, at: usize, switch: &Switch, reason: impl Into<Arc<str>>) -> bool {
+    pub(crate) fn turn_off(
+        &mut self,
+        at: usize,
+        switch: &Switch,
+        reason: impl Into<Arc<str>>,
+    ) -> bool {
         let hook = &self.hooks[at];
         let reaches = hook.scope() <= switch.scope
             || (self.project_trusted && switch.scope == Scope::Project);
@@ -56,7 +61,8 @@ impl LoadCtx<'_> {
                 hook_scope: hook.scope(),
                 file_scope: switch.scope,
             };
-            self.warnings.push(ConfigWarning::in_file(&switch.file, kind));
+            self.warnings
+                .push(ConfigWarning::in_file(&switch.file, kind));
             return false;
         }
         let spec = &mut self.hooks[at];
@@ -69,7 +75,12 @@ impl LoadCtx<'_> {
     /// Records that the file at `file` (of `scope`), through `key`, allows
     /// only managed hooks. Only a managed file's word counts; any other's
     /// is a warning that names it.
-    pub(crate) fn allow_managed_hooks_only(&mut self, file: &Path, scope: Scope, key: &'static str) {
+    pub(crate) fn allow_managed_hooks_only(
+        &mut self,
+        file: &Path,
+        scope: Scope,
+        key: &'static str,
+    ) {
         if scope == Scope::Managed {
             if self.managed_only.is_none() {
                 self.managed_only = Some(format!("{key} is true in {}", file.display()));
@@ -102,7 +113,11 @@ impl LoadCtx<'_> {
     /// trusted as much; each other one is turned off as `duplicate of
     /// <label>`. A copy never stands in for a hook trusted more than it.
     pub(crate) fn keep_most_trusted(&mut self, copies: &[usize]) {
-        let Some(&keeper) = copies.iter().rev().max_by_key(|&&at| self.hooks[at].scope()) else {
+        let Some(&keeper) = copies
+            .iter()
+            .rev()
+            .max_by_key(|&&at| self.hooks[at].scope())
+        else {
             return;
         };
         // The report's `source:index` of the kept hook; labels are the CLI's.

@@ -69,7 +69,12 @@ impl Scope {
     /// (`project` or `user`: a project inside the home folder is the
     /// project, a home folder inside the project is the user's); a file in
     /// neither is the `user`'s (a plugin or a workspace the user named).
-    pub(crate) fn by_place(path: &Path, system: bool, project: &Path, home: Option<&Path>) -> Scope {
+    pub(crate) fn by_place(
+        path: &Path,
+        system: bool,
+        project: &Path,
+        home: Option<&Path>,
+    ) -> Scope {
         if system {
             return Scope::Managed;
         }

@@ -148,17 +148,45 @@ async fn a_gemini_project_switch_never_turns_off_a_more_trusted_guard() {
         json!({"disabled": ["user-guard", "system-guard", "extension-guard"]}),
         json!({"enabled": false}),
     ] {
-        let project = json!({"hooksConfig": switch, "hooks": gemini_hook(".*", "true", "own", json!({}))});
+        let project =
+            json!({"hooksConfig": switch, "hooks": gemini_hook(".*", "true", "own", json!({}))});
         let config = load(
             dir.path(),
             &[
-                (Scope::User, "home/.gemini/settings.json", Format::Gemini,
-                 gemini(gemini_hook(".*", &command, "user-guard", json!({})))),
-                (Scope::Project, "project/.gemini/settings.json", Format::Gemini, project.to_string()),
-                (Scope::Managed, "etc/gemini-cli/settings.json", Format::Gemini,
-                 gemini(gemini_hook(".*", &format!("{command} #system"), "system-guard", json!({})))),
-                (Scope::User, "home/.gemini/extensions/x/hooks/hooks.json", Format::Gemini,
-                 gemini(gemini_hook(".*", &format!("{command} #ext"), "extension-guard", json!({})))),
+                (
+                    Scope::User,
+                    "home/.gemini/settings.json",
+                    Format::Gemini,
+                    gemini(gemini_hook(".*", &command, "user-guard", json!({}))),
+                ),
+                (
+                    Scope::Project,
+                    "project/.gemini/settings.json",
+                    Format::Gemini,
+                    project.to_string(),
+                ),
+                (
+                    Scope::Managed,
+                    "etc/gemini-cli/settings.json",
+                    Format::Gemini,
+                    gemini(gemini_hook(
+                        ".*",
+                        &format!("{command} #system"),
+                        "system-guard",
+                        json!({}),
+                    )),
+                ),
+                (
+                    Scope::User,
+                    "home/.gemini/extensions/x/hooks/hooks.json",
+                    Format::Gemini,
+                    gemini(gemini_hook(
+                        ".*",
+                        &format!("{command} #ext"),
+                        "extension-guard",
+                        json!({}),
+                    )),
+                ),
             ],
         );
         let on: Vec<&str> = config
@@ -217,7 +245,9 @@ async fn a_trusted_gemini_project_disables_a_user_hook_as_gemini_does() {
     let untrusted = discovery(false);
     assert_eq!(untrusted.hooks()[0].scope(), Scope::User);
     assert!(untrusted.hooks()[0].disabled().is_none());
-    assert!(assert_blocks(&stack(&untrusted, false), "rm -rf /").await.is_blocked());
+    assert!(assert_blocks(&stack(&untrusted, false), "rm -rf /")
+        .await
+        .is_blocked());
     let trusted = discovery(true);
     assert_eq!(
         trusted.hooks()[0].disabled(),
@@ -264,7 +294,8 @@ fn rewriters(dir: &Path) -> Vec<(&'static str, Format, String)> {
         "permissionDecision": "allow", "updatedInput": {"command": "rm -rf / --codex"}}}));
     let gemini = answer(json!({"decision": "allow",
         "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": "rm -rf / --gemini"}}}));
-    let cursor = answer(json!({"permission": "allow", "updated_input": {"command": "rm -rf / --cursor"}}));
+    let cursor =
+        answer(json!({"permission": "allow", "updated_input": {"command": "rm -rf / --cursor"}}));
     let claude_rewrite = answer(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
         "permissionDecision": "allow", "updatedInput": {"command": "rm -rf / --claude"}}}));
     vec![
@@ -308,20 +339,30 @@ async fn allow_managed_hooks_only_turns_off_every_dialects_project_hooks() {
         let config = load(
             dir.path(),
             &[
-                (Scope::Managed, "etc/claude-code/managed-settings.json", Format::Claude, managed.to_string()),
+                (
+                    Scope::Managed,
+                    "etc/claude-code/managed-settings.json",
+                    Format::Claude,
+                    managed.to_string(),
+                ),
                 (Scope::Project, rel, format, text),
             ],
         );
         let off = &config.hooks()[1];
         assert!(
-            off.disabled().is_some_and(|why| why.starts_with("allowManagedHooksOnly is true in ")),
+            off.disabled()
+                .is_some_and(|why| why.starts_with("allowManagedHooksOnly is true in ")),
             "{rel}: {:?}",
             off.disabled()
         );
         let outcome = fire(&stack(&config, false), shell("ls")).await;
         assert!(!outcome.is_blocked(), "{rel}: {outcome:?}");
         assert_eq!(outcome.arguments(), &json!({"command": "ls"}), "{rel}");
-        assert_eq!(outcome.hooks()[1].outcome(), RecordOutcome::Skipped, "{rel}");
+        assert_eq!(
+            outcome.hooks()[1].outcome(),
+            RecordOutcome::Skipped,
+            "{rel}"
+        );
     }
 }
 
@@ -332,12 +373,19 @@ async fn allow_managed_hooks_only_turns_off_every_dialects_project_hooks() {
 async fn a_project_rewrite_runs_the_more_trusted_guard_again() {
     let dir = tempfile::tempdir().unwrap();
     let command = guard(dir.path(), "guard");
-    let managed = claude(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}));
+    let managed = claude(
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}),
+    );
     for (rel, format, text) in rewriters(dir.path()) {
         let config = load(
             dir.path(),
             &[
-                (Scope::Managed, "etc/claude-code/managed-settings.json", Format::Claude, managed.clone()),
+                (
+                    Scope::Managed,
+                    "etc/claude-code/managed-settings.json",
+                    Format::Claude,
+                    managed.clone(),
+                ),
                 (Scope::Project, rel, format, text),
             ],
         );
@@ -351,7 +399,11 @@ async fn a_project_rewrite_runs_the_more_trusted_guard_again() {
             .filter(|r| r.spec().scope() == Scope::Managed)
             .map(|r| r.outcome())
             .collect::<Vec<_>>();
-        assert_eq!(guard_runs, [RecordOutcome::Allow, RecordOutcome::Block], "{rel}");
+        assert_eq!(
+            guard_runs,
+            [RecordOutcome::Allow, RecordOutcome::Block],
+            "{rel}"
+        );
     }
 }
 
@@ -368,13 +420,25 @@ async fn a_rewrite_the_guard_allows_goes_ahead_and_equal_trust_runs_once() {
         "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"updatedInput\": {\"command\": \"ls --dry-run\"}}}'\n",
     );
     let codex = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": shell_quote(&rewrite)}]}]}}).to_string();
-    let managed = claude(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}));
+    let managed = claude(
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}),
+    );
     for (rewriter, runs) in [(Scope::Project, 2), (Scope::Managed, 1)] {
         let config = load(
             dir.path(),
             &[
-                (Scope::Managed, "etc/claude-code/managed-settings.json", Format::Claude, managed.clone()),
-                (rewriter, "project/.codex/hooks.json", Format::Codex, codex.clone()),
+                (
+                    Scope::Managed,
+                    "etc/claude-code/managed-settings.json",
+                    Format::Claude,
+                    managed.clone(),
+                ),
+                (
+                    rewriter,
+                    "project/.codex/hooks.json",
+                    Format::Codex,
+                    codex.clone(),
+                ),
             ],
         );
         let outcome = fire(&stack(&config, false), shell("ls")).await;
@@ -431,12 +495,19 @@ async fn session_variables_of_a_project_hook_never_reach_a_trusted_guard() {
     let start = HookRequest::session_start(StartReason::Startup).with_session_id("trust-1");
     let started = fire(&stack, start).await;
     // The agent's shell gets what CLAUDE_ENV_FILE said, as in Claude Code.
-    assert!(started.env().iter().any(|(k, v)| k == "PATH" && v.starts_with("/evil")));
+    assert!(started
+        .env()
+        .iter()
+        .any(|(k, v)| k == "PATH" && v.starts_with("/evil")));
     fire(&stack, shell("ls")).await;
     let read = |name: &str| std::fs::read_to_string(seen(name)).unwrap();
     let host_path = std::env::var("PATH").unwrap_or_default();
     for trusted in ["managed-cursor", "managed-claude"] {
-        assert_eq!(read(trusted).trim_end(), format!("{host_path}|||"), "{trusted}");
+        assert_eq!(
+            read(trusted).trim_end(),
+            format!("{host_path}|||"),
+            "{trusted}"
+        );
     }
     // The project's own hook of the same trust gets the project's variables,
     // but never the ones that change how a shell or a program starts.
@@ -453,15 +524,34 @@ async fn session_variables_of_a_project_hook_never_reach_a_trusted_guard() {
 async fn a_broken_project_file_never_unloads_a_better_one() {
     let dir = tempfile::tempdir().unwrap();
     let command = guard(dir.path(), "guard");
-    let guard_file = claude(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}));
+    let guard_file = claude(
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}),
+    );
     for (rel, format, broken) in [
-        ("project/.codex/hooks.json", Format::Codex, json!({"hooks": {"PreToolUse": "x"}}).to_string()),
-        ("project/.claude/settings.json", Format::Claude, "{ not json".to_owned()),
-        ("project/.gemini/settings.json", Format::Gemini, json!({"hooks": {"BeforeTool": 3}}).to_string()),
+        (
+            "project/.codex/hooks.json",
+            Format::Codex,
+            json!({"hooks": {"PreToolUse": "x"}}).to_string(),
+        ),
+        (
+            "project/.claude/settings.json",
+            Format::Claude,
+            "{ not json".to_owned(),
+        ),
+        (
+            "project/.gemini/settings.json",
+            Format::Gemini,
+            json!({"hooks": {"BeforeTool": 3}}).to_string(),
+        ),
     ] {
         let mut list = Vec::new();
         for (scope, path, format, text) in [
-            (Scope::User, dir.path().join("home/.claude/settings.json"), Format::Claude, guard_file.clone()),
+            (
+                Scope::User,
+                dir.path().join("home/.claude/settings.json"),
+                Format::Claude,
+                guard_file.clone(),
+            ),
             (Scope::Project, dir.path().join(rel), format, broken.clone()),
         ] {
             write(&path, &text);
@@ -470,7 +560,10 @@ async fn a_broken_project_file_never_unloads_a_better_one() {
         let config = Config::load_files(&list, &dir.path().join("project")).unwrap();
         assert_eq!(config.hooks().len(), 1, "{rel}");
         assert_eq!(config.unloaded_files().len(), 1, "{rel}");
-        assert!(config.unloaded_files()[0].to_string().contains(rel), "{rel}");
+        assert!(
+            config.unloaded_files()[0].to_string().contains(rel),
+            "{rel}"
+        );
         assert_blocks(&stack(&config, false), "rm -rf /").await;
     }
 }
