@@ -43,6 +43,59 @@ pub(crate) fn settle(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// How long a test that spawns hooks may run before it fails: generous, so a
+/// busy machine never trips it; a bug that hangs (a lost answer, a timeout read
+/// in the wrong unit) fails the test instead of stalling the suite.
+pub(crate) const TEST_BOUND: Duration = Duration::from_secs(120);
+
+/// Runs a test body, failing the test if it is not done within [`TEST_BOUND`]
+/// of real time.
+///
+/// The bound is kept by a thread of its own on the wall clock, not by tokio's
+/// timer: a test on paused time (`start_paused`) is bounded the same way, and
+/// its clock is left alone. A body that blocks its runtime thread so that the
+/// panic cannot even be raised aborts the test binary 30 s later, after
+/// printing which test hung.
+pub(crate) async fn bounded<F: std::future::Future>(body: F) -> F::Output {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    const ABORT_GRACE: Duration = Duration::from_secs(30);
+
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    // Dropped when this function returns or unwinds: the watchdog then stops.
+    let (done, finished) = channel::<()>();
+    let (expired, expiry) = tokio::sync::oneshot::channel::<()>();
+    let watched = test.clone();
+    std::thread::Builder::new()
+        .name(format!("bound of {test}"))
+        .spawn(move || {
+            if finished.recv_timeout(TEST_BOUND) != Err(RecvTimeoutError::Timeout) {
+                return;
+            }
+            let _ = expired.send(());
+            if finished.recv_timeout(ABORT_GRACE) == Err(RecvTimeoutError::Timeout) {
+                eprintln!(
+                    "{watched} is still running {}s after its bound of {}s and its runtime \
+                     does not answer: aborting the test binary",
+                    ABORT_GRACE.as_secs(),
+                    TEST_BOUND.as_secs()
+                );
+                std::process::abort();
+            }
+        })
+        .expect("a watchdog thread");
+    tokio::pin!(body);
+    let output = tokio::select! {
+        biased;
+        output = &mut body => output,
+        Ok(()) = expiry => panic!(
+            "{test} did not finish within {}s: a hook run or a wait in it hangs",
+            TEST_BOUND.as_secs()
+        ),
+    };
+    drop(done);
+    output
+}
+
 mod tools;
 #[allow(unused_imports)] // each test binary uses its own part
 pub(crate) use self::tools::{needs_tool, SKIP_MISSING};
