@@ -39,6 +39,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 pub struct Dialect {
     name: &'static str,
     at_once: bool,
+    answer: crate::dialect::AnswerForm,
 }
 
 impl Dialect {
@@ -48,7 +49,19 @@ impl Dialect {
         Dialect {
             name,
             at_once: false,
+            answer: crate::dialect::AnswerForm::Own,
         }
+    }
+
+    /// This dialect, whose hooks answer on stdout in `form`: what the
+    /// checks every dialect shares look at when a hook fails closed.
+    pub(crate) const fn with_answers(self, answer: crate::dialect::AnswerForm) -> Dialect {
+        Dialect { answer, ..self }
+    }
+
+    /// How this dialect's hooks answer on stdout.
+    pub(crate) const fn answer_form(self) -> crate::dialect::AnswerForm {
+        self.answer
     }
 
     /// This dialect, with the hooks that stand next to each other at an
@@ -150,9 +163,7 @@ impl FailClosedPolicy {
             Reach::Every => true,
             Reach::Only(dialects) => dialects.contains(&spec.dialect()),
         };
-        reached
-            && spec.event().block_policy() == crate::BlockPolicy::Enforced
-            && !spec.runs_in_background()
+        reached && spec.block_takes_effect() && !spec.runs_in_background()
     }
 }
 
@@ -421,6 +432,14 @@ impl HookSpec {
     pub(crate) fn with_dialect(mut self, hook: Arc<dyn DialectHook>) -> Self {
         self.hook = hook;
         self
+    }
+
+    /// Whether a block from this hook stops the action at its event: the
+    /// event's policy enforces it, or the hook's dialect does
+    /// ([`DialectHook::blocks_where_the_event_drops_them`]).
+    pub(crate) fn block_takes_effect(&self) -> bool {
+        self.event().block_policy() == crate::BlockPolicy::Enforced
+            || self.dialect_hook().blocks_where_the_event_drops_them()
     }
 
     /// Its dialect's rules and data.

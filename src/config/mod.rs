@@ -345,7 +345,7 @@ impl Config {
                 *spec.hook_kind() == crate::HookKind::Command
                     && spec.disabled().is_none()
                     && !spec.runs_in_background()
-                    && spec.event().block_policy() == crate::BlockPolicy::Enforced
+                    && spec.block_takes_effect()
             })
             .filter_map(|spec| {
                 let dir = spec.run_dir().unwrap_or(cwd);

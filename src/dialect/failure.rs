@@ -4,6 +4,10 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
+use crate::outcome::last_nonempty_line;
+use crate::outcome::{Notes, Verdict};
+use crate::process::Finished;
+
 /// Why a hook ended without an answer. Its `Display` is the `error` of the
 /// record: `exited with status 1: <first stderr line>`, `killed by a signal`,
 /// `timed out after 2 s`, `could not start: <why>`: Claude Code's texts, which
@@ -81,5 +85,164 @@ fn stderr_head(stderr: &[u8]) -> String {
     match line.char_indices().nth(STDERR_HEAD_CHARS) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None => line.to_owned(),
+    }
+}
+
+/// How a dialect reads a hook's answer on stdout, as far as the checks that
+/// every dialect shares need to know ([`review`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum AnswerForm {
+    /// By rules of its own, which leave nothing to check here (nanopi's:
+    /// its answer is its last line, cut or not by its own rule).
+    Own,
+    /// All of stdout is one JSON object, or text that is no answer (Claude
+    /// Code, Codex, Cursor, Gemini CLI).
+    Object,
+    /// The last non-empty line of stdout is the JSON answer
+    /// (react-agent-mini).
+    LastLine,
+    /// All of stdout is the JSON object, else its last line that is one
+    /// (Cursor).
+    ObjectOrLastLine,
+}
+
+/// What makes a hook's stdout none of its dialect's answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Unreadable {
+    /// More than the kept bytes were printed, and the answer was cut.
+    TooLong(usize),
+    /// A NUL byte.
+    Nul,
+    /// It starts as JSON and does not parse.
+    Broken,
+    /// JSON that is not an object (`null`, `12`, `true`, a list).
+    NotAnObject,
+    /// Text, then a JSON answer on a line of its own: a login shell's
+    /// greeting, or a log line, before the answer.
+    TextBefore,
+}
+
+impl fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unreadable::TooLong(kept) => write!(
+                f,
+                "printed more than the {kept} bytes of stdout kept for an answer; \
+                 the answer was not read"
+            ),
+            Unreadable::Nul => f.write_str("stdout holds a NUL byte: it is no answer"),
+            Unreadable::Broken => f.write_str("stdout starts as JSON and does not parse"),
+            Unreadable::NotAnObject => f.write_str("stdout is JSON but not an object"),
+            Unreadable::TextBefore => f.write_str(
+                "text came before the JSON answer on stdout (a login shell's greeting, \
+                 or a log line), so the answer was not read; print only the JSON object, \
+                 and logs to stderr",
+            ),
+        }
+    }
+}
+
+/// What is wrong with `finished`'s stdout as an answer of `form`, if anything.
+fn unreadable(form: AnswerForm, finished: &Finished) -> Option<Unreadable> {
+    let stdout = finished.stdout.as_slice();
+    let whole = stdout.trim_ascii();
+    let last = last_line(stdout);
+    let cut = match form {
+        AnswerForm::Own => return None,
+        AnswerForm::Object => finished.stdout_truncated,
+        AnswerForm::LastLine => answer_is_cut(finished),
+        AnswerForm::ObjectOrLastLine => {
+            answer_is_cut(finished) || (finished.stdout_truncated && !is_object(last))
+        }
+    };
+    if cut {
+        return Some(Unreadable::TooLong(stdout.len()));
+    }
+    if stdout.contains(&0) {
+        return Some(Unreadable::Nul);
+    }
+    let answer = match form {
+        AnswerForm::LastLine => last,
+        AnswerForm::ObjectOrLastLine if is_object(last) => return None,
+        _ => whole,
+    };
+    let json = || serde_json::from_slice::<serde_json::Value>(answer);
+    match answer.first() {
+        Some(b'{' | b'[') => {
+            return match json() {
+                Ok(serde_json::Value::Object(_)) => None,
+                Ok(_) => Some(Unreadable::NotAnObject),
+                Err(_) => Some(Unreadable::Broken),
+            }
+        }
+        Some(b'n' | b't' | b'f' | b'-' | b'0'..=b'9') if json().is_ok() => {
+            return Some(Unreadable::NotAnObject)
+        }
+        _ => {}
+    }
+    (form == AnswerForm::Object && is_object(last) && last.len() < whole.len())
+        .then_some(Unreadable::TextBefore)
+}
+
+/// Whether `line` is one JSON object.
+fn is_object(line: &[u8]) -> bool {
+    line.first() == Some(&b'{')
+        && matches!(
+            serde_json::from_slice::<serde_json::Value>(line),
+            Ok(serde_json::Value::Object(_))
+        )
+}
+
+/// The last non-empty line of `bytes`, trimmed.
+fn last_line(bytes: &[u8]) -> &[u8] {
+    last_nonempty_line(bytes).map_or(&[], <[u8]>::trim_ascii)
+}
+
+/// The checks every dialect shares, after its own reading of a run
+/// (DIALECTS.md "Round 4", failing closed without gaps). A block or an ask
+/// stands. Otherwise, an answer cut by the stdout bound is a failure that
+/// names the bound (blocking when the hook fails closed), never "no
+/// opinion"; any other stdout that is none of the dialect's answers blocks
+/// when the hook fails closed, and is a warning on the hook's record when it
+/// does not.
+pub(crate) fn review(
+    form: AnswerForm,
+    finished: &Finished,
+    fail_closed: bool,
+    verdict: Verdict,
+    mut notes: Notes,
+) -> (Verdict, Notes) {
+    if matches!(
+        verdict,
+        Verdict::Block { .. } | Verdict::Ask { .. } | Verdict::FailedOpen { .. }
+    ) {
+        return (verdict, notes);
+    }
+    match unreadable(form, finished) {
+        None => (verdict, notes),
+        Some(problem @ Unreadable::TooLong(_)) => (
+            Verdict::failed(problem.to_string(), fail_closed),
+            Notes::default(),
+        ),
+        Some(problem) if fail_closed => {
+            (Verdict::failed(problem.to_string(), true), Notes::default())
+        }
+        Some(problem) => {
+            notes.warnings.push(problem.to_string());
+            (verdict, notes)
+        }
+    }
+}
+
+/// Whether the kept tail of stdout lost the start of its last non-empty line
+/// (or holds no such line at all, so the answer was in what was dropped).
+pub(crate) fn answer_is_cut(finished: &Finished) -> bool {
+    if !finished.stdout_truncated {
+        return false;
+    }
+    match last_nonempty_line(&finished.stdout) {
+        // The line is complete when a newline before it was kept.
+        Some(line) => line.as_ptr() == finished.stdout.as_ptr(),
+        None => true,
     }
 }

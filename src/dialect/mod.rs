@@ -20,6 +20,7 @@ pub mod nanopi;
 
 #[doc(hidden)] // the failure texts, for the dialects' wires and their tests; not API
 pub use self::failure::Failure;
+pub(crate) use self::failure::{review, AnswerForm};
 pub use self::model_answer::ModelAnswer;
 pub use self::named::{EventNames, FireError, NamedEvent};
 
@@ -197,6 +198,14 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
     /// group to its end.
     fn block_ends_group_in_order(&self) -> bool {
         true
+    }
+
+    /// Whether a block from this hook takes effect at its event by its
+    /// dialect's own rule although the neutral event drops blocks (Gemini
+    /// CLI's `AfterTool`, Codex's `PostToolUse`, Claude Code's
+    /// `TaskCreated`): there a hook that fails closed blocks too.
+    fn blocks_where_the_event_drops_them(&self) -> bool {
+        false
     }
 
     /// The hook as `Any`, for its own dialect's code to read it back.

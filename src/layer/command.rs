@@ -35,7 +35,7 @@ use tower_service::Service;
 
 use crate::dialect::JobParts;
 use crate::host::Host;
-use crate::outcome::{RunDetail, Verdict};
+use crate::outcome::{BlockCause, RunDetail, Verdict};
 use crate::process::{BoxFuture, Job, ProcessRunner, Runner, Termination};
 use crate::request::HookRequest;
 use crate::BoxError;
@@ -239,7 +239,33 @@ async fn run_and_answer(
             Err(err)
         }
     };
-    let (verdict, notes) = dialect.finish(req.hook().map(|spec| &**spec), &req, ended)?;
+    let spec = req.hook().map(|spec| &**spec);
+    let finished = ended.as_ref().ok().copied();
+    let (mut verdict, mut notes) = dialect.finish(spec, &req, ended)?;
+    if let (Some(finished), Some(spec)) = (finished, spec) {
+        // The checks every dialect shares: an answer that is none.
+        (verdict, notes) = crate::dialect::review(
+            spec.dialect().answer_form(),
+            finished,
+            spec.fail_closed(),
+            verdict,
+            notes,
+        );
+    }
+    if let (
+        Verdict::Block {
+            cause: BlockCause::FailedClosed,
+            ..
+        },
+        Some(spec),
+    ) = (&verdict, spec)
+    {
+        // A hook that fails closed where its dialect's block takes effect
+        // blocks there, whatever the neutral event does with blocks.
+        if notes.block_honored.is_none() && spec.block_takes_effect() {
+            notes.block_honored = Some(true);
+        }
+    }
     if let Some(slot) = slot {
         slot.put_notes(notes);
     }

@@ -21,6 +21,8 @@ use tower_hooks::{
 
 use support::{script, shell_quote, write};
 
+mod fail_closed;
+
 /// A guard script that blocks (exit 2) any call whose stdin holds `rm -rf /`.
 fn guard(dir: &Path, name: &str) -> String {
     let path = dir.join(format!("{name}.sh"));

@@ -9,7 +9,8 @@ use crate::spec::Dialect;
 #[allow(non_upper_case_globals)]
 impl Dialect {
     /// react-agent-mini (`.agents/hooks.json`).
-    pub const Agents: Dialect = Dialect::new("agents");
+    pub const Agents: Dialect =
+        Dialect::new("agents").with_answers(crate::dialect::AnswerForm::LastLine);
 }
 
 #[allow(non_upper_case_globals)]

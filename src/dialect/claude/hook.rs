@@ -246,6 +246,13 @@ impl DialectHook for ClaudeHook {
         Some(neutral(self, spec.fail_closed(), answer))
     }
 
+    fn blocks_where_the_event_drops_them(&self) -> bool {
+        // Claude Code's exit-2 table: a deny, a dropped prompt or a
+        // prevented action (`TaskCreated`, `PreCompact`, …) takes effect.
+        let meaning = self.event.block_meaning();
+        meaning.is_honored() && meaning != super::wire::BlockMeaning::FollowUp
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -17,7 +17,9 @@ use crate::spec::Dialect;
 impl Dialect {
     /// Claude Code and Peri (`settings.json`, a plugin's `hooks/hooks.json`),
     /// whose neighbouring hooks at an event run all at once.
-    pub const Claude: Dialect = Dialect::new("claude").with_hooks_at_once();
+    pub const Claude: Dialect = Dialect::new("claude")
+        .with_hooks_at_once()
+        .with_answers(crate::dialect::AnswerForm::Object);
 }
 
 #[allow(non_upper_case_globals)]

@@ -202,6 +202,11 @@ impl DialectHook for CodexHook {
         ))
     }
 
+    fn blocks_where_the_event_drops_them(&self) -> bool {
+        // The model sees the reason instead of the tool's result.
+        self.event == CodexEvent::PostToolUse
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -18,7 +18,9 @@ impl Dialect {
     /// OpenAI Codex CLI (`.codex/hooks.json`, `[hooks]` in
     /// `.codex/config.toml`), whose neighbouring hooks at an event run all
     /// at once.
-    pub const Codex: Dialect = Dialect::new("codex").with_hooks_at_once();
+    pub const Codex: Dialect = Dialect::new("codex")
+        .with_hooks_at_once()
+        .with_answers(crate::dialect::AnswerForm::Object);
 }
 
 #[allow(non_upper_case_globals)]

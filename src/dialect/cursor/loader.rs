@@ -17,7 +17,8 @@ use crate::spec::{Dialect, HookSpec};
 #[allow(non_upper_case_globals)]
 impl Dialect {
     /// Cursor and OpenHuman (`hooks.json` with `"version": 1`).
-    pub const Cursor: Dialect = Dialect::new("cursor");
+    pub const Cursor: Dialect =
+        Dialect::new("cursor").with_answers(crate::dialect::AnswerForm::ObjectOrLastLine);
 }
 
 #[allow(non_upper_case_globals)]

@@ -191,11 +191,6 @@ impl DialectHook for GeminiHook {
     ) -> Result<(Verdict, Notes), BoxError> {
         let timeout = spec.map(HookSpec::timeout);
         let answer = match ended {
-            // Whatever the cut answer says, it is not the hook's whole answer.
-            Ok(finished) if finished.stdout_truncated => GeminiAnswer::failed(format!(
-                "printed more than the {} bytes of output kept for an answer",
-                finished.stdout.len()
-            )),
             Ok(finished) => decode(
                 self.event,
                 finished.termination,
@@ -240,6 +235,11 @@ impl DialectHook for GeminiHook {
     fn block_ends_group_in_order(&self) -> bool {
         // Gemini CLI runs every hook of a sequential run; the block still wins.
         false
+    }
+
+    fn blocks_where_the_event_drops_them(&self) -> bool {
+        // The model sees the reason instead of the tool's result.
+        self.event == GeminiEvent::AfterTool
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -317,6 +317,11 @@ fn neutral(
 ) -> (Verdict, Notes) {
     if let Some(error) = answer.error {
         return (Verdict::failed(error, fail_closed), Notes::default());
+    }
+    if answer.warning && fail_closed {
+        // A non-blocking error is still an error: it decides nothing.
+        let text = answer.user_messages.join("\n");
+        return (Verdict::failed(text, true), Notes::default());
     }
     let mut notes = Notes {
         context: answer.context.into_iter().collect(),

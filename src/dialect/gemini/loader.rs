@@ -19,7 +19,9 @@ impl Dialect {
     /// Google Gemini CLI (`.gemini/settings.json`), whose neighbouring hooks
     /// at an event run all at once, unless one of their definitions is
     /// `sequential`.
-    pub const Gemini: Dialect = Dialect::new("gemini").with_hooks_at_once();
+    pub const Gemini: Dialect = Dialect::new("gemini")
+        .with_hooks_at_once()
+        .with_answers(crate::dialect::AnswerForm::Object);
 }
 
 #[allow(non_upper_case_globals)]

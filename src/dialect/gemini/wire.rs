@@ -232,6 +232,10 @@ pub struct GeminiAnswer {
     pub specific: Map<String, Value>,
     /// Why the run failed (it then decides nothing).
     pub error: Option<String>,
+    /// The run ended with what Gemini CLI calls a warning (exit 1 with
+    /// text): a non-blocking error, which lets the action proceed, or blocks
+    /// when the hook fails closed.
+    pub warning: bool,
 }
 
 impl GeminiAnswer {
@@ -297,6 +301,7 @@ pub fn decode(
         },
         (false, 1) => GeminiAnswer {
             user_messages: vec![format!("Warning: {text}")],
+            warning: true,
             ..GeminiAnswer::default()
         },
         (false, _) => decided(event, GeminiDecision::Block, text.to_owned()),

@@ -2,11 +2,12 @@
 
 use std::any::Any;
 
-use super::wire::{decode, env_vars, last_nonempty_line, stdin_line};
+use super::wire::{decode, env_vars, stdin_line};
+use crate::dialect::failure::answer_is_cut;
 use crate::dialect::{env_value, DialectHook, Encoded, Ended, JobParts};
 use crate::outcome::{Notes, Termination, Verdict};
 use crate::process::persistent::PROTOCOL_VAR;
-use crate::process::{CommandError, Finished, Job, Program};
+use crate::process::{CommandError, Job, Program};
 use crate::request::HookRequest;
 use crate::spec::{Dialect, HookSpec};
 use crate::BoxError;
@@ -148,19 +149,6 @@ fn stderr_excerpt(stderr: &[u8]) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
-}
-
-/// Whether the kept tail of stdout lost the start of its last non-empty line
-/// (or holds no such line at all, so the answer was in what was dropped).
-fn answer_is_cut(finished: &Finished) -> bool {
-    if !finished.stdout_truncated {
-        return false;
-    }
-    match last_nonempty_line(&finished.stdout) {
-        // The line is complete when a newline before it was kept.
-        Some(line) => line.as_ptr() == finished.stdout.as_ptr(),
-        None => true,
-    }
 }
 
 #[cfg(test)]
