@@ -145,7 +145,10 @@ impl FailClosedPolicy {
         FailClosedPolicy(Reach::Configured)
     }
 
-    /// Every hook of every dialect at an event that can block fails closed.
+    /// Every hook of every dialect at an event where its block takes effect
+    /// fails closed: where the event enforces blocks, and where the hook's
+    /// own dialect does (Gemini CLI's `AfterTool`, Codex's `PostToolUse`,
+    /// Claude Code's `TaskCreated`).
     pub fn at_blocking_events() -> Self {
         FailClosedPolicy(Reach::Every)
     }
