@@ -2,6 +2,7 @@
 //! answers with pretty-printed JSON or with exit 2, found through
 //! `${CLAUDE_PLUGIN_ROOT}`, blocks a tool call through `ToolHooksLayer`.
 
+mod if_rules;
 #[path = "../support/mod.rs"]
 mod support;
 
@@ -73,57 +74,60 @@ fn plugin_stack(root: &Path) -> HookStack {
 
 #[tokio::test]
 async fn a_claude_guard_blocks_through_the_tool_layer_unchanged() {
-    let dir = tempfile::tempdir().unwrap();
-    let stack = plugin_stack(dir.path());
-    let ran = Arc::new(AtomicUsize::new(0));
-    let counter = ran.clone();
-    let tools = tower::service_fn(move |_call: ToolCall| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        async { Ok::<_, Infallible>(ToolResult::ok("ran")) }
-    });
-    let mut tools = ServiceBuilder::new()
-        .layer(ToolHooksLayer::new(stack.clone()))
-        .service(tools);
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let stack = plugin_stack(dir.path());
+        let ran = Arc::new(AtomicUsize::new(0));
+        let counter = ran.clone();
+        let tools = tower::service_fn(move |_call: ToolCall| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async { Ok::<_, Infallible>(ToolResult::ok("ran")) }
+        });
+        let mut tools = ServiceBuilder::new()
+            .layer(ToolHooksLayer::new(stack.clone()))
+            .service(tools);
 
-    for (id, command, want) in [
-        (
-            "toolu_1",
-            "rm -rf build",
-            ToolResult::error("blocked by hook: rm -rf is not allowed here"),
-        ),
-        (
-            "toolu_2",
-            "git push --force",
-            ToolResult::error("blocked by hook: no forced pushes"),
-        ),
-        ("toolu_3", "ls", ToolResult::ok("ran")),
-    ] {
-        let call = ToolCall::new("Bash", id, json!({ "command": command }));
-        let result = tools.ready().await.unwrap().call(call).await.unwrap();
-        assert_eq!(result, want, "{command}");
-    }
-    assert_eq!(ran.load(Ordering::SeqCst), 1, "only `ls` ran");
+        for (id, command, want) in [
+            (
+                "toolu_1",
+                "rm -rf build",
+                ToolResult::error("blocked by hook: rm -rf is not allowed here"),
+            ),
+            (
+                "toolu_2",
+                "git push --force",
+                ToolResult::error("blocked by hook: no forced pushes"),
+            ),
+            ("toolu_3", "ls", ToolResult::ok("ran")),
+        ] {
+            let call = ToolCall::new("Bash", id, json!({ "command": command }));
+            let result = tools.ready().await.unwrap().call(call).await.unwrap();
+            assert_eq!(result, want, "{command}");
+        }
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "only `ls` ran");
 
-    // The script saw Claude Code's envelope, not nanopi's line.
-    let seen = std::fs::read_to_string(dir.path().join("plugin/seen.json")).unwrap();
-    let seen: Value = serde_json::from_str(&seen).unwrap();
-    assert_eq!(seen["hook_event_name"], "PreToolUse");
-    assert_eq!(seen["tool_name"], "Bash");
-    assert_eq!(seen["tool_input"], json!({"command": "ls"}));
-    assert_eq!(seen["tool_use_id"], "toolu_3");
-    assert!(seen.get("event").is_none() && seen.get("arguments").is_none());
+        // The script saw Claude Code's envelope, not nanopi's line.
+        let seen = std::fs::read_to_string(dir.path().join("plugin/seen.json")).unwrap();
+        let seen: Value = serde_json::from_str(&seen).unwrap();
+        assert_eq!(seen["hook_event_name"], "PreToolUse");
+        assert_eq!(seen["tool_name"], "Bash");
+        assert_eq!(seen["tool_input"], json!({"command": "ls"}));
+        assert_eq!(seen["tool_use_id"], "toolu_3");
+        assert!(seen.get("event").is_none() && seen.get("arguments").is_none());
 
-    // Another tool: the matcher `Bash` is exact (a host's `bash` is Claude
-    // Code's `Bash`, a `Grep` tool is not).
-    let outcome = stack
-        .oneshot(HookRequest::tool_execution_start(
-            "Grep",
-            json!({"command": "rm -rf /"}),
-        ))
-        .await
-        .unwrap();
-    assert!(!outcome.is_blocked());
-    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
+        // Another tool: the matcher `Bash` is exact (a host's `bash` is Claude
+        // Code's `Bash`, a `Grep` tool is not).
+        let outcome = stack
+            .oneshot(HookRequest::tool_execution_start(
+                "Grep",
+                json!({"command": "rm -rf /"}),
+            ))
+            .await
+            .unwrap();
+        assert!(!outcome.is_blocked());
+        assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Skipped);
+    })
+    .await;
 }
 
 /// Loads `settings` as a project's `.claude/settings.json` and builds a stack.
@@ -144,6 +148,7 @@ fn handler(command: &str) -> Value {
 /// runs: in shell form under `sh` and bash, bare or quoted, and in exec form.
 #[tokio::test]
 async fn a_project_directory_is_one_word_and_never_shell_code() {
+    support::bounded(async {
     const GUARD: &str = "#!/bin/sh\ncat >/dev/null\necho guarded >&2\nexit 2\n";
     let root = tempfile::tempdir().unwrap();
     for (name, command) in [
@@ -196,37 +201,44 @@ async fn a_project_directory_is_one_word_and_never_shell_code() {
             }
         }
     }
+    })
+    .await;
 }
 
 /// A guard with `if: "Bash(rm *)"` runs (and blocks) however the shell
 /// spelling of `rm` is quoted, and when the program is an expansion.
 #[tokio::test]
 async fn an_if_rule_guard_sees_through_quoted_command_words() {
-    let root = tempfile::tempdir().unwrap();
-    let guard = json!({"type": "command", "command": "echo no rm >&2; exit 2", "if": "Bash(rm *)"});
-    let stack = settings_stack(
-        root.path(),
-        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}}),
-    );
-    for (command, blocked) in [
-        ("rm -rf /", true),
-        ("\\rm -rf /", true),
-        ("'rm' -rf /", true),
-        ("\"rm\" -rf /", true),
-        ("r\"\"m -rf /", true),
-        ("$RM -rf /", true),
-        ("ls -l", false),
-    ] {
-        let call = HookRequest::tool_execution_start("Bash", json!({ "command": command }));
-        let outcome = stack.clone().oneshot(call).await.unwrap();
-        assert_eq!(outcome.is_blocked(), blocked, "{command}: {outcome:?}");
-    }
+    support::bounded(async {
+        let root = tempfile::tempdir().unwrap();
+        let guard =
+            json!({"type": "command", "command": "echo no rm >&2; exit 2", "if": "Bash(rm *)"});
+        let stack = settings_stack(
+            root.path(),
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [guard]}]}}),
+        );
+        for (command, blocked) in [
+            ("rm -rf /", true),
+            ("\\rm -rf /", true),
+            ("'rm' -rf /", true),
+            ("\"rm\" -rf /", true),
+            ("r\"\"m -rf /", true),
+            ("$RM -rf /", true),
+            ("ls -l", false),
+        ] {
+            let call = HookRequest::tool_execution_start("Bash", json!({ "command": command }));
+            let outcome = stack.clone().oneshot(call).await.unwrap();
+            assert_eq!(outcome.is_blocked(), blocked, "{command}: {outcome:?}");
+        }
+    })
+    .await;
 }
 
 /// The hooks of one Claude group run at once: each waits until all eight have
 /// started, which only works if none waits for another to finish.
 #[tokio::test]
 async fn the_hooks_of_a_group_run_at_once() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let marks = dir.path().join("marks");
     std::fs::create_dir_all(&marks).unwrap();
@@ -249,47 +261,52 @@ async fn the_hooks_of_a_group_run_at_once() {
         .unwrap();
     let outcomes: Vec<_> = outcome.hooks().iter().map(|h| h.outcome()).collect();
     assert_eq!(outcomes, [RecordOutcome::Allow; 8], "{outcome:?}");
+    })
+    .await;
 }
 
 /// A deny does not stop the other hooks of its group: every hook runs, their
 /// reasons join in config order, and their context is kept in config order.
 #[tokio::test]
 async fn a_deny_does_not_stop_its_siblings_and_reasons_join_in_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let ran = dir.path().join("ran");
-    let say = |obj: Value| format!("printf '%s\\n' '{obj}'");
-    let stack = settings_stack(
-        dir.path(),
-        json!({"hooks": {"PreToolUse": [{"hooks": [
-            handler(&say(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                "permissionDecision": "deny", "permissionDecisionReason": "first"}}))),
-            handler(&format!("sleep 0.2; touch '{}'; {}", ran.display(),
-                say(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                    "additionalContext": "checked"}})))),
-            handler("echo second >&2; exit 2"),
-        ]}]}}),
-    );
-    let outcome = stack
-        .clone()
-        .oneshot(HookRequest::tool_execution_start(
-            "Bash",
-            json!({"command": "ls"}),
-        ))
-        .await
-        .unwrap();
-    assert!(outcome.is_blocked());
-    assert_eq!(outcome.reason(), Some("first\nsecond"));
-    assert!(ran.exists(), "the sibling ran to its end");
-    assert_eq!(outcome.context(), ["checked"]);
-    let outcomes: Vec<_> = outcome.hooks().iter().map(|h| h.outcome()).collect();
-    assert_eq!(
-        outcomes,
-        [
-            RecordOutcome::Block,
-            RecordOutcome::Allow,
-            RecordOutcome::Block
-        ]
-    );
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let ran = dir.path().join("ran");
+        let say = |obj: Value| format!("printf '%s\\n' '{obj}'");
+        let stack = settings_stack(
+            dir.path(),
+            json!({"hooks": {"PreToolUse": [{"hooks": [
+                handler(&say(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                    "permissionDecision": "deny", "permissionDecisionReason": "first"}}))),
+                handler(&format!("sleep 0.2; touch '{}'; {}", ran.display(),
+                    say(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                        "additionalContext": "checked"}})))),
+                handler("echo second >&2; exit 2"),
+            ]}]}}),
+        );
+        let outcome = stack
+            .clone()
+            .oneshot(HookRequest::tool_execution_start(
+                "Bash",
+                json!({"command": "ls"}),
+            ))
+            .await
+            .unwrap();
+        assert!(outcome.is_blocked());
+        assert_eq!(outcome.reason(), Some("first\nsecond"));
+        assert!(ran.exists(), "the sibling ran to its end");
+        assert_eq!(outcome.context(), ["checked"]);
+        let outcomes: Vec<_> = outcome.hooks().iter().map(|h| h.outcome()).collect();
+        assert_eq!(
+            outcomes,
+            [
+                RecordOutcome::Block,
+                RecordOutcome::Allow,
+                RecordOutcome::Block
+            ]
+        );
+    })
+    .await;
 }
 
 /// `onFailure: "block"`: a failed run (a status that is neither 0 nor 2, a
@@ -297,111 +314,118 @@ async fn a_deny_does_not_stop_its_siblings_and_reasons_join_in_order() {
 /// the same handler without it lets the action proceed.
 #[tokio::test]
 async fn on_failure_block_turns_a_failed_run_into_a_block() {
-    let dir = tempfile::tempdir().unwrap();
-    let failing = [
-        (
-            json!({"type": "command", "command": "echo broken >&2; exit 1"}),
-            "exited with status 1: broken",
-        ),
-        (
-            json!({"type": "command", "command": "sleep 5", "timeout": 0.3}),
-            "timed out after 300 ms",
-        ),
-        (
-            json!({"type": "command", "command": "x", "args": ["/nonexistent/guard"]}),
-            "could not start",
-        ),
-    ];
-    for (handler, failure) in failing {
-        for block in [false, true] {
-            let mut handler = handler.clone();
-            if block {
-                handler["onFailure"] = json!("block");
-            }
-            let stack = settings_stack(
-                dir.path(),
-                json!({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}),
-            );
-            let outcome = tokio::time::timeout(
-                std::time::Duration::from_secs(20),
-                stack.oneshot(HookRequest::tool_execution_start(
-                    "Bash",
-                    json!({"command": "ls"}),
-                )),
-            )
-            .await
-            .expect("bounded")
-            .unwrap();
-            let record = &outcome.hooks()[0];
-            if block {
-                assert!(outcome.is_blocked(), "{failure}: {outcome:?}");
-                let reason = outcome.reason().unwrap();
-                assert!(
-                    reason.starts_with("hook failed closed: ") && reason.contains(failure),
-                    "{reason}"
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let failing = [
+            (
+                json!({"type": "command", "command": "echo broken >&2; exit 1"}),
+                "exited with status 1: broken",
+            ),
+            (
+                json!({"type": "command", "command": "sleep 5", "timeout": 0.3}),
+                "timed out after 300 ms",
+            ),
+            (
+                json!({"type": "command", "command": "x", "args": ["/nonexistent/guard"]}),
+                "could not start",
+            ),
+        ];
+        for (handler, failure) in failing {
+            for block in [false, true] {
+                let mut handler = handler.clone();
+                if block {
+                    handler["onFailure"] = json!("block");
+                }
+                let stack = settings_stack(
+                    dir.path(),
+                    json!({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}),
                 );
-            } else {
-                assert!(!outcome.is_blocked(), "{failure}: {outcome:?}");
-                assert_eq!(record.outcome(), RecordOutcome::Error);
-                assert!(record.reason().unwrap().contains(failure), "{record:?}");
+                let outcome = tokio::time::timeout(
+                    std::time::Duration::from_secs(20),
+                    stack.oneshot(HookRequest::tool_execution_start(
+                        "Bash",
+                        json!({"command": "ls"}),
+                    )),
+                )
+                .await
+                .expect("bounded")
+                .unwrap();
+                let record = &outcome.hooks()[0];
+                if block {
+                    assert!(outcome.is_blocked(), "{failure}: {outcome:?}");
+                    let reason = outcome.reason().unwrap();
+                    assert!(
+                        reason.starts_with("hook failed closed: ") && reason.contains(failure),
+                        "{reason}"
+                    );
+                } else {
+                    assert!(!outcome.is_blocked(), "{failure}: {outcome:?}");
+                    assert_eq!(record.outcome(), RecordOutcome::Error);
+                    assert!(record.reason().unwrap().contains(failure), "{record:?}");
+                }
             }
         }
-    }
+    })
+    .await;
 }
 
 /// The spec's fail-closed setting, and the host's policy, count for a loaded
 /// Claude Code hook as for any other: a missing guard script blocks.
 #[tokio::test]
 async fn a_host_makes_a_loaded_claude_guard_fail_closed() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(".claude/settings.json");
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude/settings.json");
+        let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "./.claude/hooks/missing-guard.sh"}]}]}});
-    write(&path, &settings.to_string());
-    let files = claude::config::load_all([&path], dir.path()).unwrap();
-    let specs = claude::hook::specs(files.iter().flat_map(|f| &f.handlers), dir.path());
-    let call = || HookRequest::tool_execution_start("Bash", json!({"command": "rm -rf build/"}));
-    let build = |specs: Vec<tower_hooks::HookSpec>, policy| {
-        HookStack::builder()
-            .report(())
-            .current_dir(dir.path())
-            .command_hooks(specs)
-            .fail_closed(policy)
-            .build()
-    };
-    use tower_hooks::FailClosedPolicy;
-    let open = build(specs.clone(), FailClosedPolicy::configured());
-    assert!(!open.oneshot(call()).await.unwrap().is_blocked());
-    let by_spec: Vec<_> = specs
-        .iter()
-        .cloned()
-        .map(|s| s.with_fail_closed(true))
-        .collect();
-    let outcome = build(by_spec, FailClosedPolicy::configured())
-        .oneshot(call())
-        .await
-        .unwrap();
-    assert!(outcome.is_blocked(), "{outcome:?}");
-    assert!(outcome
-        .reason()
-        .unwrap()
-        .starts_with("hook failed closed: "));
-    for policy in [
-        FailClosedPolicy::at_blocking_events(),
-        FailClosedPolicy::at_blocking_events_of([Dialect::Claude]),
-    ] {
-        let outcome = build(specs.clone(), policy.clone())
+        write(&path, &settings.to_string());
+        let files = claude::config::load_all([&path], dir.path()).unwrap();
+        let specs = claude::hook::specs(files.iter().flat_map(|f| &f.handlers), dir.path());
+        let call =
+            || HookRequest::tool_execution_start("Bash", json!({"command": "rm -rf build/"}));
+        let build = |specs: Vec<tower_hooks::HookSpec>, policy| {
+            HookStack::builder()
+                .report(())
+                .current_dir(dir.path())
+                .command_hooks(specs)
+                .fail_closed(policy)
+                .build()
+        };
+        use tower_hooks::FailClosedPolicy;
+        let open = build(specs.clone(), FailClosedPolicy::configured());
+        assert!(!open.oneshot(call()).await.unwrap().is_blocked());
+        let by_spec: Vec<_> = specs
+            .iter()
+            .cloned()
+            .map(|s| s.with_fail_closed(true))
+            .collect();
+        let outcome = build(by_spec, FailClosedPolicy::configured())
             .oneshot(call())
             .await
             .unwrap();
-        assert!(outcome.is_blocked(), "{policy:?}: {outcome:?}");
-    }
-    let others = FailClosedPolicy::at_blocking_events_of([Dialect::Nanopi, Dialect::Cursor]);
-    assert!(!build(specs, others)
-        .oneshot(call())
-        .await
-        .unwrap()
-        .is_blocked());
+        assert!(outcome.is_blocked(), "{outcome:?}");
+        assert!(outcome
+            .reason()
+            .unwrap()
+            .starts_with("hook failed closed: "));
+        for policy in [
+            FailClosedPolicy::at_blocking_events(),
+            FailClosedPolicy::at_blocking_events_of([Dialect::Claude]),
+        ] {
+            let outcome = build(specs.clone(), policy.clone())
+                .oneshot(call())
+                .await
+                .unwrap();
+            assert!(outcome.is_blocked(), "{policy:?}: {outcome:?}");
+        }
+        let others = FailClosedPolicy::at_blocking_events_of([Dialect::Nanopi, Dialect::Cursor]);
+        assert!(!build(specs, others)
+            .oneshot(call())
+            .await
+            .unwrap()
+            .is_blocked());
+    })
+    .await;
 }
 
 /// Dropping a call while its Claude hooks run, or letting them time out,
@@ -409,47 +433,50 @@ async fn a_host_makes_a_loaded_claude_guard_fail_closed() {
 /// runtime's workers drop it at once; a current-thread runtime at its next turn).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_hooks_leave_nothing_behind_when_dropped_or_timed_out() {
-    let dir = tempfile::tempdir().unwrap();
-    let pids = support::PidFile::new();
-    let slow = format!("echo $$ >> {f}; sleep 30 & sleep 30", f = pids.quoted());
-    let stack = settings_stack(
-        dir.path(),
-        json!({"hooks": {"PreToolUse": [{"hooks": [
-            {"type": "command", "command": slow, "timeout": 30},
-            {"type": "command", "command": slow, "timeout": 1},
-        ]}]}}),
-    );
-    let call = stack
-        .clone()
-        .oneshot(HookRequest::tool_execution_start("Bash", json!({})));
-    let dropped = tokio::time::timeout(std::time::Duration::from_millis(500), call).await;
-    assert!(dropped.is_err(), "the call was still running");
-    for pgid in pids.wait_for(2, std::time::Duration::from_secs(10)) {
-        support::assert_no_process_left(pgid, &[pgid]);
-    }
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = support::PidFile::new();
+        let slow = format!("echo $$ >> {f}; sleep 30 & sleep 30", f = pids.quoted());
+        let stack = settings_stack(
+            dir.path(),
+            json!({"hooks": {"PreToolUse": [{"hooks": [
+                {"type": "command", "command": slow, "timeout": 30},
+                {"type": "command", "command": slow, "timeout": 1},
+            ]}]}}),
+        );
+        let call = stack
+            .clone()
+            .oneshot(HookRequest::tool_execution_start("Bash", json!({})));
+        let dropped = tokio::time::timeout(std::time::Duration::from_millis(500), call).await;
+        assert!(dropped.is_err(), "the call was still running");
+        for pgid in pids.wait_for(2, std::time::Duration::from_secs(10)) {
+            support::assert_no_process_left(pgid, &[pgid]);
+        }
 
-    // The second one alone: its 1 s timeout is a non-blocking error.
-    let pids = support::PidFile::new();
-    let slow = format!("echo $$ >> {f}; sleep 30 & sleep 30", f = pids.quoted());
-    let stack = settings_stack(
-        dir.path(),
-        json!({"hooks": {"PreToolUse": [{"hooks": [
-            {"type": "command", "command": slow, "timeout": 1},
-        ]}]}}),
-    );
-    let outcome = tokio::time::timeout(
-        std::time::Duration::from_secs(10),
-        stack.oneshot(HookRequest::tool_execution_start("Bash", json!({}))),
-    )
-    .await
-    .expect("the timeout bounds the call")
-    .unwrap();
-    assert!(!outcome.is_blocked());
-    assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Error);
-    assert_eq!(outcome.hooks()[0].reason(), Some("timed out after 1 s"));
-    for pgid in pids.pids() {
-        support::assert_no_process_left(pgid, &[pgid]);
-    }
+        // The second one alone: its 1 s timeout is a non-blocking error.
+        let pids = support::PidFile::new();
+        let slow = format!("echo $$ >> {f}; sleep 30 & sleep 30", f = pids.quoted());
+        let stack = settings_stack(
+            dir.path(),
+            json!({"hooks": {"PreToolUse": [{"hooks": [
+                {"type": "command", "command": slow, "timeout": 1},
+            ]}]}}),
+        );
+        let outcome = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            stack.oneshot(HookRequest::tool_execution_start("Bash", json!({}))),
+        )
+        .await
+        .expect("the timeout bounds the call")
+        .unwrap();
+        assert!(!outcome.is_blocked());
+        assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Error);
+        assert_eq!(outcome.hooks()[0].reason(), Some("timed out after 1 s"));
+        for pgid in pids.pids() {
+            support::assert_no_process_left(pgid, &[pgid]);
+        }
+    })
+    .await;
 }
 
 /// Loads `settings` and builds a stack whose report lines are collected, with
@@ -479,113 +506,119 @@ fn background_stack(
 /// nothing, and its context comes with the next call of the same session.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_async_hook_runs_in_the_background_and_its_notes_come_later() {
-    use std::time::{Duration, Instant};
-    let dir = tempfile::tempdir().unwrap();
-    let done = dir.path().join("done");
-    let answer = json!({"systemMessage": "lint ran",
+    support::bounded(async {
+        use std::time::{Duration, Instant};
+        let dir = tempfile::tempdir().unwrap();
+        let done = dir.path().join("done");
+        let answer = json!({"systemMessage": "lint ran",
         "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
             "permissionDecisionReason": "too late", "additionalContext": "lint: 0 problems"}});
-    let command = format!(
-        "sleep 1; printf '%s\\n' '{answer}'; touch {}",
-        support::shell_quote(&done)
-    );
-    let (stack, _lines) = background_stack(
-        dir.path(),
-        json!({"hooks": {"PreToolUse": [{"hooks": [
-            {"type": "command", "command": command, "async": true},
-            {"type": "command", "command": "echo '{\"systemMessage\": \"sync\"}'"},
-        ]}]}}),
-        Default::default(),
-    );
-    let call = |session: &str| {
-        stack.clone().oneshot(
-            HookRequest::tool_execution_start("Bash", json!({"command": "ls"}))
-                .with_session_id(session),
-        )
-    };
-    let started = Instant::now();
-    let first = call("s1").await.unwrap();
-    assert!(
-        started.elapsed() < Duration::from_millis(900),
-        "the call waited for the async hook: {:?}",
-        started.elapsed()
-    );
-    assert!(!first.is_blocked());
-    assert_eq!(first.hooks()[0].outcome(), RecordOutcome::Allow);
-    assert_eq!(first.hooks()[0].reason(), Some("started in the background"));
-    assert_eq!(first.user_messages(), ["sync"]);
-    assert!(first.context().is_empty());
+        let command = format!(
+            "sleep 1; printf '%s\\n' '{answer}'; touch {}",
+            support::shell_quote(&done)
+        );
+        let (stack, _lines) = background_stack(
+            dir.path(),
+            json!({"hooks": {"PreToolUse": [{"hooks": [
+                {"type": "command", "command": command, "async": true},
+                {"type": "command", "command": "echo '{\"systemMessage\": \"sync\"}'"},
+            ]}]}}),
+            Default::default(),
+        );
+        let call = |session: &str| {
+            stack.clone().oneshot(
+                HookRequest::tool_execution_start("Bash", json!({"command": "ls"}))
+                    .with_session_id(session),
+            )
+        };
+        let started = Instant::now();
+        let first = call("s1").await.unwrap();
+        assert!(
+            started.elapsed() < Duration::from_millis(900),
+            "the call waited for the async hook: {:?}",
+            started.elapsed()
+        );
+        assert!(!first.is_blocked());
+        assert_eq!(first.hooks()[0].outcome(), RecordOutcome::Allow);
+        assert_eq!(first.hooks()[0].reason(), Some("started in the background"));
+        assert_eq!(first.user_messages(), ["sync"]);
+        assert!(first.context().is_empty());
 
-    assert!(support::settle(Duration::from_secs(10), || done.exists()));
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    // Another session gets nothing of it; the same session gets it once.
-    let other = call("s2").await.unwrap();
-    assert!(other.context().is_empty());
-    let second = call("s1").await.unwrap();
-    assert_eq!(second.context(), ["lint: 0 problems"]);
-    assert_eq!(second.user_messages(), ["lint ran", "sync"]);
-    assert!(!second.is_blocked());
-    // The second call started the hook again: a shutdown lets it finish, and
-    // its notes still reach the session; after it, nothing starts.
-    assert_eq!(stack.shutdown(Duration::from_secs(5)).await, 0);
-    let third = call("s1").await.unwrap();
-    assert_eq!(third.context(), ["lint: 0 problems"]);
-    assert_eq!(third.hooks()[0].outcome(), RecordOutcome::Error);
-    assert_eq!(
-        third.hooks()[0].reason(),
-        Some("not started: the stack is shut down")
-    );
-    assert_eq!(third.user_messages(), ["lint ran", "sync"]);
+        assert!(support::settle(Duration::from_secs(10), || done.exists()));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Another session gets nothing of it; the same session gets it once.
+        let other = call("s2").await.unwrap();
+        assert!(other.context().is_empty());
+        let second = call("s1").await.unwrap();
+        assert_eq!(second.context(), ["lint: 0 problems"]);
+        assert_eq!(second.user_messages(), ["lint ran", "sync"]);
+        assert!(!second.is_blocked());
+        // The second call started the hook again: a shutdown lets it finish, and
+        // its notes still reach the session; after it, nothing starts.
+        assert_eq!(stack.shutdown(Duration::from_secs(5)).await, 0);
+        let third = call("s1").await.unwrap();
+        assert_eq!(third.context(), ["lint: 0 problems"]);
+        assert_eq!(third.hooks()[0].outcome(), RecordOutcome::Error);
+        assert_eq!(
+            third.hooks()[0].reason(),
+            Some("not started: the stack is shut down")
+        );
+        assert_eq!(third.user_messages(), ["lint ran", "sync"]);
+    })
+    .await;
 }
 
 /// A full background queue drops the run with a report line and never makes
 /// the call wait; a shutdown cancels what runs and leaves no process.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_background_queue_drops_runs_and_shutdown_kills_the_rest() {
-    use std::time::{Duration, Instant};
-    let dir = tempfile::tempdir().unwrap();
-    let pids = support::PidFile::new();
-    let slow = format!("echo $$ >> {f}; sleep 30 & sleep 30", f = pids.quoted());
-    let (stack, lines) = background_stack(
-        dir.path(),
-        json!({"hooks": {"Stop": [{"hooks": [
-            {"type": "command", "command": slow, "async": true},
-        ]}]}}),
-        tower_hooks::process::background::BackgroundLimits::new(1, 1),
-    );
-    let started = Instant::now();
-    let mut records = Vec::new();
-    for _ in 0..3 {
-        let outcome = stack
-            .clone()
-            .oneshot(HookRequest::stop(false, "done"))
-            .await
-            .unwrap();
-        records.push((
-            outcome.hooks()[0].outcome(),
-            outcome.hooks()[0].reason().map(str::to_owned),
-        ));
-    }
-    assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(records[0].0, RecordOutcome::Allow);
-    assert_eq!(records[1].0, RecordOutcome::Allow);
-    assert_eq!(records[2].0, RecordOutcome::Error);
-    assert_eq!(
-        records[2].1.as_deref(),
-        Some("dropped: the background queue is full")
-    );
-    assert_eq!(stack.background().dropped(), 1);
-    assert_eq!(
-        *lines.lock().unwrap(),
-        ["nanopi: background hook dropped; queue full [matcher=* dropped=1]"]
-    );
-    // One runs (the other waits its turn); a shutdown with a short grace
-    // cancels both and kills the running one's group.
-    let running = pids.wait_for(1, Duration::from_secs(10));
-    assert_eq!(stack.shutdown(Duration::from_millis(200)).await, 2);
-    for pgid in running {
-        support::assert_no_process_left(pgid, &[pgid]);
-    }
+    support::bounded(async {
+        use std::time::{Duration, Instant};
+        let dir = tempfile::tempdir().unwrap();
+        let pids = support::PidFile::new();
+        let slow = format!("echo $$ >> {f}; sleep 30 & sleep 30", f = pids.quoted());
+        let (stack, lines) = background_stack(
+            dir.path(),
+            json!({"hooks": {"Stop": [{"hooks": [
+                {"type": "command", "command": slow, "async": true},
+            ]}]}}),
+            tower_hooks::process::background::BackgroundLimits::new(1, 1),
+        );
+        let started = Instant::now();
+        let mut records = Vec::new();
+        for _ in 0..3 {
+            let outcome = stack
+                .clone()
+                .oneshot(HookRequest::stop(false, "done"))
+                .await
+                .unwrap();
+            records.push((
+                outcome.hooks()[0].outcome(),
+                outcome.hooks()[0].reason().map(str::to_owned),
+            ));
+        }
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(records[0].0, RecordOutcome::Allow);
+        assert_eq!(records[1].0, RecordOutcome::Allow);
+        assert_eq!(records[2].0, RecordOutcome::Error);
+        assert_eq!(
+            records[2].1.as_deref(),
+            Some("dropped: the background queue is full")
+        );
+        assert_eq!(stack.background().dropped(), 1);
+        assert_eq!(
+            *lines.lock().unwrap(),
+            ["nanopi: background hook dropped; queue full [matcher=* dropped=1]"]
+        );
+        // One runs (the other waits its turn); a shutdown with a short grace
+        // cancels both and kills the running one's group.
+        let running = pids.wait_for(1, Duration::from_secs(10));
+        assert_eq!(stack.shutdown(Duration::from_millis(200)).await, 2);
+        for pgid in running {
+            support::assert_no_process_left(pgid, &[pgid]);
+        }
+    })
+    .await;
 }
 
 /// What a Claude Code block does follows Claude Code's table, not the neutral
@@ -594,45 +627,48 @@ async fn a_full_background_queue_drops_runs_and_shutdown_kills_the_rest() {
 /// advisory report line.
 #[tokio::test]
 async fn a_claude_block_means_what_claude_code_says_at_each_event() {
-    let dir = tempfile::tempdir().unwrap();
-    let block = "echo '{\"decision\": \"block\", \"reason\": \"not now\"}'";
-    let (stack, lines) = background_stack(
-        dir.path(),
-        json!({"hooks": {
-            "PreCompact": [{"hooks": [{"type": "command", "command": block}]}],
-            "PostToolUse": [{"hooks": [{"type": "command", "command": block}]}],
-        }}),
-        Default::default(),
-    );
-    let compact = stack
-        .clone()
-        .oneshot(HookRequest::session_before_compact(
-            tower_hooks::CompactionReason::Manual,
-        ))
-        .await
-        .unwrap();
-    assert!(compact.is_blocked());
-    assert_eq!(compact.reason(), Some("not now"));
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let block = "echo '{\"decision\": \"block\", \"reason\": \"not now\"}'";
+        let (stack, lines) = background_stack(
+            dir.path(),
+            json!({"hooks": {
+                "PreCompact": [{"hooks": [{"type": "command", "command": block}]}],
+                "PostToolUse": [{"hooks": [{"type": "command", "command": block}]}],
+            }}),
+            Default::default(),
+        );
+        let compact = stack
+            .clone()
+            .oneshot(HookRequest::session_before_compact(
+                tower_hooks::CompactionReason::Manual,
+            ))
+            .await
+            .unwrap();
+        assert!(compact.is_blocked());
+        assert_eq!(compact.reason(), Some("not now"));
 
-    let after = stack
-        .clone()
-        .oneshot(HookRequest::tool_execution_end(
-            "Read",
-            json!({"file_path": "a"}),
-            "text",
-            false,
-            std::time::Duration::ZERO,
-        ))
-        .await
-        .unwrap();
-    assert_eq!(after.decision(), tower_hooks::Decision::Block);
-    assert!(!after.is_honored());
-    assert_eq!(after.context(), ["not now"]);
-    assert!(
-        lines.lock().unwrap().is_empty(),
-        "{:?}",
-        lines.lock().unwrap()
-    );
+        let after = stack
+            .clone()
+            .oneshot(HookRequest::tool_execution_end(
+                "Read",
+                json!({"file_path": "a"}),
+                "text",
+                false,
+                std::time::Duration::ZERO,
+            ))
+            .await
+            .unwrap();
+        assert_eq!(after.decision(), tower_hooks::Decision::Block);
+        assert!(!after.is_honored());
+        assert_eq!(after.context(), ["not now"]);
+        assert!(
+            lines.lock().unwrap().is_empty(),
+            "{:?}",
+            lines.lock().unwrap()
+        );
+    })
+    .await;
 }
 
 /// Claude Code reads a hook's JSON answer whatever its exit status: a guard
@@ -641,6 +677,7 @@ async fn a_claude_block_means_what_claude_code_says_at_each_event() {
 /// hook's record says which of these happened.
 #[tokio::test]
 async fn a_json_answer_counts_on_every_exit_status() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let deny_exit_1 = r#"cat >/dev/null
 cat <<'JSON'
@@ -698,12 +735,15 @@ exit 2"#;
     assert_eq!(outcome.user_messages(), ["guard v2"]);
     assert!(outcome.hooks()[0].warnings().is_empty());
     assert_eq!(outcome.hooks()[1].warnings().len(), 1);
+    })
+    .await;
 }
 
 /// A Stop hook's `additionalContext` sends the agent back to work without a
 /// block: the outcome allows, and its follow-up is the text.
 #[tokio::test]
 async fn stop_additional_context_is_a_follow_up() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let keep_going = r#"cat >/dev/null
 echo '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "the tests still fail"}}'"#;
@@ -719,6 +759,8 @@ echo '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "the
     assert!(!outcome.is_blocked());
     assert_eq!(outcome.follow_up(), Some("the tests still fail"));
     assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Allow);
+    })
+    .await;
 }
 
 /// `CLAUDE_ENV_FILE` at SessionStart: the lines a hook writes become the
@@ -727,6 +769,7 @@ echo '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "the
 /// the hook's record; the file is gone once the run is over.
 #[tokio::test]
 async fn claude_env_file_variables_reach_the_host_and_no_later_hook() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let seen = dir.path().join("seen");
     let setup = r#"cat >/dev/null
@@ -780,6 +823,8 @@ echo 'source ~/.nvm/nvm.sh' >> "$CLAUDE_ENV_FILE""#;
         stack.clone().oneshot(call).await.unwrap();
         assert_eq!(std::fs::read_to_string(&seen).unwrap(), "||none");
     }
+    })
+    .await;
 }
 
 /// Each dialect sees its own name for the tool's kind: a host's `bash` is
@@ -788,6 +833,7 @@ echo 'source ~/.nvm/nvm.sh' >> "$CLAUDE_ENV_FILE""#;
 /// that is already Claude Code's stays; a host's alias for Claude Code wins.
 #[tokio::test]
 async fn claude_hooks_see_claude_code_names_for_the_hosts_tools() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let seen = dir.path().join("seen");
     let guard = format!("cat > {}; echo 'no rm here' >&2; exit 2", seen.display());
@@ -848,6 +894,8 @@ async fn claude_hooks_see_claude_code_names_for_the_hosts_tools() {
         .service(tools);
     let result = aliased.ready().await.unwrap().call(call).await.unwrap();
     assert_eq!(result, ToolResult::error("blocked by hook: not that"));
+    })
+    .await;
 }
 
 /// Every Claude Code event can be fired by name: the hooks of that name run
@@ -855,6 +903,7 @@ async fn claude_hooks_see_claude_code_names_for_the_hosts_tools() {
 /// Code's exit-2 table says for that event.
 #[tokio::test]
 async fn events_with_no_neutral_point_run_when_fired_by_name() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let seen = dir.path().join("seen");
     let record = format!("cat > {}; echo 'not now' >&2; exit 2", seen.display());
@@ -903,12 +952,15 @@ async fn events_with_no_neutral_point_run_when_fired_by_name() {
         .unwrap();
     assert!(outcome.hooks().is_empty());
     assert!(!outcome.is_blocked());
+    })
+    .await;
 }
 
 /// What Claude Code hands its own features (a session title, paths to watch,
 /// permission updates) reaches the host as typed fields of the outcome.
 #[tokio::test]
 async fn fields_for_the_hosts_own_features_reach_the_outcome() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let start = r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "sessionTitle": "Fix the build", "watchPaths": [".env"]}}'"#;
     let allow = r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]}}}'"#;
@@ -937,6 +989,8 @@ async fn fields_for_the_hosts_own_features_reach_the_outcome() {
         outcome.updated_permissions(),
         [json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"})]
     );
+    })
+    .await;
 }
 
 /// A Claude Code settings file in a fresh project, loaded.
@@ -959,104 +1013,107 @@ async fn fire(stack: &HookStack, req: HookRequest) -> tower_hooks::HookOutcome {
 
 #[tokio::test]
 async fn an_mcp_tool_handler_calls_the_hosts_mcp_client_with_its_filled_input() {
-    use tower_hooks::layer::mcp::McpRequest;
-    let dir = tempfile::tempdir().unwrap();
-    let config = claude_config(
-        dir.path(),
-        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
-            "type": "mcp_tool",
-            "server": "policy",
-            "tool": "check_command",
-            "input": {"command": "${tool_input.command}", "event": "${hook_event_name}", "n": 1}
-        }]}]}}),
-    );
-    // The handler loads with a warning that it runs only with an MCP client.
-    assert!(config
-        .warnings()
-        .iter()
-        .any(|w| w.to_string().contains("Builder::mcp")));
-    let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = calls.clone();
-    // The host's MCP client, in process: a policy tool that denies `rm -rf`
-    // in Claude Code's JSON, and fails for `curl` as a disconnected server would.
-    let client = tower::service_fn(move |call: McpRequest| {
-        log.lock().unwrap().push(call.clone());
-        async move {
-            let command = call.input["command"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            if command.contains("curl") {
-                return Err("server policy is not connected".to_owned());
-            }
-            Ok(if command.contains("rm -rf") {
-                json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+    support::bounded(async {
+        use tower_hooks::layer::mcp::McpRequest;
+        let dir = tempfile::tempdir().unwrap();
+        let config = claude_config(
+            dir.path(),
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+                "type": "mcp_tool",
+                "server": "policy",
+                "tool": "check_command",
+                "input": {"command": "${tool_input.command}", "event": "${hook_event_name}", "n": 1}
+            }]}]}}),
+        );
+        // The handler loads with a warning that it runs only with an MCP client.
+        assert!(config
+            .warnings()
+            .iter()
+            .any(|w| w.to_string().contains("Builder::mcp")));
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = calls.clone();
+        // The host's MCP client, in process: a policy tool that denies `rm -rf`
+        // in Claude Code's JSON, and fails for `curl` as a disconnected server would.
+        let client = tower::service_fn(move |call: McpRequest| {
+            log.lock().unwrap().push(call.clone());
+            async move {
+                let command = call.input["command"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                if command.contains("curl") {
+                    return Err("server policy is not connected".to_owned());
+                }
+                Ok(if command.contains("rm -rf") {
+                    json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                     "permissionDecision": "deny",
                     "permissionDecisionReason": "the policy tool says no"}})
-                .to_string()
-            } else {
-                String::new()
-            })
+                    .to_string()
+                } else {
+                    String::new()
+                })
+            }
+        });
+        let stack = HookStack::builder()
+            .report(())
+            .mcp(client)
+            .config(&config)
+            .build();
+
+        let denied = fire(
+            &stack,
+            HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"})),
+        )
+        .await;
+        assert!(denied.is_blocked(), "{denied:?}");
+        assert_eq!(denied.reason(), Some("the policy tool says no"));
+        {
+            let calls = calls.lock().unwrap();
+            assert_eq!(
+                (calls[0].server.as_str(), calls[0].tool.as_str()),
+                ("policy", "check_command")
+            );
+            assert_eq!(
+                calls[0].input,
+                json!({"command": "rm -rf /", "event": "PreToolUse", "n": 1})
+            );
         }
-    });
-    let stack = HookStack::builder()
-        .report(())
-        .mcp(client)
-        .config(&config)
-        .build();
 
-    let denied = fire(
-        &stack,
-        HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"})),
-    )
-    .await;
-    assert!(denied.is_blocked(), "{denied:?}");
-    assert_eq!(denied.reason(), Some("the policy tool says no"));
-    {
-        let calls = calls.lock().unwrap();
-        assert_eq!(
-            (calls[0].server.as_str(), calls[0].tool.as_str()),
-            ("policy", "check_command")
+        let allowed = fire(
+            &stack,
+            HookRequest::tool_execution_start("bash", json!({"command": "ls"})),
+        )
+        .await;
+        assert!(!allowed.is_blocked());
+        assert_eq!(allowed.hooks()[0].outcome(), RecordOutcome::Allow);
+
+        // A client that fails lets the call go ahead, with the error recorded.
+        let failed = fire(
+            &stack,
+            HookRequest::tool_execution_start("bash", json!({"command": "curl x"})),
+        )
+        .await;
+        assert!(!failed.is_blocked());
+        assert_eq!(failed.hooks()[0].outcome(), RecordOutcome::Error);
+        assert!(
+            failed.hooks()[0]
+                .reason()
+                .is_some_and(|r| r.contains("server policy is not connected")),
+            "{:?}",
+            failed.hooks()[0].reason()
         );
-        assert_eq!(
-            calls[0].input,
-            json!({"command": "rm -rf /", "event": "PreToolUse", "n": 1})
-        );
-    }
 
-    let allowed = fire(
-        &stack,
-        HookRequest::tool_execution_start("bash", json!({"command": "ls"})),
-    )
+        // Without a client the handler is listed and skipped.
+        let without = HookStack::builder().report(()).config(&config).build();
+        let skipped = fire(
+            &without,
+            HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"})),
+        )
+        .await;
+        assert!(!skipped.is_blocked());
+        assert_eq!(skipped.hooks()[0].outcome(), RecordOutcome::Skipped);
+    })
     .await;
-    assert!(!allowed.is_blocked());
-    assert_eq!(allowed.hooks()[0].outcome(), RecordOutcome::Allow);
-
-    // A client that fails lets the call go ahead, with the error recorded.
-    let failed = fire(
-        &stack,
-        HookRequest::tool_execution_start("bash", json!({"command": "curl x"})),
-    )
-    .await;
-    assert!(!failed.is_blocked());
-    assert_eq!(failed.hooks()[0].outcome(), RecordOutcome::Error);
-    assert!(
-        failed.hooks()[0]
-            .reason()
-            .is_some_and(|r| r.contains("server policy is not connected")),
-        "{:?}",
-        failed.hooks()[0].reason()
-    );
-
-    // Without a client the handler is listed and skipped.
-    let without = HookStack::builder().report(()).config(&config).build();
-    let skipped = fire(
-        &without,
-        HookRequest::tool_execution_start("bash", json!({"command": "rm -rf /"})),
-    )
-    .await;
-    assert!(!skipped.is_blocked());
-    assert_eq!(skipped.hooks()[0].outcome(), RecordOutcome::Skipped);
 }
 
 /// A guard that defers `AskUserQuestion` (with context Claude Code drops
@@ -1074,67 +1131,70 @@ esac
 
 #[tokio::test]
 async fn a_deferred_call_neither_runs_nor_asks_and_stops_the_agent() {
-    use tower_hooks::{Approval, ApprovalRequest};
-    let dir = tempfile::tempdir().unwrap();
-    script(&dir.path().join("defer.sh"), DEFERRING_GUARD);
-    let config = claude_config(
-        dir.path(),
-        json!({"hooks": {"PreToolUse": [{"hooks": [
+    support::bounded(async {
+        use tower_hooks::{Approval, ApprovalRequest};
+        let dir = tempfile::tempdir().unwrap();
+        script(&dir.path().join("defer.sh"), DEFERRING_GUARD);
+        let config = claude_config(
+            dir.path(),
+            json!({"hooks": {"PreToolUse": [{"hooks": [
             {"type": "command", "command": "${CLAUDE_PROJECT_DIR}/defer.sh"}]}]}}),
-    );
-    let stack = HookStack::builder().report(()).config(&config).build();
+        );
+        let stack = HookStack::builder().report(()).config(&config).build();
 
-    let outcome = fire(
-        &stack,
-        HookRequest::tool_execution_start("AskUserQuestion", json!({"questions": []})),
-    )
-    .await;
-    assert!(
-        outcome.is_deferred() && outcome.needs_approval(),
-        "{outcome:?}"
-    );
-    assert_eq!(outcome.reason(), Some("deferred by hook"));
-    assert!(outcome.context().is_empty(), "{:?}", outcome.context());
-    let asked = fire(
-        &stack,
-        HookRequest::tool_execution_start("Bash", json!({"command": "deploy"})),
-    )
-    .await;
-    assert!(asked.needs_approval() && !asked.is_deferred());
+        let outcome = fire(
+            &stack,
+            HookRequest::tool_execution_start("AskUserQuestion", json!({"questions": []})),
+        )
+        .await;
+        assert!(
+            outcome.is_deferred() && outcome.needs_approval(),
+            "{outcome:?}"
+        );
+        assert_eq!(outcome.reason(), Some("deferred by hook"));
+        assert!(outcome.context().is_empty(), "{:?}", outcome.context());
+        let asked = fire(
+            &stack,
+            HookRequest::tool_execution_start("Bash", json!({"command": "deploy"})),
+        )
+        .await;
+        assert!(asked.needs_approval() && !asked.is_deferred());
 
-    // Through the tool layer: the deferred call neither runs nor reaches the
-    // approver; the ask does.
-    let ran = Arc::new(AtomicUsize::new(0));
-    let counter = ran.clone();
-    let tools = tower::service_fn(move |_call: ToolCall| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        async { Ok::<_, Infallible>(ToolResult::ok("ran")) }
-    });
-    let approvals = Arc::new(AtomicUsize::new(0));
-    let seen = approvals.clone();
-    let approver = tower::service_fn(move |_req: ApprovalRequest| {
-        seen.fetch_add(1, Ordering::SeqCst);
-        async { Ok::<_, Infallible>(Approval::Approve) }
-    });
-    let mut tools = ServiceBuilder::new()
-        .layer(ToolHooksLayer::new(stack).with_approver(approver))
-        .service(tools);
-    let call = ToolCall::new("AskUserQuestion", "toolu_1", json!({"questions": []}));
-    let result = tools.ready().await.unwrap().call(call).await.unwrap();
-    assert!(result.is_deferred() && result.is_error(), "{result:?}");
-    assert!(result.stop().is_some());
-    assert_eq!(
-        (ran.load(Ordering::SeqCst), approvals.load(Ordering::SeqCst)),
-        (0, 0)
-    );
-    let call = ToolCall::new("Bash", "toolu_2", json!({"command": "deploy"}));
-    let result = tools.ready().await.unwrap().call(call).await.unwrap();
-    assert!(!result.is_deferred());
-    assert_eq!(result, ToolResult::ok("ran"));
-    assert_eq!(
-        (ran.load(Ordering::SeqCst), approvals.load(Ordering::SeqCst)),
-        (1, 1)
-    );
+        // Through the tool layer: the deferred call neither runs nor reaches the
+        // approver; the ask does.
+        let ran = Arc::new(AtomicUsize::new(0));
+        let counter = ran.clone();
+        let tools = tower::service_fn(move |_call: ToolCall| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async { Ok::<_, Infallible>(ToolResult::ok("ran")) }
+        });
+        let approvals = Arc::new(AtomicUsize::new(0));
+        let seen = approvals.clone();
+        let approver = tower::service_fn(move |_req: ApprovalRequest| {
+            seen.fetch_add(1, Ordering::SeqCst);
+            async { Ok::<_, Infallible>(Approval::Approve) }
+        });
+        let mut tools = ServiceBuilder::new()
+            .layer(ToolHooksLayer::new(stack).with_approver(approver))
+            .service(tools);
+        let call = ToolCall::new("AskUserQuestion", "toolu_1", json!({"questions": []}));
+        let result = tools.ready().await.unwrap().call(call).await.unwrap();
+        assert!(result.is_deferred() && result.is_error(), "{result:?}");
+        assert!(result.stop().is_some());
+        assert_eq!(
+            (ran.load(Ordering::SeqCst), approvals.load(Ordering::SeqCst)),
+            (0, 0)
+        );
+        let call = ToolCall::new("Bash", "toolu_2", json!({"command": "deploy"}));
+        let result = tools.ready().await.unwrap().call(call).await.unwrap();
+        assert!(!result.is_deferred());
+        assert_eq!(result, ToolResult::ok("ran"));
+        assert_eq!(
+            (ran.load(Ordering::SeqCst), approvals.load(Ordering::SeqCst)),
+            (1, 1)
+        );
+    })
+    .await;
 }
 
 /// An `asyncRewake` hook that exits 2 wakes the agent: the host's callback
@@ -1143,6 +1203,7 @@ async fn a_deferred_call_neither_runs_nor_asks_and_stops_the_agent() {
 /// rewake hook's exit 0, wakes nobody.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_async_rewake_hooks_exit_2_reaches_the_host_and_the_next_call() {
+    support::bounded(async {
     use std::time::Duration;
     use tower_hooks::process::background::WakeUp;
     let dir = tempfile::tempdir().unwrap();
@@ -1213,6 +1274,8 @@ async fn an_async_rewake_hooks_exit_2_reaches_the_host_and_the_next_call() {
     assert_eq!(woken, ["3 tests failed", "only stdout"]);
     let context = first.context().iter().chain(next.context());
     assert!(context.clone().any(|c| c == "3 tests failed"), "{next:?}");
+    })
+    .await;
 }
 
 /// A plugin's hooks come from its `hooks/hooks.json` and from its manifest
@@ -1221,13 +1284,17 @@ async fn an_async_rewake_hooks_exit_2_reaches_the_host_and_the_next_call() {
 /// in all of them, and their errors name the file.
 #[tokio::test]
 async fn hooks_declared_in_a_plugins_manifest_load_and_run() {
+    support::bounded(async {
     use tower_hooks::config::{Discovery, Format};
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
+    // The guard looks at the command only (a `"` can only start a JSON key or
+    // value, never sit unescaped inside a string such as the cwd), so the
+    // path of the checkout cannot trip it.
     let guard = r#"#!/bin/sh
 input=$(cat)
-case "$input" in *"$1"*) echo "$1 refused by $(basename "$CLAUDE_PLUGIN_ROOT")" >&2; exit 2 ;; esac
+case "$input" in *'"command":"'"$1 "*) echo "$1 refused by $(basename "$CLAUDE_PLUGIN_ROOT")" >&2; exit 2 ;; esac
 "#;
     let handler = |word: &str| json!({"type": "command", "command": format!("${{CLAUDE_PLUGIN_ROOT}}/guard.sh {word}")});
     let plugin = |name: &str, manifest: Value| {
@@ -1321,4 +1388,6 @@ case "$input" in *"$1"*) echo "$1 refused by $(basename "$CLAUDE_PLUGIN_ROOT")" 
         text.contains("bad/.claude-plugin/plugin.json") && text.contains("\"hooks\""),
         "{text}"
     );
+    })
+    .await;
 }

@@ -74,40 +74,44 @@ exit 0
 
 #[tokio::test]
 async fn a_codex_guard_blocks_in_json_and_with_exit_2_and_sees_codex_stdin() {
-    let dir = tempfile::tempdir().unwrap();
-    let guard = script(&dir.path().join("hooks/guard.sh"), GUARD);
-    let stack = stack(
-        dir.path(),
-        json!({"PreToolUse": [group("Bash", &[&guard])]}),
-    );
-    let out = stack.clone().oneshot(bash("rm -rf /")).await.unwrap();
-    assert!(out.is_blocked());
-    assert_eq!(out.reason(), Some("refusing to delete the root"));
-    let out = stack
-        .clone()
-        .oneshot(bash("git push --force"))
-        .await
-        .unwrap();
-    assert_eq!(out.reason(), Some("no forced pushes on this repository"));
-    let req = bash("ls").with_session_id("s-1");
-    let out = stack.oneshot(req).await.unwrap();
-    assert_eq!(out.decision(), Decision::Allow);
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let guard = script(&dir.path().join("hooks/guard.sh"), GUARD);
+        let stack = stack(
+            dir.path(),
+            json!({"PreToolUse": [group("Bash", &[&guard])]}),
+        );
+        let out = stack.clone().oneshot(bash("rm -rf /")).await.unwrap();
+        assert!(out.is_blocked());
+        assert_eq!(out.reason(), Some("refusing to delete the root"));
+        let out = stack
+            .clone()
+            .oneshot(bash("git push --force"))
+            .await
+            .unwrap();
+        assert_eq!(out.reason(), Some("no forced pushes on this repository"));
+        let req = bash("ls").with_session_id("s-1");
+        let out = stack.oneshot(req).await.unwrap();
+        assert_eq!(out.decision(), Decision::Allow);
 
-    let raw = std::fs::read_to_string(dir.path().join("hooks/seen.json")).unwrap();
-    assert!(
-        !raw.ends_with('\n') && !raw.contains(": "),
-        "compact: {raw}"
-    );
-    let seen: Value = serde_json::from_str(&raw).unwrap();
-    assert_eq!(seen["hook_event_name"], "PreToolUse");
-    assert_eq!(seen["tool_name"], "Bash");
-    assert_eq!(seen["session_id"], "s-1");
-    assert_eq!(seen["transcript_path"], Value::Null);
-    assert!(seen.get("model").is_some() && seen.get("turn_id").is_some());
+        let raw = std::fs::read_to_string(dir.path().join("hooks/seen.json")).unwrap();
+        assert!(
+            !raw.ends_with('\n') && !raw.contains(": "),
+            "compact: {raw}"
+        );
+        let seen: Value = serde_json::from_str(&raw).unwrap();
+        assert_eq!(seen["hook_event_name"], "PreToolUse");
+        assert_eq!(seen["tool_name"], "Bash");
+        assert_eq!(seen["session_id"], "s-1");
+        assert_eq!(seen["transcript_path"], Value::Null);
+        assert!(seen.get("model").is_some() && seen.get("turn_id").is_some());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn allow_with_updated_input_rewrites_and_allow_alone_is_a_failure() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let rewrite = r#"printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"rm -rf ./build"}}}'"#;
     let stack1 = stack(dir.path(), json!({"PreToolUse": [group("", &[rewrite])]}));
@@ -127,60 +131,69 @@ async fn allow_with_updated_input_rewrites_and_allow_alone_is_a_failure() {
         .hooks()
         .iter()
         .all(|h| h.outcome() == RecordOutcome::Error));
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn plain_text_is_context_on_user_prompt_submit_and_a_failure_on_stop() {
-    let dir = tempfile::tempdir().unwrap();
-    let stack = stack(
-        dir.path(),
-        json!({
-            "UserPromptSubmit": [group("ignored-here", &["echo '  branch: main  '"])],
-            "Stop": [group("", &["echo all good"])],
-        }),
-    );
-    let out = stack
-        .clone()
-        .oneshot(HookRequest::input("hi"))
-        .await
-        .unwrap();
-    assert_eq!(out.context(), ["branch: main"]);
-    let out = stack
-        .oneshot(HookRequest::stop(false, "done"))
-        .await
-        .unwrap();
-    assert_eq!(out.follow_up(), None);
-    assert_eq!(out.hooks()[0].outcome(), RecordOutcome::Error);
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let stack = stack(
+            dir.path(),
+            json!({
+                "UserPromptSubmit": [group("ignored-here", &["echo '  branch: main  '"])],
+                "Stop": [group("", &["echo all good"])],
+            }),
+        );
+        let out = stack
+            .clone()
+            .oneshot(HookRequest::input("hi"))
+            .await
+            .unwrap();
+        assert_eq!(out.context(), ["branch: main"]);
+        let out = stack
+            .oneshot(HookRequest::stop(false, "done"))
+            .await
+            .unwrap();
+        assert_eq!(out.follow_up(), None);
+        assert_eq!(out.hooks()[0].outcome(), RecordOutcome::Error);
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn stop_blocks_join_with_a_blank_line_and_continue_false_beats_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let block = |r: &str| format!(r#"printf '%s' '{{"decision":"block","reason":"{r}"}}'"#);
-    let (a, b) = (block("run the tests"), block("update the changelog"));
-    let gates = stack(dir.path(), json!({"Stop": [group("", &[&a, &b])]}));
-    let out = gates
-        .oneshot(HookRequest::stop(false, "done"))
-        .await
-        .unwrap();
-    assert_eq!(
-        out.follow_up(),
-        Some("run the tests\n\nupdate the changelog")
-    );
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let block = |r: &str| format!(r#"printf '%s' '{{"decision":"block","reason":"{r}"}}'"#);
+        let (a, b) = (block("run the tests"), block("update the changelog"));
+        let gates = stack(dir.path(), json!({"Stop": [group("", &[&a, &b])]}));
+        let out = gates
+            .oneshot(HookRequest::stop(false, "done"))
+            .await
+            .unwrap();
+        assert_eq!(
+            out.follow_up(),
+            Some("run the tests\n\nupdate the changelog")
+        );
 
-    let halt = r#"printf '%s' '{"continue":false,"stopReason":"budget spent"}'"#;
-    let both = stack(dir.path(), json!({"Stop": [group("", &[&a, halt])]}));
-    let out = both
-        .oneshot(HookRequest::stop(false, "done"))
-        .await
-        .unwrap();
-    assert_eq!(out.stop(), Some("budget spent"));
-    assert_eq!(out.follow_up(), None);
-    assert!(!out.is_blocked());
+        let halt = r#"printf '%s' '{"continue":false,"stopReason":"budget spent"}'"#;
+        let both = stack(dir.path(), json!({"Stop": [group("", &[&a, halt])]}));
+        let out = both
+            .oneshot(HookRequest::stop(false, "done"))
+            .await
+            .unwrap();
+        assert_eq!(out.stop(), Some("budget spent"));
+        assert_eq!(out.follow_up(), None);
+        assert!(!out.is_blocked());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn the_first_block_in_config_order_gives_the_reason_and_copies_both_run() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let deny = |r: &str, s: &str| {
         format!(
@@ -196,10 +209,13 @@ async fn the_first_block_in_config_order_gives_the_reason_and_copies_both_run() 
     let out = stack.oneshot(bash("ls")).await.unwrap();
     assert_eq!(out.reason(), Some("first"));
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "x\nx\n");
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn matchers_are_exact_lists_or_regexes_and_apply_patch_answers_edit() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let ctx = |t: &str| {
         format!(
@@ -219,6 +235,8 @@ async fn matchers_are_exact_lists_or_regexes_and_apply_patch_answers_edit() {
     let out = stack.oneshot(req).await.unwrap();
     assert_eq!(out.context(), ["edit", "list", "regex"]);
     assert_eq!(out.hooks()[0].tool_name(), Some("apply_patch"));
+    })
+    .await;
 }
 
 #[test]
@@ -285,6 +303,7 @@ fn an_invalid_regex_skips_its_group_with_a_warning() {
 
 #[tokio::test]
 async fn a_plugin_hook_gets_the_plugin_variables() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("plug");
     script(
@@ -300,6 +319,8 @@ async fn a_plugin_hook_gets_the_plugin_variables() {
     let (root, data) = seen.split_once('|').unwrap();
     assert_eq!(PathBuf::from(root), plugin);
     assert!(data.ends_with("plug"), "{data}");
+    })
+    .await;
 }
 
 // --- hostile hooks -----------------------------------------------------------
@@ -329,51 +350,73 @@ async fn fails_open_in_time(command: &str) -> tower_hooks::HookOutcome {
 
 #[tokio::test]
 async fn a_hook_that_hangs_times_out_and_fails_open() {
-    let out = fails_open_in_time("sleep 30").await;
-    assert!(out.hooks()[0].reason().unwrap_or("").contains("timed out"));
+    support::bounded(async {
+        let out = fails_open_in_time("sleep 30").await;
+        assert!(out.hooks()[0].reason().unwrap_or("").contains("timed out"));
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn a_hook_that_ignores_sigterm_is_killed() {
-    fails_open_in_time("trap '' TERM; while :; do sleep 1; done").await;
+    support::bounded(async {
+        fails_open_in_time("trap '' TERM; while :; do sleep 1; done").await;
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn a_hook_that_forks_a_sleeper_leaves_nothing_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    let pid = dir.path().join("pid");
-    let command = format!("sleep 60 & echo $! > {}; exit 0", pid.display());
-    let out = hostile(dir.path(), &command)
-        .oneshot(bash("ls"))
-        .await
-        .unwrap();
-    assert_eq!(out.decision(), Decision::Allow);
-    let pid: i32 = std::fs::read_to_string(&pid)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    assert!(
-        state.is_empty() || state.contains(") Z"),
-        "the sleeper outlived its hook"
-    );
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let command = format!("sleep 60 & echo $! > {}; exit 0", pid.display());
+        let out = hostile(dir.path(), &command)
+            .oneshot(bash("ls"))
+            .await
+            .unwrap();
+        assert_eq!(out.decision(), Decision::Allow);
+        let pid: i32 = std::fs::read_to_string(&pid)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        assert!(
+            state.is_empty() || state.contains(") Z"),
+            "the sleeper outlived its hook"
+        );
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn a_flood_on_stdout_does_not_eat_memory_or_hang() {
-    fails_open_in_time("head -c 50000000 /dev/zero | tr '\\0' '{'").await;
+    support::bounded(async {
+        fails_open_in_time("head -c 50000000 /dev/zero | tr '\\0' '{'").await;
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn a_hook_that_ignores_its_stdin_answers() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let deny = r#"printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}'"#;
     let big = "x".repeat(4 << 20);
-    let out = hostile(dir.path(), deny).oneshot(bash(&big)).await.unwrap();
-    assert!(out.is_blocked());
+    // A timeout no busy machine reaches: with the 1 s of `hostile`, a slow
+    // start of the hook under load timed out and failed open. A writer that
+    // hung on the unread stdin still fails: the hook would time out and allow,
+    // and `bounded` ends the test.
+    let hooks = json!({"PreToolUse": [{"hooks": [{"type": "command", "command": deny, "timeout": 60}]}]});
+    let out = stack(dir.path(), hooks).oneshot(bash(&big)).await.unwrap();
+    assert!(out.is_blocked(), "{out:?}");
+    assert_eq!(out.reason(), Some("no"));
+    assert_eq!(out.hooks()[0].outcome(), RecordOutcome::Block);
+    })
+    .await;
 }

@@ -107,6 +107,7 @@ esac
 
 #[tokio::test]
 async fn a_gemini_guard_refuses_a_shell_call_through_the_tool_layer_unchanged() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path();
     script(&project.join(".gemini/hooks/guard.sh"), GUARD);
@@ -146,29 +147,35 @@ async fn a_gemini_guard_refuses_a_shell_call_through_the_tool_layer_unchanged() 
     assert_eq!(seen["transcript_path"], "");
     assert!(seen["timestamp"].as_str().unwrap().ends_with('Z'));
     assert!(seen.get("permission_mode").is_none());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn ask_on_before_tool_needs_a_person() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path();
-    script(&project.join(".gemini/hooks/guard.sh"), GUARD);
-    let config = load_project(
-        project,
-        json!({"BeforeTool": [{"hooks": [{"command": ".gemini/hooks/guard.sh"}]}]}),
-    );
-    let outcome = stack_of(&config)
-        .oneshot(shell("git push origin main").with_cwd(project.display().to_string()))
-        .await
-        .unwrap();
-    assert!(outcome.needs_approval());
-    assert_eq!(outcome.reason(), Some("pushing needs a person"));
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        script(&project.join(".gemini/hooks/guard.sh"), GUARD);
+        let config = load_project(
+            project,
+            json!({"BeforeTool": [{"hooks": [{"command": ".gemini/hooks/guard.sh"}]}]}),
+        );
+        let outcome = stack_of(&config)
+            .oneshot(shell("git push origin main").with_cwd(project.display().to_string()))
+            .await
+            .unwrap();
+        assert!(outcome.needs_approval());
+        assert_eq!(outcome.reason(), Some("pushing needs a person"));
+    })
+    .await;
 }
 
 // --- 2. rewrites ------------------------------------------------------------
 
 #[tokio::test]
 async fn tool_input_is_merged_shallowly_and_sequential_hooks_see_the_previous_rewrite() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path();
     let out = project.join("second.json");
@@ -196,10 +203,13 @@ async fn tool_input_is_merged_shallowly_and_sequential_hooks_see_the_previous_re
         saved(&out)["tool_input"],
         json!({"command": "ls -a", "description": "list"})
     );
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn hooks_of_a_definition_that_is_not_sequential_run_at_once() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let sleepy = |n: u32| {
         json!({"command": format!(
@@ -218,12 +228,15 @@ async fn hooks_of_a_definition_that_is_not_sequential_run_at_once() {
     );
     // The later rewrite in config order wins.
     assert_eq!(outcome.arguments(), &json!({"command": "ls -3"}));
+    })
+    .await;
 }
 
 // --- 3. context, messages, stop --------------------------------------------
 
 #[tokio::test]
 async fn before_agent_context_and_messages() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let config = load_project(
         dir.path(),
@@ -247,37 +260,43 @@ async fn before_agent_context_and_messages() {
     assert!(outcome_records
         .iter()
         .all(|(e, o, _)| e == "BeforeAgent" && *o == RecordOutcome::Allow));
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn an_after_agent_block_sends_the_agent_back_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path();
-    script(
-        &project.join(".gemini/hooks/tests-first.sh"),
-        r#"#!/bin/sh
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        script(
+            &project.join(".gemini/hooks/tests-first.sh"),
+            r#"#!/bin/sh
 input=$(cat)
 case "$input" in *'"stop_hook_active":true'*) exit 0 ;; esac
 echo '{"decision": "deny", "reason": "run the tests first"}'
 "#,
-    );
-    let config = load_project(
-        project,
-        json!({"AfterAgent": [{"hooks": [{"command": ".gemini/hooks/tests-first.sh"}]}]}),
-    );
-    let hooks = AgentHooks::new(stack_of(&config)).with_cwd(project.display().to_string());
-    assert_eq!(
-        hooks.stop("done").await.unwrap(),
-        StopDecision::KeepGoing("run the tests first".into())
-    );
-    assert_eq!(
-        hooks.stop("tests pass").await.unwrap(),
-        StopDecision::Finish
-    );
+        );
+        let config = load_project(
+            project,
+            json!({"AfterAgent": [{"hooks": [{"command": ".gemini/hooks/tests-first.sh"}]}]}),
+        );
+        let hooks = AgentHooks::new(stack_of(&config)).with_cwd(project.display().to_string());
+        assert_eq!(
+            hooks.stop("done").await.unwrap(),
+            StopDecision::KeepGoing("run the tests first".into())
+        );
+        assert_eq!(
+            hooks.stop("tests pass").await.unwrap(),
+            StopDecision::Finish
+        );
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn continue_false_stops_the_agent_and_an_after_tool_block_hides_the_result() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let config = load_project(
         dir.path(),
@@ -300,104 +319,116 @@ async fn continue_false_stops_the_agent_and_an_after_tool_block_hides_the_result
         Some("Tool result blocked: halt")
     );
     assert_eq!(outcome.stop(), Some("halt"));
+    })
+    .await;
 }
 
 // --- 4. failures and Gemini CLI's exit-code quirks --------------------------
 
 #[tokio::test]
 async fn failures_allow_and_text_on_another_exit_blocks() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = load_project(
-        dir.path(),
-        json!({"BeforeTool": [{"hooks": [
-            {"command": "exit 3"},
-            {"command": "echo '{\"decision\": \"allow\"}'; exit 2"},
-            {"command": "./no/such/guard.sh"},
-        ]}]}),
-    );
-    let outcome = stack_of(&config).oneshot(shell("ls")).await.unwrap();
-    let got = records(&outcome);
-    assert_eq!(got[0].1, RecordOutcome::Error);
-    assert_eq!(got[1].1, RecordOutcome::Allow);
-    // A missing script prints "No such file" and exits 127: Gemini CLI blocks.
-    assert_eq!(got[2].1, RecordOutcome::Block);
-    assert!(
-        outcome.reason().unwrap().contains("No such file"),
-        "{outcome:?}"
-    );
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let config = load_project(
+            dir.path(),
+            json!({"BeforeTool": [{"hooks": [
+                {"command": "exit 3"},
+                {"command": "echo '{\"decision\": \"allow\"}'; exit 2"},
+                {"command": "./no/such/guard.sh"},
+            ]}]}),
+        );
+        let outcome = stack_of(&config).oneshot(shell("ls")).await.unwrap();
+        let got = records(&outcome);
+        assert_eq!(got[0].1, RecordOutcome::Error);
+        assert_eq!(got[1].1, RecordOutcome::Allow);
+        // A missing script prints "No such file" and exits 127: Gemini CLI blocks.
+        assert_eq!(got[2].1, RecordOutcome::Block);
+        assert!(
+            outcome.reason().unwrap().contains("No such file"),
+            "{outcome:?}"
+        );
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn timeouts_are_milliseconds_and_fail_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = load_project(
-        dir.path(),
-        json!({"BeforeTool": [{"hooks": [{"command": "sleep 5; exit 2", "timeout": 200}]}]}),
-    );
-    let started = Instant::now();
-    let outcome = stack_of(&config).oneshot(shell("ls")).await.unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
-    assert!(!outcome.is_blocked());
-    assert_eq!(records(&outcome)[0].1, RecordOutcome::Error);
-    assert!(records(&outcome)[0].2.as_deref().unwrap().contains("200ms"));
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let config = load_project(
+            dir.path(),
+            json!({"BeforeTool": [{"hooks": [{"command": "sleep 5; exit 2", "timeout": 200}]}]}),
+        );
+        let started = Instant::now();
+        let outcome = stack_of(&config).oneshot(shell("ls")).await.unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(!outcome.is_blocked());
+        assert_eq!(records(&outcome)[0].1, RecordOutcome::Error);
+        assert!(records(&outcome)[0].2.as_deref().unwrap().contains("200ms"));
+    })
+    .await;
 }
 
 // --- 5. files and switches --------------------------------------------------
 
 #[tokio::test]
 async fn user_then_project_dedup_disabled_and_untrusted_projects() {
-    let dir = tempfile::tempdir().unwrap();
-    let (home, project) = (dir.path().join("home"), dir.path().join("proj"));
-    let log = dir.path().join("log");
-    let echo = format!("echo x >> {}", support::shell_quote(&log));
-    write(
-        &home.join(".gemini/settings.json"),
-        &settings(json!({"BeforeTool": [{"hooks": [{"command": echo}]}]})),
-    );
-    write(
-        &project.join(".gemini/settings.json"),
-        &format!(
-            "{{ /* project */ \"hooksConfig\": {{\"disabled\": [\"noisy\"]}}, \"hooks\": {}}}",
-            json!({"BeforeTool": [{"hooks": [
-                {"command": echo},
-                {"command": echo, "name": "audit"},
-                {"command": "touch never", "name": "noisy"}
-            ]}]})
-        ),
-    );
-    let discovery = |trusted| {
-        Discovery::new(&project)
-            .with_home(Some(home.clone()))
-            .with_system_files(false)
-            .with_project_trusted(trusted)
-            .format(Format::Gemini)
-            .load()
-            .unwrap()
-    };
-    let outcome = stack_of(&discovery(true))
-        .oneshot(shell("ls"))
-        .await
-        .unwrap();
-    let got: Vec<RecordOutcome> = records(&outcome).into_iter().map(|r| r.1).collect();
-    use RecordOutcome::{Allow, Skipped};
-    assert_eq!(got, [Allow, Skipped, Allow, Skipped]);
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "x\nx\n");
-    // Untrusted, the project's hooks load all the same: its switch reaches
-    // only its own hooks, which is all it named here.
-    let outcome = stack_of(&discovery(false))
-        .oneshot(shell("ls"))
-        .await
-        .unwrap();
-    let got: Vec<RecordOutcome> = records(&outcome).into_iter().map(|r| r.1).collect();
-    assert_eq!(got, [Allow, Skipped, Allow, Skipped]);
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let (home, project) = (dir.path().join("home"), dir.path().join("proj"));
+        let log = dir.path().join("log");
+        let echo = format!("echo x >> {}", support::shell_quote(&log));
+        write(
+            &home.join(".gemini/settings.json"),
+            &settings(json!({"BeforeTool": [{"hooks": [{"command": echo}]}]})),
+        );
+        write(
+            &project.join(".gemini/settings.json"),
+            &format!(
+                "{{ /* project */ \"hooksConfig\": {{\"disabled\": [\"noisy\"]}}, \"hooks\": {}}}",
+                json!({"BeforeTool": [{"hooks": [
+                    {"command": echo},
+                    {"command": echo, "name": "audit"},
+                    {"command": "touch never", "name": "noisy"}
+                ]}]})
+            ),
+        );
+        let discovery = |trusted| {
+            Discovery::new(&project)
+                .with_home(Some(home.clone()))
+                .with_system_files(false)
+                .with_project_trusted(trusted)
+                .format(Format::Gemini)
+                .load()
+                .unwrap()
+        };
+        let outcome = stack_of(&discovery(true))
+            .oneshot(shell("ls"))
+            .await
+            .unwrap();
+        let got: Vec<RecordOutcome> = records(&outcome).into_iter().map(|r| r.1).collect();
+        use RecordOutcome::{Allow, Skipped};
+        assert_eq!(got, [Allow, Skipped, Allow, Skipped]);
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "x\nx\n");
+        // Untrusted, the project's hooks load all the same: its switch reaches
+        // only its own hooks, which is all it named here.
+        let outcome = stack_of(&discovery(false))
+            .oneshot(shell("ls"))
+            .await
+            .unwrap();
+        let got: Vec<RecordOutcome> = records(&outcome).into_iter().map(|r| r.1).collect();
+        assert_eq!(got, [Allow, Skipped, Allow, Skipped]);
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn hooks_config_enabled_false_turns_every_gemini_hook_off() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(".gemini/settings.json");
     write(
@@ -409,10 +440,13 @@ async fn hooks_config_enabled_false_turns_every_gemini_hook_off() {
     let outcome = stack_of(&config).oneshot(shell("ls")).await.unwrap();
     assert!(!outcome.is_blocked());
     assert_eq!(records(&outcome)[0].1, RecordOutcome::Skipped);
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn an_extension_finds_its_script_through_extension_path_even_with_spaces() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let ext = dir.path().join("my ext; touch pwned");
     script(
@@ -433,30 +467,37 @@ async fn an_extension_finds_its_script_through_extension_path_even_with_spaces()
     let outcome = stack_of(&config).oneshot(req).await.unwrap();
     assert_eq!(outcome.reason(), Some("from the extension"));
     assert!(!dir.path().join("pwned").exists());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn an_mcp_tool_is_named_the_gemini_way() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("in.json");
-    let config = load_project(
-        dir.path(),
-        json!({"BeforeTool": [{"matcher": "^mcp_github_", "hooks": [
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("in.json");
+        let config = load_project(
+            dir.path(),
+            json!({"BeforeTool": [{"matcher": "^mcp_github_", "hooks": [
             {"command": format!("cat > {}", support::shell_quote(&out))}]}]}),
-    );
-    let req = HookRequest::tool_execution_start("mcp__github__create_issue", json!({"title": "t"}));
-    let outcome = stack_of(&config).oneshot(req).await.unwrap();
-    assert_eq!(
-        outcome.hooks()[0].tool_name(),
-        Some("mcp_github_create_issue")
-    );
-    assert_eq!(saved(&out)["tool_name"], "mcp_github_create_issue");
+        );
+        let req =
+            HookRequest::tool_execution_start("mcp__github__create_issue", json!({"title": "t"}));
+        let outcome = stack_of(&config).oneshot(req).await.unwrap();
+        assert_eq!(
+            outcome.hooks()[0].tool_name(),
+            Some("mcp_github_create_issue")
+        );
+        assert_eq!(saved(&out)["tool_name"], "mcp_github_create_issue");
+    })
+    .await;
 }
 
 // --- 6. the model points ------------------------------------------------------
 
 #[tokio::test]
 async fn model_hooks_rewrite_the_request_the_response_and_the_tool_config() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path();
     // A redactor of the model's answer, as a Gemini CLI user writes one.
@@ -502,6 +543,8 @@ esac
         response["candidates"][0]["content"]["parts"][0],
         "[redacted]"
     );
+    })
+    .await;
 }
 
 // --- 7. hostile hooks ---------------------------------------------------------
@@ -517,44 +560,51 @@ async fn run_bounded(config: &Config, req: HookRequest) -> (HookOutcome, Duratio
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_hook_and_its_children_are_killed_at_the_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let pids = support::PidFile::new();
-    let command = format!(
-        "sleep 30 & echo $! >> {p}; echo $$ >> {p}; wait",
-        p = pids.quoted()
-    );
-    let config = load_project(
-        dir.path(),
-        json!({"BeforeTool": [{"hooks": [{"command": command, "timeout": 500}]}]}),
-    );
-    let (outcome, took) = run_bounded(&config, shell("ls")).await;
-    assert!(took < Duration::from_secs(10), "{took:?}");
-    assert_eq!(records(&outcome)[0].1, RecordOutcome::Error);
-    let all = pids.wait_for(2, Duration::from_secs(5));
-    support::assert_no_process_left(all[1], &all);
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = support::PidFile::new();
+        let command = format!(
+            "sleep 30 & echo $! >> {p}; echo $$ >> {p}; wait",
+            p = pids.quoted()
+        );
+        let config = load_project(
+            dir.path(),
+            json!({"BeforeTool": [{"hooks": [{"command": command, "timeout": 500}]}]}),
+        );
+        let (outcome, took) = run_bounded(&config, shell("ls")).await;
+        assert!(took < Duration::from_secs(10), "{took:?}");
+        assert_eq!(records(&outcome)[0].1, RecordOutcome::Error);
+        let all = pids.wait_for(2, Duration::from_secs(5));
+        support::assert_no_process_left(all[1], &all);
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_that_ignores_sigterm_is_killed_anyway() {
-    let dir = tempfile::tempdir().unwrap();
-    let pids = support::PidFile::new();
-    let command = format!(
-        "trap '' TERM; echo $$ >> {}; while :; do sleep 1; done",
-        pids.quoted()
-    );
-    let config = load_project(
-        dir.path(),
-        json!({"BeforeTool": [{"hooks": [{"command": command, "timeout": 300}]}]}),
-    );
-    let (outcome, took) = run_bounded(&config, shell("ls")).await;
-    assert!(took < Duration::from_secs(10), "{took:?}");
-    assert!(!outcome.is_blocked());
-    let all = pids.wait_for(1, Duration::from_secs(5));
-    support::assert_no_process_left(all[0], &all);
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = support::PidFile::new();
+        let command = format!(
+            "trap '' TERM; echo $$ >> {}; while :; do sleep 1; done",
+            pids.quoted()
+        );
+        let config = load_project(
+            dir.path(),
+            json!({"BeforeTool": [{"hooks": [{"command": command, "timeout": 300}]}]}),
+        );
+        let (outcome, took) = run_bounded(&config, shell("ls")).await;
+        assert!(took < Duration::from_secs(10), "{took:?}");
+        assert!(!outcome.is_blocked());
+        let all = pids.wait_for(1, Duration::from_secs(5));
+        support::assert_no_process_left(all[0], &all);
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_that_never_reads_a_big_stdin_answers_promptly() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let config = load_project(
         dir.path(),
@@ -564,59 +614,76 @@ async fn a_hook_that_never_reads_a_big_stdin_answers_promptly() {
     let (outcome, took) = run_bounded(&config, shell(&big)).await;
     assert!(took < Duration::from_secs(10), "{took:?}");
     assert_eq!(outcome.reason(), Some("no"));
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_flood_on_stdout_is_cut_and_fails_open() {
+async fn a_flood_on_stdout_is_cut_and_never_read_as_an_answer() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
+    // Exit 0: the kept tail is not the hook's whole answer, so it is a
+    // failure that names the bound (it allows, as a failure does).
     let config = load_project(
         dir.path(),
-        json!({"BeforeTool": [{"hooks": [{"command": "head -c 100000000 /dev/zero | tr '\\0' 'y'; exit 2"}]}]}),
+        json!({"BeforeTool": [{"hooks": [{"command": "head -c 100000000 /dev/zero | tr '\\0' 'y'; printf '{}'"}]}]}),
     );
     let (outcome, took) = run_bounded(&config, shell("ls")).await;
     assert!(took < Duration::from_secs(25), "{took:?}");
-    // The kept tail is not the hook's whole answer: a failure, which allows.
     assert!(!outcome.is_blocked());
     let (_, result, reason) = &records(&outcome)[0];
     assert_eq!(*result, RecordOutcome::Error);
     assert!(
-        reason.as_deref().unwrap().contains("bytes of output kept"),
+        reason.as_deref().unwrap().contains("bytes of stdout kept"),
         "{reason:?}"
     );
+    // Exit 2 blocks whatever was printed: a cut answer never weakens it.
+    let config = load_project(
+        dir.path(),
+        json!({"BeforeTool": [{"hooks": [{"command": "head -c 100000000 /dev/zero | tr '\\0' 'y'; exit 2"}]}]}),
+    );
+    let (outcome, _) = run_bounded(&config, shell("ls")).await;
+    assert!(outcome.is_blocked(), "{outcome:?}");
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn only_gemini_hooks_run_at_the_model_points() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path();
-    let touch = format!("touch {}", support::shell_quote(&project.join("ran")));
-    let claude = project.join(".claude/settings.json");
-    write(
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        let touch = format!("touch {}", support::shell_quote(&project.join("ran")));
+        let claude = project.join(".claude/settings.json");
+        write(
         &claude,
         &json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": touch}]}],
                           "PreToolUse": [{"hooks": [{"type": "command", "command": touch}]}]}})
         .to_string(),
     );
-    let gemini = project.join(".gemini/settings.json");
-    write(
-        &gemini,
-        &settings(json!({"BeforeModel": [{"hooks": [{"command": "cat > /dev/null"}]}]})),
-    );
-    let files = [ConfigFile::detect(&claude), ConfigFile::detect(&gemini)];
-    let config = Config::load_files(&files, project).unwrap();
-    let outcome = stack_of(&config)
-        .oneshot(HookRequest::model_request(json!({"model": "m"})))
-        .await
-        .unwrap();
-    let who: Vec<Dialect> = outcome.hooks().iter().map(|r| r.spec().dialect()).collect();
-    assert_eq!(who, [Dialect::Gemini]);
-    assert!(!project.join("ran").exists());
-    // A nanopi file cannot name the point: its names are nanopi's eleven.
-    assert!("model_request".parse::<Event>().is_err());
+        let gemini = project.join(".gemini/settings.json");
+        write(
+            &gemini,
+            &settings(json!({"BeforeModel": [{"hooks": [{"command": "cat > /dev/null"}]}]})),
+        );
+        let files = [ConfigFile::detect(&claude), ConfigFile::detect(&gemini)];
+        let config = Config::load_files(&files, project).unwrap();
+        let outcome = stack_of(&config)
+            .oneshot(HookRequest::model_request(json!({"model": "m"})))
+            .await
+            .unwrap();
+        let who: Vec<Dialect> = outcome.hooks().iter().map(|r| r.spec().dialect()).collect();
+        assert_eq!(who, [Dialect::Gemini]);
+        assert!(!project.join("ran").exists());
+        // A nanopi file cannot name the point: its names are nanopi's eleven.
+        assert!("model_request".parse::<Event>().is_err());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn a_decision_gemini_ignores_is_dropped_quietly_and_indexes_count_per_event() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let config = load_project(
         dir.path(),
@@ -659,10 +726,13 @@ async fn a_decision_gemini_ignores_is_dropped_quietly_and_indexes_count_per_even
         "{:?}",
         lines.lock().unwrap()
     );
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn the_environment_has_the_gemini_variables_and_the_handler_env_last() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("my proj");
     let work = dir.path().join("work");
@@ -689,10 +759,13 @@ async fn the_environment_has_the_gemini_variables_and_the_handler_env_last() {
         std::fs::read_to_string(&out).unwrap(),
         format!("{p}|{p}|{}|mine|settings|{}\n", work.display(), w.display())
     );
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn a_block_in_a_sequential_run_lets_the_rest_of_the_run_go_on_and_still_wins() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let ran = dir.path().join("ran");
     let config = load_project(
@@ -713,10 +786,13 @@ async fn a_block_in_a_sequential_run_lets_the_rest_of_the_run_go_on_and_still_wi
     let got: Vec<RecordOutcome> = records(&outcome).into_iter().map(|r| r.1).collect();
     use RecordOutcome::{Block, Transform};
     assert_eq!(got, [Block, Transform, Block]);
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn an_after_tool_block_replaces_the_result_the_model_sees() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let config = load_project(
         dir.path(),
@@ -758,10 +834,13 @@ async fn an_after_tool_block_replaces_the_result_the_model_sees() {
         .await
         .unwrap();
     assert_eq!(got, ToolResult::ok("hello"));
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn session_matchers_and_fields_use_gemini_clis_words() {
+    support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("end.json");
     let config = load_project(
@@ -776,4 +855,6 @@ async fn session_matchers_and_fields_use_gemini_clis_words() {
     let got: Vec<RecordOutcome> = records(&outcome).into_iter().map(|r| r.1).collect();
     assert_eq!(got, [RecordOutcome::Allow, RecordOutcome::Skipped]);
     assert_eq!(saved(&out)["reason"], "exit");
+    })
+    .await;
 }

@@ -96,64 +96,73 @@ fn assert_clean(pids: &[i32]) {
 
 #[tokio::test]
 async fn overdue_hook_is_killed_and_blocks_with_its_duration() {
-    let pids = PidFile::new();
-    let timeout = Duration::from_millis(500);
-    let spec = hook(
-        format!("echo $$ >> {f}; sleep 30; echo done", f = pids.quoted()),
-        timeout,
-    );
-    let run = run(spec, bash_call()).await;
-    assert_timed_out(&run.outcome, timeout);
-    assert!(run.elapsed < timeout + SLACK, "{:?}", run.elapsed);
-    assert_clean(&pids.pids());
+    support::bounded(async {
+        let pids = PidFile::new();
+        let timeout = Duration::from_millis(500);
+        let spec = hook(
+            format!("echo $$ >> {f}; sleep 30; echo done", f = pids.quoted()),
+            timeout,
+        );
+        let run = run(spec, bash_call()).await;
+        assert_timed_out(&run.outcome, timeout);
+        assert!(run.elapsed < timeout + SLACK, "{:?}", run.elapsed);
+        assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn grandchildren_of_an_overdue_hook_die_with_it() {
-    let pids = PidFile::new();
-    let timeout = Duration::from_millis(1000);
-    // Background children, a subshell with its own child, and a nested bash with
-    // a child of its own; the hook then waits for all of them.
-    let spec = hook(
-        format!(
-            "echo $$ >> {f}; \
+    support::bounded(async {
+        let pids = PidFile::new();
+        let timeout = Duration::from_millis(1000);
+        // Background children, a subshell with its own child, and a nested bash with
+        // a child of its own; the hook then waits for all of them.
+        let spec = hook(
+            format!(
+                "echo $$ >> {f}; \
              sleep 60 & echo $! >> {f}; \
              ( sleep 60 & echo $! >> {f}; sleep 60 ) & echo $! >> {f}; \
              bash -c 'sleep 60 & echo $! >> {f}; wait' & echo $! >> {f}; \
              wait",
-            f = pids.quoted()
-        ),
-        timeout,
-    );
-    let run = run(spec, bash_call()).await;
-    assert_timed_out(&run.outcome, timeout);
-    let pids = pids.pids();
-    assert_eq!(pids.len(), 6, "every descendant recorded its pid: {pids:?}");
-    assert_clean(&pids);
+                f = pids.quoted()
+            ),
+            timeout,
+        );
+        let run = run(spec, bash_call()).await;
+        assert_timed_out(&run.outcome, timeout);
+        let pids = pids.pids();
+        assert_eq!(pids.len(), 6, "every descendant recorded its pid: {pids:?}");
+        assert_clean(&pids);
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn hook_that_survives_sigterm_is_killed_after_the_grace() {
-    let pids = PidFile::new();
-    let termed = pids.dir().join("termed");
-    let timeout = Duration::from_millis(500);
-    // It notes SIGTERM and carries on; a child ignores it outright.
-    let spec = hook(
-        format!(
-            "trap 'echo TERM >> {t}' TERM; echo $$ >> {f}; \
+    support::bounded(async {
+        let pids = PidFile::new();
+        let termed = pids.dir().join("termed");
+        let timeout = Duration::from_millis(500);
+        // It notes SIGTERM and carries on; a child ignores it outright.
+        let spec = hook(
+            format!(
+                "trap 'echo TERM >> {t}' TERM; echo $$ >> {f}; \
              ( trap '' TERM; exec sleep 60 ) & echo $! >> {f}; \
              while :; do sleep 0.05; done",
-            f = pids.quoted(),
-            t = support::shell_quote(&termed),
-        ),
-        timeout,
-    );
-    let run = run(spec, bash_call()).await;
-    assert_timed_out(&run.outcome, timeout);
-    assert!(run.elapsed < timeout + SLACK, "{:?}", run.elapsed);
-    let termed = std::fs::read_to_string(termed).unwrap_or_default();
-    assert!(termed.contains("TERM"), "SIGTERM comes first: {termed:?}");
-    assert_clean(&pids.pids());
+                f = pids.quoted(),
+                t = support::shell_quote(&termed),
+            ),
+            timeout,
+        );
+        let run = run(spec, bash_call()).await;
+        assert_timed_out(&run.outcome, timeout);
+        assert!(run.elapsed < timeout + SLACK, "{:?}", run.elapsed);
+        let termed = std::fs::read_to_string(termed).unwrap_or_default();
+        assert!(termed.contains("TERM"), "SIGTERM comes first: {termed:?}");
+        assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 /// The documented grace between `SIGTERM` and `SIGKILL` (250 ms), with its
@@ -163,42 +172,46 @@ async fn hook_that_survives_sigterm_is_killed_after_the_grace() {
 /// not seconds later.
 #[tokio::test]
 async fn the_grace_between_sigterm_and_sigkill_is_a_quarter_second() {
-    use tower_hooks::process::{Job, ProcessRunner, Program, Termination};
-    let pids = PidFile::new();
-    let termed = pids.dir().join("termed");
-    let command = format!(
-        "trap 'echo TERM >> {t}' TERM; echo $$ >> {f}; while :; do sleep 0.02; done",
-        f = pids.quoted(),
-        t = support::shell_quote(&termed),
-    );
-    let mut job = Job::new(Program::Bash, command, Vec::new());
-    let started = Instant::now();
-    job.deadline = Some(tower_hooks::Deadline::after(Duration::from_millis(500)));
-    let done = tokio::time::timeout(Duration::from_secs(30), ProcessRunner::shared().run(job))
-        .await
-        .expect("the run returns")
-        .unwrap();
-    let elapsed = started.elapsed();
-    assert_eq!(done.termination, Termination::TimedOut);
-    let termed = std::fs::read_to_string(termed).unwrap_or_default();
-    assert!(termed.contains("TERM"), "SIGTERM comes first: {termed:?}");
-    // The run ends once the hook is killed and reaped: at least most of the
-    // grace after the deadline, and well before 2 s after it.
-    assert!(
-        elapsed >= Duration::from_millis(500 + 200),
-        "killed {elapsed:?} after the start, for a deadline at 500 ms: no grace after SIGTERM"
-    );
-    assert!(
-        elapsed < Duration::from_millis(500 + 2_000),
-        "killed {elapsed:?} after the start, for a deadline at 500 ms and a 250 ms grace"
-    );
-    assert_clean(&pids.pids());
+    support::bounded(async {
+        use tower_hooks::process::{Job, ProcessRunner, Program, Termination};
+        let pids = PidFile::new();
+        let termed = pids.dir().join("termed");
+        let command = format!(
+            "trap 'echo TERM >> {t}' TERM; echo $$ >> {f}; while :; do sleep 0.02; done",
+            f = pids.quoted(),
+            t = support::shell_quote(&termed),
+        );
+        let mut job = Job::new(Program::Bash, command, Vec::new());
+        let started = Instant::now();
+        job.deadline = Some(tower_hooks::Deadline::after(Duration::from_millis(500)));
+        let done = tokio::time::timeout(Duration::from_secs(30), ProcessRunner::shared().run(job))
+            .await
+            .expect("the run returns")
+            .unwrap();
+        let elapsed = started.elapsed();
+        assert_eq!(done.termination, Termination::TimedOut);
+        let termed = std::fs::read_to_string(termed).unwrap_or_default();
+        assert!(termed.contains("TERM"), "SIGTERM comes first: {termed:?}");
+        // The run ends once the hook is killed and reaped: at least most of the
+        // grace after the deadline, and well before 2 s after it.
+        assert!(
+            elapsed >= Duration::from_millis(500 + 200),
+            "killed {elapsed:?} after the start, for a deadline at 500 ms: no grace after SIGTERM"
+        );
+        assert!(
+            elapsed < Duration::from_millis(500 + 2_000),
+            "killed {elapsed:?} after the start, for a deadline at 500 ms and a 250 ms grace"
+        );
+        assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 // --- stdin: no payload and no reading habit can wedge the call ---------------
 
 #[tokio::test]
 async fn hook_reading_its_stdin_to_the_end_gets_one_line_then_eof() {
+    support::bounded(async {
     let pids = PidFile::new();
     let spec = hook(
         format!(
@@ -210,29 +223,35 @@ async fn hook_reading_its_stdin_to_the_end_gets_one_line_then_eof() {
     let run = run(spec, bash_call()).await;
     assert_blocked(&run.outcome, "lines=1", BlockCause::Hook);
     assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn hook_that_keeps_reading_a_stdin_that_never_ends_times_out() {
-    let pids = PidFile::new();
-    let timeout = Duration::from_millis(500);
-    // Reads forever: past EOF it retries, and a pipeline of its own never ends.
-    let spec = hook(
-        format!(
-            "echo $$ >> {f}; read -r first; yes | while read -r x; do :; done; \
+    support::bounded(async {
+        let pids = PidFile::new();
+        let timeout = Duration::from_millis(500);
+        // Reads forever: past EOF it retries, and a pipeline of its own never ends.
+        let spec = hook(
+            format!(
+                "echo $$ >> {f}; read -r first; yes | while read -r x; do :; done; \
              while :; do read -r x || sleep 0.05; done",
-            f = pids.quoted()
-        ),
-        timeout,
-    );
-    let run = run(spec, bash_call()).await;
-    assert_timed_out(&run.outcome, timeout);
-    assert!(run.elapsed < timeout + SLACK, "{:?}", run.elapsed);
-    assert_clean(&pids.pids());
+                f = pids.quoted()
+            ),
+            timeout,
+        );
+        let run = run(spec, bash_call()).await;
+        assert_timed_out(&run.outcome, timeout);
+        assert!(run.elapsed < timeout + SLACK, "{:?}", run.elapsed);
+        assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn hook_that_never_reads_a_4_mib_payload_answers_promptly() {
+    support::bounded(async {
     let _memory = MEMORY.lock().await;
     let pids = PidFile::new();
     let req = big_call(4 << 20);
@@ -251,10 +270,13 @@ async fn hook_that_never_reads_a_4_mib_payload_answers_promptly() {
     assert!(run.elapsed < Duration::from_secs(5), "{:?}", run.elapsed);
     assert!(run.lines.is_empty(), "{:?}", run.lines);
     assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn hook_that_prints_a_lot_before_reading_its_stdin_does_not_deadlock() {
+    support::bounded(async {
     let _memory = MEMORY.lock().await;
     let pids = PidFile::new();
     let req = big_call(4 << 20);
@@ -275,10 +297,13 @@ async fn hook_that_prints_a_lot_before_reading_its_stdin_does_not_deadlock() {
         BlockCause::Hook,
     );
     assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn nul_bytes_in_the_request_do_not_stop_the_guard_from_running() {
+    support::bounded(async {
     // An environment value cannot hold NUL; a tool call id from the provider or
     // a session id can. The guard must still run (and block), not fail open.
     let pids = PidFile::new();
@@ -301,12 +326,15 @@ async fn nul_bytes_in_the_request_do_not_stop_the_guard_from_running() {
     );
     assert!(run.lines.is_empty(), "{:?}", run.lines);
     assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 // --- output: floods, garbage and odd descriptors ----------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flood_of_300_mb_on_stdout_and_stderr_keeps_memory_flat_and_the_last_line_decides() {
+    support::bounded(async {
     let _memory = MEMORY.lock().await;
     let pids = PidFile::new();
     let rss_before = vm_bytes("VmRSS");
@@ -337,10 +365,13 @@ async fn flood_of_300_mb_on_stdout_and_stderr_keeps_memory_flat_and_the_last_lin
         mib(rss_after)
     );
     assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn answer_longer_than_the_kept_stdout_tail_fails_open_loudly_or_closed_on_request() {
+    support::bounded(async {
     let _memory = MEMORY.lock().await;
     let pids = PidFile::new();
     // A 3 MB block reason on one line: more than the 1 MiB tail the runner keeps.
@@ -374,10 +405,13 @@ async fn answer_longer_than_the_kept_stdout_tail_fails_open_loudly_or_closed_on_
     for pgid in pids.pids() {
         assert_no_process_left(pgid, &[pgid]);
     }
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn invalid_utf8_is_read_lossily_and_never_fails_the_call() {
+    support::bounded(async {
     let cases: [(&str, Verdict); 4] = [
         // Garbage alone: not JSON, so allow.
         (r"printf '\xff\xfe\x80 junk\n'", Verdict::Allow),
@@ -411,10 +445,13 @@ async fn invalid_utf8_is_read_lossily_and_never_fails_the_call() {
         }
         assert_clean(&pids.pids());
     }
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn background_process_holding_stdout_does_not_delay_the_answer() {
+    support::bounded(async {
     let pids = PidFile::new();
     let spec = hook(
         format!(
@@ -430,22 +467,27 @@ async fn background_process_holding_stdout_does_not_delay_the_answer() {
     let pids = pids.pids();
     assert_eq!(pids.len(), 2);
     assert_clean(&pids);
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn hook_that_closes_stdout_early_is_still_waited_for() {
-    let pids = PidFile::new();
-    // The exit code, which comes a second after stdout closes, decides.
-    let spec = hook(
-        format!(
-            "exec 1>&-; echo $$ >> {f}; sleep 1; echo 'closed early' >&2; exit 2",
-            f = pids.quoted()
-        ),
-        Duration::from_secs(5),
-    );
-    let run = run(spec, bash_call()).await;
-    assert_blocked(&run.outcome, "closed early", BlockCause::Hook);
-    assert_clean(&pids.pids());
+    support::bounded(async {
+        let pids = PidFile::new();
+        // The exit code, which comes a second after stdout closes, decides.
+        let spec = hook(
+            format!(
+                "exec 1>&-; echo $$ >> {f}; sleep 1; echo 'closed early' >&2; exit 2",
+                f = pids.quoted()
+            ),
+            Duration::from_secs(5),
+        );
+        let run = run(spec, bash_call()).await;
+        assert_blocked(&run.outcome, "closed early", BlockCause::Hook);
+        assert_clean(&pids.pids());
+    })
+    .await;
 }
 
 // --- failures: fail open by default, fail closed on request ------------------
@@ -488,91 +530,109 @@ async fn fails_open_quietly_and_closed_on_request(failing: Failing) {
 
 #[tokio::test]
 async fn hook_killed_by_a_signal_fails_open_quietly_or_closed_on_request() {
-    let pids = PidFile::new();
-    let command = format!("echo $$ >> {f}; kill -9 $$", f = pids.quoted());
-    fails_open_quietly_and_closed_on_request(Failing {
-        command,
-        why: "killed by signal 9".into(),
-        pids,
+    support::bounded(async {
+        let pids = PidFile::new();
+        let command = format!("echo $$ >> {f}; kill -9 $$", f = pids.quoted());
+        fails_open_quietly_and_closed_on_request(Failing {
+            command,
+            why: "killed by signal 9".into(),
+            pids,
+        })
+        .await;
     })
     .await;
 }
 
 #[tokio::test]
 async fn crashing_hook_fails_open_quietly_or_closed_on_request() {
-    let pids = PidFile::new();
-    let command = format!(
-        "echo $$ >> {f}; echo 'panicked at guard.rs:3' >&2; kill -SEGV $$",
-        f = pids.quoted()
-    );
-    fails_open_quietly_and_closed_on_request(Failing {
-        command,
-        why: "killed by signal 11".into(),
-        pids,
+    support::bounded(async {
+        let pids = PidFile::new();
+        let command = format!(
+            "echo $$ >> {f}; echo 'panicked at guard.rs:3' >&2; kill -SEGV $$",
+            f = pids.quoted()
+        );
+        fails_open_quietly_and_closed_on_request(Failing {
+            command,
+            why: "killed by signal 11".into(),
+            pids,
+        })
+        .await;
     })
     .await;
 }
 
 #[tokio::test]
 async fn hook_exiting_1_fails_open_quietly_or_closed_on_request() {
-    let pids = PidFile::new();
-    let command = format!(
-        "echo $$ >> {f}; echo 'jq: command not found' >&2; exit 1",
-        f = pids.quoted()
-    );
-    fails_open_quietly_and_closed_on_request(Failing {
-        command,
-        why: "exited with status 1: jq: command not found".into(),
-        pids,
+    support::bounded(async {
+        let pids = PidFile::new();
+        let command = format!(
+            "echo $$ >> {f}; echo 'jq: command not found' >&2; exit 1",
+            f = pids.quoted()
+        );
+        fails_open_quietly_and_closed_on_request(Failing {
+            command,
+            why: "exited with status 1: jq: command not found".into(),
+            pids,
+        })
+        .await;
     })
     .await;
 }
 
 #[tokio::test]
 async fn missing_script_fails_open_quietly_or_closed_on_request() {
-    let pids = PidFile::new();
-    let script = pids.dir().join("missing.sh");
-    let command = format!("echo $$ >> {f}; {}", script.display(), f = pids.quoted());
-    let why = format!(
-        "exited with status 127: bash: line 1: {}: No such file or directory",
-        script.display()
-    );
-    fails_open_quietly_and_closed_on_request(Failing { command, why, pids }).await;
+    support::bounded(async {
+        let pids = PidFile::new();
+        let script = pids.dir().join("missing.sh");
+        let command = format!("echo $$ >> {f}; {}", script.display(), f = pids.quoted());
+        let why = format!(
+            "exited with status 127: bash: line 1: {}: No such file or directory",
+            script.display()
+        );
+        fails_open_quietly_and_closed_on_request(Failing { command, why, pids }).await;
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn command_that_is_not_executable_fails_open_quietly_or_closed_on_request() {
-    let pids = PidFile::new();
-    let script = pids.dir().join("guard.sh");
-    std::fs::write(&script, "#!/bin/bash\nexit 2\n").unwrap();
-    set_mode(&script, 0o644);
-    let command = format!("echo $$ >> {f}; {}", script.display(), f = pids.quoted());
-    let why = format!(
-        "exited with status 126: bash: line 1: {}: Permission denied",
-        script.display()
-    );
-    fails_open_quietly_and_closed_on_request(Failing { command, why, pids }).await;
+    support::bounded(async {
+        let pids = PidFile::new();
+        let script = pids.dir().join("guard.sh");
+        std::fs::write(&script, "#!/bin/bash\nexit 2\n").unwrap();
+        set_mode(&script, 0o644);
+        let command = format!("echo $$ >> {f}; {}", script.display(), f = pids.quoted());
+        let why = format!(
+            "exited with status 126: bash: line 1: {}: Permission denied",
+            script.display()
+        );
+        fails_open_quietly_and_closed_on_request(Failing { command, why, pids }).await;
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn script_with_a_missing_interpreter_fails_open_quietly_or_closed_on_request() {
-    let pids = PidFile::new();
-    let script = pids.dir().join("guard.py");
-    std::fs::write(&script, "#!/nonexistent/interp\nexit 2\n").unwrap();
-    set_mode(&script, 0o755);
-    let command = format!("echo $$ >> {f}; {}", script.display(), f = pids.quoted());
-    // bash words it by version: "bad interpreter: No such file or directory"
-    // (126) or "cannot execute: required file not found" (127). Ask this one.
-    let probe = StdCommand::new("bash")
-        .args(["-c", &format!(": ; {}", script.display())])
-        .output()
-        .unwrap();
-    let code = probe.status.code().unwrap();
-    assert!(code == 126 || code == 127, "{probe:?}");
-    let message = String::from_utf8_lossy(&probe.stderr).trim().to_owned();
-    assert!(message.contains(&script.display().to_string()), "{message}");
-    let why = format!("exited with status {code}: {message}");
-    fails_open_quietly_and_closed_on_request(Failing { command, why, pids }).await;
+    support::bounded(async {
+        let pids = PidFile::new();
+        let script = pids.dir().join("guard.py");
+        std::fs::write(&script, "#!/nonexistent/interp\nexit 2\n").unwrap();
+        set_mode(&script, 0o755);
+        let command = format!("echo $$ >> {f}; {}", script.display(), f = pids.quoted());
+        // bash words it by version: "bad interpreter: No such file or directory"
+        // (126) or "cannot execute: required file not found" (127). Ask this one.
+        let probe = StdCommand::new("bash")
+            .args(["-c", &format!(": ; {}", script.display())])
+            .output()
+            .unwrap();
+        let code = probe.status.code().unwrap();
+        assert!(code == 126 || code == 127, "{probe:?}");
+        let message = String::from_utf8_lossy(&probe.stderr).trim().to_owned();
+        assert!(message.contains(&script.display().to_string()), "{message}");
+        let why = format!("exited with status {code}: {message}");
+        fails_open_quietly_and_closed_on_request(Failing { command, why, pids }).await;
+    })
+    .await;
 }
 
 fn set_mode(path: &std::path::Path, mode: u32) {
@@ -644,6 +704,7 @@ fn cannot_be_spawned_without_bash() {
 /// showed in most runs but not all.
 #[tokio::test]
 async fn answer_written_through_a_helper_after_bash_exits_still_decides() {
+    support::bounded(async {
     let pids = PidFile::new();
     let log = pids.dir().join("hook.log");
     let command = format!(
@@ -658,6 +719,8 @@ async fn answer_written_through_a_helper_after_bash_exits_still_decides() {
     for pgid in pids.pids() {
         assert_no_process_left(pgid, &[pgid]);
     }
+    })
+    .await;
 }
 
 /// A redactor answers with a rewritten payload about as long as the one it
@@ -665,6 +728,7 @@ async fn answer_written_through_a_helper_after_bash_exits_still_decides() {
 /// default tail, or the secret reaches the model.
 #[tokio::test]
 async fn redactor_of_a_big_tool_output_is_applied() {
+    support::bounded(async {
     if !support::has_python3("redactor_of_a_big_tool_output_is_applied") {
         return;
     }
@@ -705,4 +769,6 @@ print(json.dumps({"updated_input": {"content": p["content"].replace("SECRET-TOKE
     assert_eq!(content.len(), 2_500_000 + "[redacted]".len());
     assert!(!content.contains("SECRET-TOKEN"));
     assert_clean(&pids.pids());
+    })
+    .await;
 }
