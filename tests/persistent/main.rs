@@ -372,6 +372,7 @@ const ERRORED: &str = "nanopi: hook errored; failing open (allow) [tool=bash mat
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_decode_as_a_one_shot_run_would_and_one_process_serves_every_event() {
+    support::bounded(async {
     needs_python!();
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::python(ECHO);
@@ -516,29 +517,34 @@ async fn answers_decode_as_a_one_shot_run_would_and_one_process_serves_every_eve
         .await
         .expect("shutdown returns");
     assert_no_process_left(pgid, &[pid]);
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_written_just_before_the_process_exits_still_counts() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    // The process writes its answer and exits at once: the answer races the
-    // exit. Many rounds, so that a lost answer shows. A fresh stack each
-    // round: crashes would otherwise add up to the disable rule.
-    for round in 0..60 {
-        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
-        let req = bash_call(json!({
-            "command": "x", "exit": 2, "stderr": "answered", "then_exit": true
-        }));
-        let o = call(&stack, req).await;
-        assert_eq!(
-            (o.decision(), o.reason()),
-            (Decision::Block, Some("answered")),
-            "round {round}: the answer was written before the exit; {o:?}; report {:?}",
-            lines.lock().unwrap()
-        );
-    }
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        // The process writes its answer and exits at once: the answer races the
+        // exit. Many rounds, so that a lost answer shows. A fresh stack each
+        // round: crashes would otherwise add up to the disable rule.
+        for round in 0..60 {
+            let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+            let req = bash_call(json!({
+                "command": "x", "exit": 2, "stderr": "answered", "then_exit": true
+            }));
+            let o = call(&stack, req).await;
+            assert_eq!(
+                (o.decision(), o.reason()),
+                (Decision::Block, Some("answered")),
+                "round {round}: the answer was written before the exit; {o:?}; report {:?}",
+                lines.lock().unwrap()
+            );
+        }
+    })
+    .await;
 }
 
 // --- 2. out of order -------------------------------------------------------------
@@ -570,29 +576,32 @@ for raw in sys.stdin.buffer:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_in_any_order_reach_their_own_requests() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(SWAP);
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
-    for (a, b) in [("first", "second"), ("third", "fourth")] {
-        let (x, y) = tokio::join!(call(&stack, cmd(a)), call(&stack, cmd(b)));
-        assert_eq!(x.reason(), Some(format!("answer to {a}").as_str()), "{x:?}");
-        assert_eq!(y.reason(), Some(format!("answer to {b}").as_str()), "{y:?}");
-    }
-    let received = hook.lines("received");
-    let answered = hook.lines("answered");
-    assert_eq!(received.len(), 4);
-    for pair in 0..2 {
-        let got = &received[pair * 2..pair * 2 + 2];
-        let sent = &answered[pair * 2..pair * 2 + 2];
-        assert_eq!(
-            sent,
-            [got[1].clone(), got[0].clone()],
-            "answered last first"
-        );
-    }
-    assert_eq!(hook.starts().len(), 1);
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(SWAP);
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+        for (a, b) in [("first", "second"), ("third", "fourth")] {
+            let (x, y) = tokio::join!(call(&stack, cmd(a)), call(&stack, cmd(b)));
+            assert_eq!(x.reason(), Some(format!("answer to {a}").as_str()), "{x:?}");
+            assert_eq!(y.reason(), Some(format!("answer to {b}").as_str()), "{y:?}");
+        }
+        let received = hook.lines("received");
+        let answered = hook.lines("answered");
+        assert_eq!(received.len(), 4);
+        for pair in 0..2 {
+            let got = &received[pair * 2..pair * 2 + 2];
+            let sent = &answered[pair * 2..pair * 2 + 2];
+            assert_eq!(
+                sent,
+                [got[1].clone(), got[0].clone()],
+                "answered last first"
+            );
+        }
+        assert_eq!(hook.starts().len(), 1);
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    })
+    .await;
 }
 
 /// Each round, reads as many requests as the file `perm-<round>` names
@@ -644,46 +653,49 @@ fn permutation(n: usize, seed: &mut u64) -> Vec<usize> {
 /// catch answers routed to the newest request, or the oldest).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_in_a_random_order_reach_their_own_requests() {
-    const ROUNDS: usize = 8;
-    const IN_FLIGHT: usize = 12;
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::bash(&format!("{BASH_START}{PERMUTE}"));
-    let mut seed = 0x9E37_79B9_7F4A_7C15;
-    let perms: Vec<Vec<usize>> = (0..ROUNDS)
-        .map(|_| permutation(IN_FLIGHT, &mut seed))
-        .collect();
-    for (round, perm) in perms.iter().enumerate() {
-        let identity: Vec<usize> = (0..IN_FLIGHT).collect();
-        let reversed: Vec<usize> = (0..IN_FLIGHT).rev().collect();
-        assert!(*perm != identity && *perm != reversed, "{perm:?}");
-        let text: Vec<String> = perm.iter().map(usize::to_string).collect();
-        std::fs::write(hook.path(&format!("perm-{round}")), text.join(" ") + "\n").unwrap();
-    }
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
-    for (round, perm) in perms.iter().enumerate() {
-        let calls: Vec<_> = (0..IN_FLIGHT)
-            .map(|i| {
-                let command = format!("r{round}-c{i}");
-                let call = tokio::spawn(call(&stack, cmd(&command)));
-                (command, call)
-            })
+    support::bounded(async {
+        const ROUNDS: usize = 8;
+        const IN_FLIGHT: usize = 12;
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::bash(&format!("{BASH_START}{PERMUTE}"));
+        let mut seed = 0x9E37_79B9_7F4A_7C15;
+        let perms: Vec<Vec<usize>> = (0..ROUNDS)
+            .map(|_| permutation(IN_FLIGHT, &mut seed))
             .collect();
-        for (command, call) in calls {
-            let o = call.await.unwrap();
-            assert_eq!(
-                o.reason(),
-                Some(format!("answer to {command}").as_str()),
-                "round {round}: {o:?}"
-            );
+        for (round, perm) in perms.iter().enumerate() {
+            let identity: Vec<usize> = (0..IN_FLIGHT).collect();
+            let reversed: Vec<usize> = (0..IN_FLIGHT).rev().collect();
+            assert!(*perm != identity && *perm != reversed, "{perm:?}");
+            let text: Vec<String> = perm.iter().map(usize::to_string).collect();
+            std::fs::write(hook.path(&format!("perm-{round}")), text.join(" ") + "\n").unwrap();
         }
-        // It answered in the drawn order.
-        let received = hook.lines(&format!("received-{round}"));
-        let answered = hook.lines(&format!("answered-{round}"));
-        let want: Vec<&String> = perm.iter().map(|&i| &received[i]).collect();
-        assert_eq!(answered.iter().collect::<Vec<_>>(), want, "round {round}");
-    }
-    assert_eq!(hook.bash_starts().len(), 1, "one process answered them all");
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
+        for (round, perm) in perms.iter().enumerate() {
+            let calls: Vec<_> = (0..IN_FLIGHT)
+                .map(|i| {
+                    let command = format!("r{round}-c{i}");
+                    let call = tokio::spawn(call(&stack, cmd(&command)));
+                    (command, call)
+                })
+                .collect();
+            for (command, call) in calls {
+                let o = call.await.unwrap();
+                assert_eq!(
+                    o.reason(),
+                    Some(format!("answer to {command}").as_str()),
+                    "round {round}: {o:?}"
+                );
+            }
+            // It answered in the drawn order.
+            let received = hook.lines(&format!("received-{round}"));
+            let answered = hook.lines(&format!("answered-{round}"));
+            let want: Vec<&String> = perm.iter().map(|&i| &received[i]).collect();
+            assert_eq!(answered.iter().collect::<Vec<_>>(), want, "round {round}");
+        }
+        assert_eq!(hook.bash_starts().len(), 1, "one process answered them all");
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    })
+    .await;
 }
 
 // --- 3. garbage ------------------------------------------------------------------
@@ -729,240 +741,261 @@ for raw in sys.stdin.buffer:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lines_that_are_no_answer_are_ignored() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(GARBAGE);
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
-    for i in 0..3 {
-        let o = call(&stack, cmd(&format!("ls {i}"))).await;
-        assert_eq!(o.decision(), Decision::Block, "{o:?}");
-        assert_eq!(o.reason(), Some("the real answer"), "{o:?}");
-        assert_eq!(o.hooks()[0].outcome(), RecordOutcome::Block);
-    }
-    assert_eq!(hook.starts().len(), 1, "garbage does not end the process");
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(GARBAGE);
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+        for i in 0..3 {
+            let o = call(&stack, cmd(&format!("ls {i}"))).await;
+            assert_eq!(o.decision(), Decision::Block, "{o:?}");
+            assert_eq!(o.reason(), Some("the real answer"), "{o:?}");
+            assert_eq!(o.hooks()[0].outcome(), RecordOutcome::Block);
+        }
+        assert_eq!(hook.starts().len(), 1, "garbage does not end the process");
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_larger_than_a_pipe_arrive_whole_and_one_at_a_time() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
-    let big = |c: char| {
-        bash_call(json!({
-            "command": format!("big {c}"),
-            "payload": c.to_string().repeat(2 << 20),
-            "exit": 2,
-            "stderr": format!("got {c}"),
-        }))
-    };
-    let (a, b, c) = tokio::join!(
-        call(&stack, big('a')),
-        call(&stack, big('b')),
-        call(&stack, big('c'))
-    );
-    for (o, c) in [(a, 'a'), (b, 'b'), (c, 'c')] {
-        assert_eq!(
-            o.reason(),
-            Some(format!("got {c}").as_str()),
-            "{:?}",
-            o.reason()
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
+        let big = |c: char| {
+            bash_call(json!({
+                "command": format!("big {c}"),
+                "payload": c.to_string().repeat(2 << 20),
+                "exit": 2,
+                "stderr": format!("got {c}"),
+            }))
+        };
+        let (a, b, c) = tokio::join!(
+            call(&stack, big('a')),
+            call(&stack, big('b')),
+            call(&stack, big('c'))
         );
-    }
-    let requests = hook.json_lines("requests");
-    assert_eq!(requests.len(), 3);
-    for line in requests {
-        let command = line["input"]["arguments"]["command"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let c = command.chars().last().unwrap();
-        assert_eq!(
-            line["input"],
-            serde_json::from_slice::<Value>(&stdin_line(&big(c), "/w")).unwrap()
-        );
-    }
-    assert_eq!(hook.starts().len(), 1);
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+        for (o, c) in [(a, 'a'), (b, 'b'), (c, 'c')] {
+            assert_eq!(
+                o.reason(),
+                Some(format!("got {c}").as_str()),
+                "{:?}",
+                o.reason()
+            );
+        }
+        let requests = hook.json_lines("requests");
+        assert_eq!(requests.len(), 3);
+        for line in requests {
+            let command = line["input"]["arguments"]["command"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let c = command.chars().last().unwrap();
+            assert_eq!(
+                line["input"],
+                serde_json::from_slice::<Value>(&stdin_line(&big(c), "/w")).unwrap()
+            );
+        }
+        assert_eq!(hook.starts().len(), 1);
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_protocol_variable_is_exact_even_when_the_stack_sets_one() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    let stack = HookStack::builder()
-        .report(())
-        .env("HOOK_PROTOCOL", "not-this")
-        .env("MINE", "1")
-        .command_hook(hook.spec(Duration::from_secs(10)))
-        .build();
-    assert_eq!(call(&stack, cmd("ls")).await.decision(), Decision::Allow);
-    let (pid, _) = pid_of(&hook.starts()[0]);
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
-    let entries: Vec<String> = environ
-        .split(|b| *b == 0)
-        .map(|e| String::from_utf8_lossy(e).into_owned())
-        .collect();
-    let protocol: Vec<&String> = entries
-        .iter()
-        .filter(|e| e.starts_with("HOOK_PROTOCOL="))
-        .collect();
-    assert_eq!(
-        protocol,
-        ["HOOK_PROTOCOL=lines/1"],
-        "its environment holds {protocol:?}"
-    );
-    assert!(entries.iter().any(|e| e == "MINE=1"), "{entries:?}");
-    assert!(
-        !entries.iter().any(|e| e.starts_with("NANOPI_")),
-        "{entries:?}"
-    );
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        let stack = HookStack::builder()
+            .report(())
+            .env("HOOK_PROTOCOL", "not-this")
+            .env("MINE", "1")
+            .command_hook(hook.spec(Duration::from_secs(10)))
+            .build();
+        assert_eq!(call(&stack, cmd("ls")).await.decision(), Decision::Allow);
+        let (pid, _) = pid_of(&hook.starts()[0]);
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+        let entries: Vec<String> = environ
+            .split(|b| *b == 0)
+            .map(|e| String::from_utf8_lossy(e).into_owned())
+            .collect();
+        let protocol: Vec<&String> = entries
+            .iter()
+            .filter(|e| e.starts_with("HOOK_PROTOCOL="))
+            .collect();
+        assert_eq!(
+            protocol,
+            ["HOOK_PROTOCOL=lines/1"],
+            "its environment holds {protocol:?}"
+        );
+        assert!(entries.iter().any(|e| e == "MINE=1"), "{entries:?}");
+        assert!(
+            !entries.iter().any(|e| e.starts_with("NANOPI_")),
+            "{entries:?}"
+        );
+    })
+    .await;
 }
 
 // --- 4. timeouts -----------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unanswered_request_times_out_and_the_next_event_gets_a_new_process() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    let timeout = Duration::from_millis(1000);
-    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        let timeout = Duration::from_millis(1000);
+        let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
 
-    assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
-    let (pid, pgid) = pid_of(&hook.starts()[0]);
+        assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
+        let (pid, pgid) = pid_of(&hook.starts()[0]);
 
-    let started = Instant::now();
-    let o = call(&stack, cmd("hang")).await;
-    let elapsed = started.elapsed();
-    assert_timed_out(&o, timeout);
-    assert!(
-        elapsed >= timeout - Duration::from_millis(50) && elapsed < timeout + SLACK,
-        "{elapsed:?}"
-    );
-    assert_no_process_left(pgid, &[pid]);
+        let started = Instant::now();
+        let o = call(&stack, cmd("hang")).await;
+        let elapsed = started.elapsed();
+        assert_timed_out(&o, timeout);
+        assert!(
+            elapsed >= timeout - Duration::from_millis(50) && elapsed < timeout + SLACK,
+            "{elapsed:?}"
+        );
+        assert_no_process_left(pgid, &[pid]);
 
-    let o = call(
-        &stack,
-        bash_call(json!({"command": "again", "exit": 2, "stderr": "a new process"})),
-    )
+        let o = call(
+            &stack,
+            bash_call(json!({"command": "again", "exit": 2, "stderr": "a new process"})),
+        )
+        .await;
+        assert_eq!(o.reason(), Some("a new process"), "{o:?}");
+        let starts = hook.starts();
+        assert_eq!(starts.len(), 2, "{starts:?}");
+        let (new_pid, new_pgid) = pid_of(&starts[1]);
+        assert_ne!(new_pid, pid);
+        let last = hook.lines("served").pop().unwrap();
+        assert!(last.starts_with(&format!("{new_pid} ")), "{last}");
+        // A timeout is a block, not a report line.
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+
+        drop(stack);
+        assert_no_process_left(new_pgid, &[new_pid]);
+    })
     .await;
-    assert_eq!(o.reason(), Some("a new process"), "{o:?}");
-    let starts = hook.starts();
-    assert_eq!(starts.len(), 2, "{starts:?}");
-    let (new_pid, new_pgid) = pid_of(&starts[1]);
-    assert_ne!(new_pid, pid);
-    let last = hook.lines("served").pop().unwrap();
-    assert!(last.starts_with(&format!("{new_pid} ")), "{last}");
-    // A timeout is a block, not a report line.
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
-
-    drop(stack);
-    assert_no_process_left(new_pgid, &[new_pid]);
 }
 
 /// Another request's timeout kills the process: a request in flight on it
 /// goes again on a fresh process, and the guard answers it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timeout_sends_the_other_requests_in_flight_to_a_fresh_process() {
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::bash(&format!("{BASH_START}{GUARD}"));
-    let timeout = Duration::from_millis(3000);
-    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+    support::bounded(async {
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::bash(&format!("{BASH_START}{GUARD}"));
+        let timeout = Duration::from_millis(3000);
+        let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
 
-    let hang = tokio::spawn(call(&stack, cmd("hang")));
-    assert!(
-        wait_until(BOUND, || hook.lines("served").len() == 1).await,
-        "the hook never read the first request"
-    );
-    // The second request's deadline is later than the first's: it waits in
-    // the process's stdin while the first hangs, and has time left when the
-    // first times out.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    let rm = call(&stack, cmd("rm -rf /")).await;
-    let hang = hang.await.unwrap();
-    assert_timed_out(&hang, timeout);
-    assert_eq!(rm.decision(), Decision::Block, "{rm:?}");
-    assert_eq!(rm.reason(), Some("guard: no rm -rf /"), "{rm:?}");
-    assert_eq!(rm.hooks()[0].outcome(), RecordOutcome::Block, "{rm:?}");
-    let starts = hook.bash_starts();
-    assert_eq!(starts.len(), 2, "{starts:?}");
-    let served = served_by(&hook);
-    assert_eq!(
-        served,
-        [
-            (starts[0].0, "hang".to_owned()),
-            (starts[1].0, "rm -rf /".to_owned())
-        ],
-        "the second process answered it"
-    );
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
-    assert_no_process_left(starts[0].1, &[starts[0].0]);
-    drop(stack);
-    assert_no_process_left(starts[1].1, &[starts[1].0]);
+        let hang = tokio::spawn(call(&stack, cmd("hang")));
+        assert!(
+            wait_until(BOUND, || hook.lines("served").len() == 1).await,
+            "the hook never read the first request"
+        );
+        // The second request's deadline is later than the first's: it waits in
+        // the process's stdin while the first hangs, and has time left when the
+        // first times out.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let rm = call(&stack, cmd("rm -rf /")).await;
+        let hang = hang.await.unwrap();
+        assert_timed_out(&hang, timeout);
+        assert_eq!(rm.decision(), Decision::Block, "{rm:?}");
+        assert_eq!(rm.reason(), Some("guard: no rm -rf /"), "{rm:?}");
+        assert_eq!(rm.hooks()[0].outcome(), RecordOutcome::Block, "{rm:?}");
+        let starts = hook.bash_starts();
+        assert_eq!(starts.len(), 2, "{starts:?}");
+        let served = served_by(&hook);
+        assert_eq!(
+            served,
+            [
+                (starts[0].0, "hang".to_owned()),
+                (starts[1].0, "rm -rf /".to_owned())
+            ],
+            "the second process answered it"
+        );
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+        assert_no_process_left(starts[0].1, &[starts[0].0]);
+        drop(stack);
+        assert_no_process_left(starts[1].1, &[starts[1].0]);
+    })
+    .await;
 }
 
 // --- 5. crashes ------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_that_dies_mid_request_fails_open_and_the_next_event_restarts_it() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
 
-    let o = call(&stack, cmd("die")).await;
-    assert_failed_open(&o);
-    {
-        let lines = lines.lock().unwrap();
-        assert_eq!(lines.len(), 1, "{lines:?}");
-        assert!(lines[0].starts_with(ERRORED), "{lines:?}");
-    }
-    let (pid, pgid) = pid_of(&hook.starts()[0]);
-    assert_no_process_left(pgid, &[pid]);
+        let o = call(&stack, cmd("die")).await;
+        assert_failed_open(&o);
+        {
+            let lines = lines.lock().unwrap();
+            assert_eq!(lines.len(), 1, "{lines:?}");
+            assert!(lines[0].starts_with(ERRORED), "{lines:?}");
+        }
+        let (pid, pgid) = pid_of(&hook.starts()[0]);
+        assert_no_process_left(pgid, &[pid]);
 
-    let started = Instant::now();
-    let o = call(
-        &stack,
-        bash_call(json!({"command": "x", "exit": 2, "stderr": "back again"})),
-    )
+        let started = Instant::now();
+        let o = call(
+            &stack,
+            bash_call(json!({"command": "x", "exit": 2, "stderr": "back again"})),
+        )
+        .await;
+        assert!(started.elapsed() < SLACK, "{:?}", started.elapsed());
+        assert_eq!(o.reason(), Some("back again"), "{o:?}");
+        let starts = hook.starts();
+        assert_eq!(starts.len(), 2, "{starts:?}");
+        assert_ne!(pid_of(&starts[1]).0, pid);
+        assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
+
+        // Fail-closed: the same crash blocks, without a report line.
+        let hook = Hook::python(ECHO);
+        let (stack, lines) = collecting_stack(vec![hook
+            .spec(Duration::from_secs(10))
+            .with_fail_closed(true)]);
+        let o = call(&stack, cmd("die")).await;
+        assert_eq!(o.decision(), Decision::Block, "{o:?}");
+        assert_eq!(o.hooks()[0].outcome(), RecordOutcome::FailedClosed, "{o:?}");
+        assert_eq!(o.hooks()[0].block_cause(), Some(BlockCause::FailedClosed));
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    })
     .await;
-    assert!(started.elapsed() < SLACK, "{:?}", started.elapsed());
-    assert_eq!(o.reason(), Some("back again"), "{o:?}");
-    let starts = hook.starts();
-    assert_eq!(starts.len(), 2, "{starts:?}");
-    assert_ne!(pid_of(&starts[1]).0, pid);
-    assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
-
-    // Fail-closed: the same crash blocks, without a report line.
-    let hook = Hook::python(ECHO);
-    let (stack, lines) = collecting_stack(vec![hook
-        .spec(Duration::from_secs(10))
-        .with_fail_closed(true)]);
-    let o = call(&stack, cmd("die")).await;
-    assert_eq!(o.decision(), Decision::Block, "{o:?}");
-    assert_eq!(o.hooks()[0].outcome(), RecordOutcome::FailedClosed, "{o:?}");
-    assert_eq!(o.hooks()[0].block_cause(), Some(BlockCause::FailedClosed));
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_that_closes_its_stdout_is_a_crash_not_a_timeout() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    let timeout = Duration::from_secs(20);
-    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
-    let started = Instant::now();
-    let o = call(&stack, cmd("close_stdout")).await;
-    assert_failed_open(&o);
-    assert!(started.elapsed() < timeout, "{:?}", started.elapsed());
-    assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
-    let (pid, pgid) = pid_of(&hook.starts()[0]);
-    assert_no_process_left(pgid, &[pid]);
-    assert_answers_from_process(&stack, &hook, 2).await;
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        let timeout = Duration::from_secs(20);
+        let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+        let started = Instant::now();
+        let o = call(&stack, cmd("close_stdout")).await;
+        assert_failed_open(&o);
+        assert!(started.elapsed() < timeout, "{:?}", started.elapsed());
+        assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
+        let (pid, pgid) = pid_of(&hook.starts()[0]);
+        assert_no_process_left(pgid, &[pid]);
+        assert_answers_from_process(&stack, &hook, 2).await;
+    })
+    .await;
 }
 
 /// The process closes its stdout between two events, after it answered the
@@ -970,21 +1003,24 @@ async fn a_hook_that_closes_its_stdout_is_a_crash_not_a_timeout() {
 /// it, and the next event is answered by a fresh process; no event fails.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_that_closes_its_stdout_between_events_is_restarted_for_the_next() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
-    let first = bash_call(json!({
-        "command": "x", "exit": 2, "stderr": "first", "then_close_stdout": true
-    }));
-    let o = call(&stack, first).await;
-    assert_eq!(o.reason(), Some("first"), "{o:?}");
-    // Ended while no event is in flight: nothing else would end it for a
-    // minute.
-    let (pid, pgid) = pid_of(&hook.starts()[0]);
-    assert_no_process_left(pgid, &[pid]);
-    assert_answers_from_process(&stack, &hook, 2).await;
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
+        let first = bash_call(json!({
+            "command": "x", "exit": 2, "stderr": "first", "then_close_stdout": true
+        }));
+        let o = call(&stack, first).await;
+        assert_eq!(o.reason(), Some("first"), "{o:?}");
+        // Ended while no event is in flight: nothing else would end it for a
+        // minute.
+        let (pid, pgid) = pid_of(&hook.starts()[0]);
+        assert_no_process_left(pgid, &[pid]);
+        assert_answers_from_process(&stack, &hook, 2).await;
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    })
+    .await;
 }
 
 /// A call whose request the hook has read, and whose caller then keeps its
@@ -994,34 +1030,37 @@ async fn a_hook_that_closes_its_stdout_between_events_is_restarted_for_the_next(
 /// failed this: the unpolled call held the turn to read.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_left_unpolled_holds_up_no_other_call() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    let timeout = Duration::from_secs(20);
-    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
-    // Warm: the process runs.
-    assert_answers_from_process(&stack, &hook, 1).await;
-    let mut left = Box::pin(call(&stack, cmd("hang")));
-    let polled = tokio::time::timeout(BOUND, async {
-        tokio::select! {
-            _ = &mut left => panic!("the hanging request was answered"),
-            true = wait_until(BOUND, || hook.lines("served").len() == 2) => {}
-        }
-    });
-    polled
-        .await
-        .expect("the hook never read the hanging request");
-    // `left` is alive and not polled from here on.
-    let started = Instant::now();
-    let o = call(
-        &stack,
-        bash_call(json!({"command": "y", "exit": 2, "stderr": "not held up"})),
-    )
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        let timeout = Duration::from_secs(20);
+        let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+        // Warm: the process runs.
+        assert_answers_from_process(&stack, &hook, 1).await;
+        let mut left = Box::pin(call(&stack, cmd("hang")));
+        let polled = tokio::time::timeout(BOUND, async {
+            tokio::select! {
+                _ = &mut left => panic!("the hanging request was answered"),
+                true = wait_until(BOUND, || hook.lines("served").len() == 2) => {}
+            }
+        });
+        polled
+            .await
+            .expect("the hook never read the hanging request");
+        // `left` is alive and not polled from here on.
+        let started = Instant::now();
+        let o = call(
+            &stack,
+            bash_call(json!({"command": "y", "exit": 2, "stderr": "not held up"})),
+        )
+        .await;
+        assert_eq!(o.reason(), Some("not held up"), "{o:?}");
+        assert!(started.elapsed() < timeout / 2, "{:?}", started.elapsed());
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+        drop(left);
+    })
     .await;
-    assert_eq!(o.reason(), Some("not held up"), "{o:?}");
-    assert!(started.elapsed() < timeout / 2, "{:?}", started.elapsed());
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
-    drop(left);
 }
 
 /// The hook answers again, from its `n`th process.
@@ -1041,94 +1080,104 @@ async fn assert_answers_from_process(stack: &HookStack, hook: &Hook, n: usize) {
 /// open with the other: `rm -rf /` was allowed.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_sends_the_other_requests_in_flight_to_a_fresh_process() {
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::bash(&format!("{BASH_START}{GUARD}"));
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+    support::bounded(async {
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::bash(&format!("{BASH_START}{GUARD}"));
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
 
-    let dies = tokio::spawn(call(&stack, cmd("die-when-another-waits")));
-    assert!(
-        wait_until(BOUND, || hook.lines("served").len() == 1).await,
-        "the hook never read the first request"
-    );
-    let rm = call(&stack, cmd("rm -rf /")).await;
-    let dies = dies.await.unwrap();
-    assert_failed_open(&dies);
-    assert_eq!(rm.decision(), Decision::Block, "{rm:?}");
-    assert_eq!(rm.reason(), Some("guard: no rm -rf /"), "{rm:?}");
-    let starts = hook.bash_starts();
-    assert_eq!(starts.len(), 2, "{starts:?}");
-    assert_eq!(
-        served_by(&hook),
-        [
-            (starts[0].0, "die-when-another-waits".to_owned()),
-            (starts[1].0, "rm -rf /".to_owned())
-        ]
-    );
-    // One report line: the request that crashed it.
-    let lines = lines.lock().unwrap().clone();
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(lines[0].starts_with(ERRORED), "{lines:?}");
-    assert!(lines[0].contains("ended before it answered"), "{lines:?}");
-    assert_no_process_left(starts[0].1, &[starts[0].0]);
-    drop(stack);
-    assert_no_process_left(starts[1].1, &[starts[1].0]);
+        let dies = tokio::spawn(call(&stack, cmd("die-when-another-waits")));
+        assert!(
+            wait_until(BOUND, || hook.lines("served").len() == 1).await,
+            "the hook never read the first request"
+        );
+        let rm = call(&stack, cmd("rm -rf /")).await;
+        let dies = dies.await.unwrap();
+        assert_failed_open(&dies);
+        assert_eq!(rm.decision(), Decision::Block, "{rm:?}");
+        assert_eq!(rm.reason(), Some("guard: no rm -rf /"), "{rm:?}");
+        let starts = hook.bash_starts();
+        assert_eq!(starts.len(), 2, "{starts:?}");
+        assert_eq!(
+            served_by(&hook),
+            [
+                (starts[0].0, "die-when-another-waits".to_owned()),
+                (starts[1].0, "rm -rf /".to_owned())
+            ]
+        );
+        // One report line: the request that crashed it.
+        let lines = lines.lock().unwrap().clone();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].starts_with(ERRORED), "{lines:?}");
+        assert!(lines[0].contains("ended before it answered"), "{lines:?}");
+        assert_no_process_left(starts[0].1, &[starts[0].0]);
+        drop(stack);
+        assert_no_process_left(starts[1].1, &[starts[1].0]);
+    })
+    .await;
 }
 
 // --- 6. bounded memory -----------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_without_a_newline_ends_the_process_and_memory_stays_bounded() {
-    needs_python!();
-    let _exclusive = EXCLUSIVE.write().await;
-    let hook = Hook::python(ECHO);
-    let timeout = Duration::from_secs(20);
-    let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
-    assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
-    let (pid, pgid) = pid_of(&hook.starts()[0]);
+    support::bounded(async {
+        needs_python!();
+        let _exclusive = EXCLUSIVE.write().await;
+        let hook = Hook::python(ECHO);
+        let timeout = Duration::from_secs(20);
+        let (stack, lines) = collecting_stack(vec![hook.spec(timeout)]);
+        assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
+        let (pid, pgid) = pid_of(&hook.starts()[0]);
 
-    let memory = PeakMemory::start();
-    let o = call(&stack, bash_call(json!({"command": "flood", "mib": 256}))).await;
-    // Ended for its line, not at its timeout: an error, failing open.
-    assert_failed_open(&o);
-    {
-        let lines = lines.lock().unwrap();
-        assert_eq!(lines.len(), 1, "{lines:?}");
-        assert!(lines[0].starts_with(ERRORED), "{lines:?}");
-    }
-    memory.assert_grew_less_than(64 << 20, "");
-    assert_no_process_left(pgid, &[pid]);
-    assert_answers_from_process(&stack, &hook, 2).await;
+        let memory = PeakMemory::start();
+        let o = call(&stack, bash_call(json!({"command": "flood", "mib": 256}))).await;
+        // Ended for its line, not at its timeout: an error, failing open.
+        assert_failed_open(&o);
+        {
+            let lines = lines.lock().unwrap();
+            assert_eq!(lines.len(), 1, "{lines:?}");
+            assert!(lines[0].starts_with(ERRORED), "{lines:?}");
+        }
+        memory.assert_grew_less_than(64 << 20, "");
+        assert_no_process_left(pgid, &[pid]);
+        assert_answers_from_process(&stack, &hook, 2).await;
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_on_the_hooks_own_stderr_keeps_memory_bounded() {
-    needs_python!();
-    let _exclusive = EXCLUSIVE.write().await;
-    let hook = Hook::python(ECHO);
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(30))]);
-    assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
+    support::bounded(async {
+        needs_python!();
+        let _exclusive = EXCLUSIVE.write().await;
+        let hook = Hook::python(ECHO);
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(30))]);
+        assert_eq!(call(&stack, cmd("ok")).await.decision(), Decision::Allow);
 
-    let memory = PeakMemory::start();
-    // 128 MiB on its stderr, without a newline, then an answer.
-    let o = call(
-        &stack,
-        bash_call(json!({
-            "command": "x", "stderr_mib": 128, "exit": 2, "stderr": "after the flood"
-        })),
-    )
+        let memory = PeakMemory::start();
+        // 128 MiB on its stderr, without a newline, then an answer.
+        let o = call(
+            &stack,
+            bash_call(json!({
+                "command": "x", "stderr_mib": 128, "exit": 2, "stderr": "after the flood"
+            })),
+        )
+        .await;
+        memory.assert_grew_less_than(
+            64 << 20,
+            ": what the hook writes on its stderr is kept without bound",
+        );
+        assert_eq!(o.reason(), Some("after the flood"), "{o:?}");
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    })
     .await;
-    memory.assert_grew_less_than(
-        64 << 20,
-        ": what the hook writes on its stderr is kept without bound",
-    );
-    assert_eq!(o.reason(), Some("after the flood"), "{o:?}");
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
 }
 
 /// A process ended for an answer line too long says so, with the limit; the
 /// next event gets a fresh process.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_line_too_long_is_named_with_its_limit() {
+    support::bounded(async {
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::bash(&format!("{BASH_START}{GUARD}"));
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
@@ -1143,6 +1192,8 @@ async fn an_answer_line_too_long_is_named_with_its_limit() {
     let starts = hook.bash_starts();
     assert_eq!(starts.len(), 2, "{starts:?}");
     assert_no_process_left(starts[0].1, &[starts[0].0]);
+    })
+    .await;
 }
 
 // --- 7. shutdown -----------------------------------------------------------------
@@ -1178,61 +1229,67 @@ exit 0
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_ends_a_hook_that_ignores_the_end_of_stdin_and_sigterm() {
-    let _shared = EXCLUSIVE.read().await;
-    for (name, body) in [("stubborn", STUBBORN), ("lingering child", LINGERING_CHILD)] {
-        let hook = Hook::bash(&format!("{BASH_START}{body}"));
-        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
-        assert_eq!(call(&stack, cmd("ls")).await.decision(), Decision::Allow);
-        let starts = hook.bash_starts();
-        let (leader, pgid) = starts[0];
-        let child = starts[1].0;
+    support::bounded(async {
+        let _shared = EXCLUSIVE.read().await;
+        for (name, body) in [("stubborn", STUBBORN), ("lingering child", LINGERING_CHILD)] {
+            let hook = Hook::bash(&format!("{BASH_START}{body}"));
+            let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
+            assert_eq!(call(&stack, cmd("ls")).await.decision(), Decision::Allow);
+            let starts = hook.bash_starts();
+            let (leader, pgid) = starts[0];
+            let child = starts[1].0;
 
-        let started = Instant::now();
-        tokio::time::timeout(
-            Duration::from_secs(6),
-            stack.shutdown(Duration::from_secs(1)),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("{name}: shutdown did not return within 6 s"));
-        let elapsed = started.elapsed();
-        assert_no_process_left(pgid, &[leader, child]);
-        assert!(elapsed < Duration::from_secs(6), "{name}: {elapsed:?}");
+            let started = Instant::now();
+            tokio::time::timeout(
+                Duration::from_secs(6),
+                stack.shutdown(Duration::from_secs(1)),
+            )
+            .await
+            .unwrap_or_else(|_| panic!("{name}: shutdown did not return within 6 s"));
+            let elapsed = started.elapsed();
+            assert_no_process_left(pgid, &[leader, child]);
+            assert!(elapsed < Duration::from_secs(6), "{name}: {elapsed:?}");
 
-        // The next event starts it again; dropping the stack ends that one.
-        assert_eq!(call(&stack, cmd("ls")).await.decision(), Decision::Allow);
-        let starts = hook.bash_starts();
-        assert_eq!(starts.len(), 4, "{name}: {starts:?}");
-        let (leader, pgid) = starts[2];
-        let child = starts[3].0;
-        assert!(
-            lines.lock().unwrap().is_empty(),
-            "{name}: {:?}",
-            lines.lock()
-        );
-        drop(stack);
-        assert_no_process_left(pgid, &[leader, child]);
-    }
+            // The next event starts it again; dropping the stack ends that one.
+            assert_eq!(call(&stack, cmd("ls")).await.decision(), Decision::Allow);
+            let starts = hook.bash_starts();
+            assert_eq!(starts.len(), 4, "{name}: {starts:?}");
+            let (leader, pgid) = starts[2];
+            let child = starts[3].0;
+            assert!(
+                lines.lock().unwrap().is_empty(),
+                "{name}: {:?}",
+                lines.lock()
+            );
+            drop(stack);
+            assert_no_process_left(pgid, &[leader, child]);
+        }
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_persistent_ends_the_process_and_a_request_in_flight_fails() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
-    let pending = tokio::spawn(call(&stack, cmd("hang")));
-    assert!(wait_until(BOUND, || hook.lines("served").len() == 1).await);
-    let (pid, pgid) = pid_of(&hook.starts()[0]);
-    tokio::time::timeout(SLACK, stack.shutdown_persistent())
-        .await
-        .expect("shutdown_persistent returns");
-    assert_no_process_left(pgid, &[pid]);
-    let o = tokio::time::timeout(SLACK, pending)
-        .await
-        .expect("the request in flight ends with its process")
-        .unwrap();
-    assert_failed_open(&o);
-    assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(20))]);
+        let pending = tokio::spawn(call(&stack, cmd("hang")));
+        assert!(wait_until(BOUND, || hook.lines("served").len() == 1).await);
+        let (pid, pgid) = pid_of(&hook.starts()[0]);
+        tokio::time::timeout(SLACK, stack.shutdown_persistent())
+            .await
+            .expect("shutdown_persistent returns");
+        assert_no_process_left(pgid, &[pid]);
+        let o = tokio::time::timeout(SLACK, pending)
+            .await
+            .expect("the request in flight ends with its process")
+            .unwrap();
+        assert_failed_open(&o);
+        assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock());
+    })
+    .await;
 }
 
 // --- 8. a crash loop ---------------------------------------------------------------
@@ -1248,6 +1305,7 @@ exit 0
 /// hook was disabled and every event allowed), and the switch is told once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_that_keeps_crashing_still_guards_with_a_process_per_event() {
+    support::bounded(async {
     let _shared = EXCLUSIVE.read().await;
     let hook = Hook::bash(&format!("{BASH_START}{GUARD}"));
     let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(10))]);
@@ -1293,24 +1351,29 @@ async fn a_hook_that_keeps_crashing_still_guards_with_a_process_per_event() {
     tokio::time::timeout(SLACK, stack.shutdown(Duration::from_secs(1)))
         .await
         .expect("shutdown returns");
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_looping_hook_fails_open_even_when_its_backoff_outlasts_its_timeout() {
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::bash(&format!("{BASH_START}{CRASHER}"));
-    // Backoffs of 100, 200, 400 and 800 ms: the last two are longer than this.
-    let timeout = Duration::from_millis(300);
-    let (stack, _lines) = collecting_stack(vec![hook.spec(timeout)]);
-    let mut outcomes = Vec::new();
-    for _ in 0..6 {
-        outcomes.push(summary(&call(&stack, cmd("ls")).await));
-    }
-    // A crashed hook's event fails as one that could not run (allow, here);
-    // the wait before a restart is not the hook running past its timeout.
-    for (i, o) in outcomes.iter().enumerate() {
-        assert_eq!(o.record, RecordOutcome::Error, "call {i}: {outcomes:#?}");
-    }
+    support::bounded(async {
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::bash(&format!("{BASH_START}{CRASHER}"));
+        // Backoffs of 100, 200, 400 and 800 ms: the last two are longer than this.
+        let timeout = Duration::from_millis(300);
+        let (stack, _lines) = collecting_stack(vec![hook.spec(timeout)]);
+        let mut outcomes = Vec::new();
+        for _ in 0..6 {
+            outcomes.push(summary(&call(&stack, cmd("ls")).await));
+        }
+        // A crashed hook's event fails as one that could not run (allow, here);
+        // the wait before a restart is not the hook running past its timeout.
+        for (i, o) in outcomes.iter().enumerate() {
+            assert_eq!(o.record, RecordOutcome::Error, "call {i}: {outcomes:#?}");
+        }
+    })
+    .await;
 }
 
 // --- 9. backpressure -------------------------------------------------------------
@@ -1352,39 +1415,42 @@ while True:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixteen_requests_in_flight_make_the_seventeenth_wait() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(HOLD);
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(60))]);
-    let calls: Vec<_> = (0..17)
-        .map(|i| tokio::spawn(call(&stack, cmd(&format!("c{i}")))))
-        .collect();
-    assert!(
-        wait_until(BOUND, || hook.lines("seen").len() >= 16).await,
-        "the hook saw {:?}",
-        hook.lines("seen")
-    );
-    // Time for a seventeenth to arrive, if it could.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let seen = hook.lines("seen");
-    assert_eq!(seen.len(), 16, "at most 16 in flight: {seen:?}");
-    let done = calls.iter().filter(|c| c.is_finished()).count();
-    assert_eq!(done, 0, "nothing is answered yet");
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(HOLD);
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(60))]);
+        let calls: Vec<_> = (0..17)
+            .map(|i| tokio::spawn(call(&stack, cmd(&format!("c{i}")))))
+            .collect();
+        assert!(
+            wait_until(BOUND, || hook.lines("seen").len() >= 16).await,
+            "the hook saw {:?}",
+            hook.lines("seen")
+        );
+        // Time for a seventeenth to arrive, if it could.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let seen = hook.lines("seen");
+        assert_eq!(seen.len(), 16, "at most 16 in flight: {seen:?}");
+        let done = calls.iter().filter(|c| c.is_finished()).count();
+        assert_eq!(done, 0, "nothing is answered yet");
 
-    std::fs::write(hook.path("release"), "").unwrap();
-    for c in calls {
-        let o = tokio::time::timeout(BOUND, c)
-            .await
-            .expect("released calls finish")
-            .unwrap();
-        assert_eq!(o.decision(), Decision::Allow, "{o:?}");
-        assert_eq!(o.hooks()[0].outcome(), RecordOutcome::Allow, "{o:?}");
-    }
-    let seen = hook.lines("seen");
-    assert_eq!(seen.len(), 17, "{seen:?}");
-    assert_eq!(seen.iter().collect::<BTreeSet<_>>().len(), 17, "{seen:?}");
-    assert_eq!(hook.lines("most"), ["16"], "the most unanswered at once");
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+        std::fs::write(hook.path("release"), "").unwrap();
+        for c in calls {
+            let o = tokio::time::timeout(BOUND, c)
+                .await
+                .expect("released calls finish")
+                .unwrap();
+            assert_eq!(o.decision(), Decision::Allow, "{o:?}");
+            assert_eq!(o.hooks()[0].outcome(), RecordOutcome::Allow, "{o:?}");
+        }
+        let seen = hook.lines("seen");
+        assert_eq!(seen.len(), 17, "{seen:?}");
+        assert_eq!(seen.iter().collect::<BTreeSet<_>>().len(), 17, "{seen:?}");
+        assert_eq!(hook.lines("most"), ["16"], "the most unanswered at once");
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    })
+    .await;
 }
 
 // --- 10. load --------------------------------------------------------------------
@@ -1427,90 +1493,93 @@ fn load_answer_is_right(n: usize, o: &HookOutcome) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_thousand_events_64_at_once_through_one_process_leave_nothing_behind() {
-    needs_python!();
-    const EVENTS: usize = 10_000;
-    const IN_FLIGHT: usize = 64;
-    let _exclusive = EXCLUSIVE.write().await;
-    let hook = Hook::python(LOAD);
-    let children_before = children();
-    let fds_before = hook_fds();
-    let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(30))]);
-    assert!(load_answer_is_right(2, &call(&stack, cmd("c2")).await));
-    let rss_before = vm_bytes("VmRSS");
+    support::bounded(async {
+        needs_python!();
+        const EVENTS: usize = 10_000;
+        const IN_FLIGHT: usize = 64;
+        let _exclusive = EXCLUSIVE.write().await;
+        let hook = Hook::python(LOAD);
+        let children_before = children();
+        let fds_before = hook_fds();
+        let (stack, lines) = collecting_stack(vec![hook.spec(Duration::from_secs(30))]);
+        assert!(load_answer_is_right(2, &call(&stack, cmd("c2")).await));
+        let rss_before = vm_bytes("VmRSS");
 
-    let started = Instant::now();
-    let mut workers = tokio::task::JoinSet::new();
-    for w in 0..IN_FLIGHT {
-        let stack = stack.clone();
-        workers.spawn(async move {
-            let mut wrong = Vec::new();
-            let mut done = 0;
-            for n in (w..EVENTS).step_by(IN_FLIGHT) {
-                let o = call(&stack, cmd(&format!("c{n}"))).await;
-                if !load_answer_is_right(n, &o) {
-                    wrong.push(format!("c{n}: {o:?}"));
+        let started = Instant::now();
+        let mut workers = tokio::task::JoinSet::new();
+        for w in 0..IN_FLIGHT {
+            let stack = stack.clone();
+            workers.spawn(async move {
+                let mut wrong = Vec::new();
+                let mut done = 0;
+                for n in (w..EVENTS).step_by(IN_FLIGHT) {
+                    let o = call(&stack, cmd(&format!("c{n}"))).await;
+                    if !load_answer_is_right(n, &o) {
+                        wrong.push(format!("c{n}: {o:?}"));
+                    }
+                    done += 1;
                 }
-                done += 1;
+                (done, wrong)
+            });
+        }
+        let (done, wrong) = tokio::time::timeout(Duration::from_secs(120), async {
+            let mut done = 0;
+            let mut wrong = Vec::new();
+            while let Some(worker) = workers.join_next().await {
+                let (d, w) = worker.unwrap();
+                done += d;
+                wrong.extend(w);
             }
             (done, wrong)
-        });
-    }
-    let (done, wrong) = tokio::time::timeout(Duration::from_secs(120), async {
-        let mut done = 0;
-        let mut wrong = Vec::new();
-        while let Some(worker) = workers.join_next().await {
-            let (d, w) = worker.unwrap();
-            done += d;
-            wrong.extend(w);
-        }
-        (done, wrong)
-    })
-    .await
-    .expect("10,000 events finish within 120 s");
-    let elapsed = started.elapsed();
-    eprintln!("{EVENTS} events, {IN_FLIGHT} at once: {elapsed:?}");
-    assert_eq!(done, EVENTS);
-    assert!(
-        wrong.is_empty(),
-        "{} wrong answers, e.g. {:?}",
-        wrong.len(),
-        &wrong[..wrong.len().min(3)]
-    );
-    let starts = hook.starts();
-    assert_eq!(starts.len(), 1, "one process served them all: {starts:?}");
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
-    let rss_after = vm_bytes("VmRSS");
-    assert!(
-        rss_after < rss_before + (64 << 20),
-        "RSS grew from {:.1} MiB to {:.1} MiB",
-        mib(rss_before),
-        mib(rss_after)
-    );
-
-    let (pid, pgid) = pid_of(&starts[0]);
-    tokio::time::timeout(SLACK, stack.shutdown(Duration::from_secs(1)))
+        })
         .await
-        .expect("shutdown returns");
-    drop(stack);
-    assert_no_process_left(pgid, &[pid]);
-    let no_new_children = wait_until(SLACK, || {
-        children()
-            .iter()
-            .all(|child| children_before.contains(child))
+        .expect("10,000 events finish within 120 s");
+        let elapsed = started.elapsed();
+        eprintln!("{EVENTS} events, {IN_FLIGHT} at once: {elapsed:?}");
+        assert_eq!(done, EVENTS);
+        assert!(
+            wrong.is_empty(),
+            "{} wrong answers, e.g. {:?}",
+            wrong.len(),
+            &wrong[..wrong.len().min(3)]
+        );
+        let starts = hook.starts();
+        assert_eq!(starts.len(), 1, "one process served them all: {starts:?}");
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+        let rss_after = vm_bytes("VmRSS");
+        assert!(
+            rss_after < rss_before + (64 << 20),
+            "RSS grew from {:.1} MiB to {:.1} MiB",
+            mib(rss_before),
+            mib(rss_after)
+        );
+
+        let (pid, pgid) = pid_of(&starts[0]);
+        tokio::time::timeout(SLACK, stack.shutdown(Duration::from_secs(1)))
+            .await
+            .expect("shutdown returns");
+        drop(stack);
+        assert_no_process_left(pgid, &[pid]);
+        let no_new_children = wait_until(SLACK, || {
+            children()
+                .iter()
+                .all(|child| children_before.contains(child))
+        })
+        .await;
+        assert!(
+            no_new_children,
+            "children left: {:?} (before: {children_before:?})",
+            children()
+        );
+        let fds_back = wait_until(SLACK, || hook_fds() <= fds_before).await;
+        assert!(
+            fds_back,
+            "{} pipes and pidfds open, {fds_before} before: {:?}",
+            hook_fds(),
+            fd_targets()
+        );
     })
     .await;
-    assert!(
-        no_new_children,
-        "children left: {:?} (before: {children_before:?})",
-        children()
-    );
-    let fds_back = wait_until(SLACK, || hook_fds() <= fds_before).await;
-    assert!(
-        fds_back,
-        "{} pipes and pidfds open, {fds_before} before: {:?}",
-        hook_fds(),
-        fd_targets()
-    );
 }
 
 /// What this process's descriptors point to.
@@ -1538,91 +1607,95 @@ fn hook_fds() -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claude_code_handler_gets_the_envelope_and_its_pretty_printed_answer_denies() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let hook = Hook::python(ECHO);
-    let project = hook.dir.path().join("project");
-    let settings = project.join(".claude/settings.json");
-    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    let one_shot_stdin = hook.path("claude-oneshot-stdin");
-    let one_shot = format!("cat > {}", shell_quote(&one_shot_stdin));
-    std::fs::write(
-        &settings,
-        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": hook.command, "persistent": true, "timeout": 10},
-            {"type": "command", "command": one_shot, "timeout": 10},
-        ]}]}})
-        .to_string(),
-    )
-    .unwrap();
-    let config = Config::load_files(&[ConfigFile::detect(&settings)], &project).unwrap();
-    let specs = config.into_hooks();
-    assert_eq!(specs.len(), 2, "{specs:?}");
-    assert_eq!(specs[0].dialect(), Dialect::Claude);
-    assert!(specs[0].is_persistent());
-    assert!(!specs[1].is_persistent());
-    let (stack, lines) = collecting_stack(specs);
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let hook = Hook::python(ECHO);
+        let project = hook.dir.path().join("project");
+        let settings = project.join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        let one_shot_stdin = hook.path("claude-oneshot-stdin");
+        let one_shot = format!("cat > {}", shell_quote(&one_shot_stdin));
+        std::fs::write(
+            &settings,
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": hook.command, "persistent": true, "timeout": 10},
+                {"type": "command", "command": one_shot, "timeout": 10},
+            ]}]}})
+            .to_string(),
+        )
+        .unwrap();
+        let config = Config::load_files(&[ConfigFile::detect(&settings)], &project).unwrap();
+        let specs = config.into_hooks();
+        assert_eq!(specs.len(), 2, "{specs:?}");
+        assert_eq!(specs[0].dialect(), Dialect::Claude);
+        assert!(specs[0].is_persistent());
+        assert!(!specs[1].is_persistent());
+        let (stack, lines) = collecting_stack(specs);
 
-    let deny = serde_json::to_string_pretty(&json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": "rm -rf is not allowed here"
-        }
-    }))
-    .unwrap()
-        + "\n";
-    assert!(deny.lines().count() > 3, "pretty-printed: {deny}");
-    let project_text = project.to_str().unwrap();
-    let req = HookRequest::tool_execution_start(
-        "Bash",
-        json!({"command": "rm -rf build", "stdout": deny}),
-    )
-    .with_cwd(project_text)
-    .with_session_id("sess-1")
-    .with_tool_call_id("toolu_1");
-    let o = call(&stack, req).await;
-    assert!(o.is_blocked(), "{o:?}");
-    assert_eq!(o.reason(), Some("rm -rf is not allowed here"), "{o:?}");
+        let deny = serde_json::to_string_pretty(&json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "rm -rf is not allowed here"
+            }
+        }))
+        .unwrap()
+            + "\n";
+        assert!(deny.lines().count() > 3, "pretty-printed: {deny}");
+        let project_text = project.to_str().unwrap();
+        let req = HookRequest::tool_execution_start(
+            "Bash",
+            json!({"command": "rm -rf build", "stdout": deny}),
+        )
+        .with_cwd(project_text)
+        .with_session_id("sess-1")
+        .with_tool_call_id("toolu_1");
+        let o = call(&stack, req).await;
+        assert!(o.is_blocked(), "{o:?}");
+        assert_eq!(o.reason(), Some("rm -rf is not allowed here"), "{o:?}");
 
-    let line = hook.json_lines("requests").pop().expect("a request line");
-    assert_eq!(
-        line["env"],
-        json!({}),
-        "a Claude Code hook has no per-event variables"
-    );
-    let envelope: Value = serde_json::from_slice(&std::fs::read(&one_shot_stdin).unwrap()).unwrap();
-    assert_eq!(line["input"], envelope, "the one-shot handler's stdin");
-    assert_eq!(line["input"]["hook_event_name"], "PreToolUse");
-    assert_eq!(line["input"]["tool_name"], "Bash");
-    assert_eq!(line["input"]["tool_input"]["command"], "rm -rf build");
-    assert_eq!(line["input"]["tool_use_id"], "toolu_1");
-    assert_eq!(line["input"]["session_id"], "sess-1");
-    assert!(line["input"].get("event").is_none() && line["input"].get("arguments").is_none());
+        let line = hook.json_lines("requests").pop().expect("a request line");
+        assert_eq!(
+            line["env"],
+            json!({}),
+            "a Claude Code hook has no per-event variables"
+        );
+        let envelope: Value =
+            serde_json::from_slice(&std::fs::read(&one_shot_stdin).unwrap()).unwrap();
+        assert_eq!(line["input"], envelope, "the one-shot handler's stdin");
+        assert_eq!(line["input"]["hook_event_name"], "PreToolUse");
+        assert_eq!(line["input"]["tool_name"], "Bash");
+        assert_eq!(line["input"]["tool_input"]["command"], "rm -rf build");
+        assert_eq!(line["input"]["tool_use_id"], "toolu_1");
+        assert_eq!(line["input"]["session_id"], "sess-1");
+        assert!(line["input"].get("event").is_none() && line["input"].get("arguments").is_none());
 
-    let starts = hook.starts();
-    assert_eq!(starts[0]["protocol"], "lines/1");
-    assert_eq!(starts[0]["project_dir"], project_text);
-    assert_eq!(starts[0]["nanopi"], json!([]));
+        let starts = hook.starts();
+        assert_eq!(starts[0]["protocol"], "lines/1");
+        assert_eq!(starts[0]["project_dir"], project_text);
+        assert_eq!(starts[0]["nanopi"], json!([]));
 
-    let allowed =
-        HookRequest::tool_execution_start("Bash", json!({"command": "ls"})).with_cwd(project_text);
-    let o = call(&stack, allowed).await;
-    assert!(!o.is_blocked(), "{o:?}");
-    assert_eq!(hook.starts().len(), 1, "the same process");
+        let allowed = HookRequest::tool_execution_start("Bash", json!({"command": "ls"}))
+            .with_cwd(project_text);
+        let o = call(&stack, allowed).await;
+        assert!(!o.is_blocked(), "{o:?}");
+        assert_eq!(hook.starts().len(), 1, "the same process");
 
-    // Its crash is the dialect's failure: an error record, never nanopi's line.
-    let dies =
-        HookRequest::tool_execution_start("Bash", json!({"command": "die"})).with_cwd(project_text);
-    let o = call(&stack, dies).await;
-    assert!(!o.is_blocked(), "{o:?}");
-    let record = o
-        .hooks()
-        .iter()
-        .find(|r| r.spec().is_persistent())
-        .expect("the persistent handler's record");
-    assert_eq!(record.outcome(), RecordOutcome::Error, "{o:?}");
-    assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+        // Its crash is the dialect's failure: an error record, never nanopi's line.
+        let dies = HookRequest::tool_execution_start("Bash", json!({"command": "die"}))
+            .with_cwd(project_text);
+        let o = call(&stack, dies).await;
+        assert!(!o.is_blocked(), "{o:?}");
+        let record = o
+            .hooks()
+            .iter()
+            .find(|r| r.spec().is_persistent())
+            .expect("the persistent handler's record");
+        assert_eq!(record.outcome(), RecordOutcome::Error, "{o:?}");
+        assert!(lines.lock().unwrap().is_empty(), "{:?}", lines.lock());
+    })
+    .await;
 }
 
 // ---------------------------------------------------------------- twins
@@ -1697,32 +1770,36 @@ fn decided(o: &HookOutcome) -> (Decision, bool, Option<String>, Value, Vec<Recor
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_persistent_twin_decides_as_its_one_shot_hook_does() {
-    needs_python!();
-    let _shared = EXCLUSIVE.read().await;
-    let dir = tempfile::tempdir().unwrap();
-    let shim = dir.path().join("shim.py");
-    write_executable(&shim, &format!("#!{}\n{SHIM}", python()));
-    for (n, hook) in ONE_SHOT_HOOKS.iter().enumerate() {
-        let spec = |event: tower_hooks::Event, command: String| {
-            HookSpec::command(event, command).with_timeout(Duration::from_secs(10))
-        };
-        let twin_command = format!("exec {} {}", support::shell_quote(&shim), shell_words(hook));
-        for req in twin_requests() {
-            let event = req.event();
-            let one_shot = HookStack::builder()
-                .report(())
-                .command_hook(spec(event, (*hook).to_owned()))
-                .build();
-            let twin = HookStack::builder()
-                .report(())
-                .command_hook(spec(event, twin_command.clone()).with_persistent(true))
-                .build();
-            let want = decided(&call(&one_shot, req.clone()).await);
-            let got = decided(&call(&twin, req).await);
-            assert_eq!(got, want, "hook {n} ({hook}) at {event}");
-            twin.shutdown(Duration::from_secs(1)).await;
+    support::bounded(async {
+        needs_python!();
+        let _shared = EXCLUSIVE.read().await;
+        let dir = tempfile::tempdir().unwrap();
+        let shim = dir.path().join("shim.py");
+        write_executable(&shim, &format!("#!{}\n{SHIM}", python()));
+        for (n, hook) in ONE_SHOT_HOOKS.iter().enumerate() {
+            let spec = |event: tower_hooks::Event, command: String| {
+                HookSpec::command(event, command).with_timeout(Duration::from_secs(10))
+            };
+            let twin_command =
+                format!("exec {} {}", support::shell_quote(&shim), shell_words(hook));
+            for req in twin_requests() {
+                let event = req.event();
+                let one_shot = HookStack::builder()
+                    .report(())
+                    .command_hook(spec(event, (*hook).to_owned()))
+                    .build();
+                let twin = HookStack::builder()
+                    .report(())
+                    .command_hook(spec(event, twin_command.clone()).with_persistent(true))
+                    .build();
+                let want = decided(&call(&one_shot, req.clone()).await);
+                let got = decided(&call(&twin, req).await);
+                assert_eq!(got, want, "hook {n} ({hook}) at {event}");
+                twin.shutdown(Duration::from_secs(1)).await;
+            }
         }
-    }
+    })
+    .await;
 }
 
 /// `text` as one single-quoted shell word.
@@ -1734,6 +1811,7 @@ fn shell_words(text: &str) -> String {
 /// first event is served by it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_eager_start_runs_the_process_before_the_first_event() {
+    support::bounded(async {
     let _shared = EXCLUSIVE.read().await;
     let dir = tempfile::tempdir().unwrap();
     let started = dir.path().join("started");
@@ -1763,4 +1841,6 @@ async fn an_eager_start_runs_the_process_before_the_first_event() {
     let pids = std::fs::read_to_string(&started).unwrap();
     assert_eq!(pids.lines().count(), 1, "started more than once: {pids}");
     stack.shutdown(Duration::from_secs(1)).await;
+    })
+    .await;
 }
