@@ -601,3 +601,54 @@ fn discovery_gives_each_file_its_scope() {
     assert_eq!(with_system[0].path(), Path::new("/etc/cursor/hooks.json"));
     assert_eq!(with_system[0].scope(), Some(Scope::Managed));
 }
+
+/// Issue item 9: a more trusted hook asked about `ls`, then a project hook of
+/// another dialect rewrote the command. The asking hook runs again on the new
+/// command, and the person is asked about that one, by its new reason.
+#[tokio::test]
+async fn an_ask_after_another_dialects_rewrite_names_the_new_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let asker = dir.path().join("ask.sh");
+    // The reason quotes the command the hook saw.
+    script(
+        &asker,
+        "#!/bin/sh\ncommand=$(sed 's/.*\"command\":\"\\([^\"]*\\)\".*/\\1/')\n\
+         printf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\
+         \"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"run %s?\"}}' \"$command\"\n",
+    );
+    let ask = claude(json!({"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": shell_quote(&asker)}]}]}));
+    let rewrite = dir.path().join("rewrite.sh");
+    script(
+        &rewrite,
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\
+         \"permissionDecision\":\"allow\",\"updatedInput\":{\"command\":\"ls -la\"}}}'\n",
+    );
+    let codex = claude(json!({"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": shell_quote(&rewrite)}]}]}));
+    let config = load(
+        dir.path(),
+        &[
+            (
+                Scope::User,
+                "home/.claude/settings.json",
+                Format::Claude,
+                ask,
+            ),
+            (
+                Scope::Project,
+                "project/.codex/hooks.json",
+                Format::Codex,
+                codex,
+            ),
+        ],
+    );
+    let outcome = fire(&stack(&config, false), shell("ls")).await;
+    assert_eq!(
+        outcome.decision(),
+        tower_hooks::Decision::Ask,
+        "{outcome:?}"
+    );
+    assert_eq!(outcome.arguments(), &json!({"command": "ls -la"}));
+    assert_eq!(outcome.reason(), Some("run ls -la?"), "{outcome:?}");
+}

@@ -614,7 +614,11 @@ where
         record_run(self.records, self.notes, spec, &verdict, duration, run);
         if *self.rechecking {
             // Run again on rewritten arguments: its verdict counts, and it
-            // sends no hook round again.
+            // sends no hook round again. An ask on the new arguments is
+            // what the person is asked, not the ask about the old ones.
+            if let (Verdict::Ask { reason }, Decision::Ask) = (&verdict, self.decided.decision) {
+                self.decided.reason = Some(reason.clone());
+            }
             self.settle(verdict, None);
             return;
         }
