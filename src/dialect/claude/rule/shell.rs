@@ -1,5 +1,11 @@
 //! Shell `if` patterns: a command line split into simple commands, each
 //! matched word by word.
+//!
+//! The rule decides only what it can read. Whatever makes the shell run code
+//! that the text does not show as a simple command (a parameter expansion
+//! with an operator this reader does not know, arithmetic on names, `eval`,
+//! `function`, `coproc`, `trap`, a here-document it cannot close, …) makes the
+//! rule match, so the hook runs.
 
 use super::glob;
 
@@ -11,34 +17,148 @@ pub(super) fn shell_matches(pattern: &str, command: &str) -> bool {
     let Ok(commands) = split_command(command) else {
         return true;
     };
-    let first_word = pattern.split(' ').next().unwrap_or("");
-    let names_more = pattern.contains(' ');
-    commands.iter().any(|simple| {
-        let Some(words) = simple.meaningful_words() else {
-            return false;
-        };
-        // A program named by an expansion or a glob is not known until the
-        // command runs.
-        if words[0].dynamic || words[0].glob {
+    commands
+        .iter()
+        .any(|simple| simple_matches(&pattern, simple))
+}
+
+/// One simple command against the normalised pattern: the command as
+/// written, then again after each wrapper that runs the rest in this shell
+/// (`command`, `exec`, `builtin`, `time`).
+fn simple_matches(pattern: &str, simple: &Simple) -> bool {
+    // PS4 is expanded, command substitutions included, at each traced line.
+    if simple.words.iter().any(|w| w.text.contains("PS4")) {
+        return true;
+    }
+    let Some(mut words) = simple.meaningful_words() else {
+        return false;
+    };
+    loop {
+        if runs_hidden_code(words) || words_match(pattern, words) {
             return true;
         }
-        let join = |part: fn(&Word) -> &str| words.iter().map(part).collect::<Vec<_>>().join(" ");
-        // The words as the shell reads them, and as written (a pattern may
-        // hold quotes too).
-        for text in [join(|w| &w.value), join(|w| &w.text)] {
-            if glob(&pattern, &text) {
-                return true;
-            }
-            if let Some(prefix) = pattern.strip_suffix(" *") {
-                if glob(prefix, &text) {
-                    return true;
+        match strip_wrapper(words) {
+            Some(rest) if !rest.is_empty() => words = rest,
+            _ => return false,
+        }
+    }
+}
+
+/// Programs that run a string as shell code, define code to run later, or
+/// evaluate names as arithmetic (where `a[$(…)]` runs a command): a rule
+/// cannot read what they run.
+const HIDDEN_CODE: [&str; 13] = [
+    "eval",
+    "function",
+    "coproc",
+    "trap",
+    "let",
+    "declare",
+    "typeset",
+    "local",
+    "alias",
+    "mapfile",
+    "readarray",
+    "hash",
+    "[[",
+];
+
+/// Whether the simple command `words` (from its program on) runs code that
+/// its words do not show.
+fn runs_hidden_code(words: &[Word]) -> bool {
+    let program = words[0].value.as_str();
+    let args = &words[1..];
+    if HIDDEN_CODE.contains(&program) {
+        return true;
+    }
+    match program {
+        // `printf -v NAME` and `test -v NAME` read NAME as a variable, and an
+        // array subscript in it as arithmetic.
+        "printf" | "test" | "[" => args.iter().any(|w| matches!(w.value.as_str(), "-v" | "-R")),
+        // The names `read` and `getopts` assign to, likewise.
+        "read" | "getopts" => args.iter().any(|w| w.dynamic || w.value.contains('[')),
+        _ => false,
+    }
+}
+
+/// The words after a wrapper that runs its arguments as a command of this
+/// shell, with the wrapper's options skipped; `None` when `words` does not
+/// start with one. Other programs that run a command (`env`, `sudo`,
+/// `nohup`, `xargs`, `sh -c`) are programs of their own: prefix rules name
+/// them.
+fn strip_wrapper(words: &[Word]) -> Option<&[Word]> {
+    let program = words[0].value.as_str();
+    let mut i = 1;
+    match program {
+        "command" | "time" | "builtin" => {
+            while words.get(i).is_some_and(|w| w.value.starts_with('-')) {
+                let done = words[i].value == "--";
+                i += 1;
+                if done {
+                    break;
                 }
             }
         }
-        // What an expansion runs is not known until it runs: a rule that names
-        // more than the program matches once the program does.
-        names_more && words.iter().any(|w| w.dynamic || w.glob) && glob(first_word, &words[0].value)
-    })
+        "exec" => {
+            while let Some(w) = words.get(i).filter(|w| w.value.starts_with('-')) {
+                i += 1;
+                if w.value == "--" {
+                    break;
+                }
+                // `-a NAME` sets the program's name.
+                if w.value.contains('a') {
+                    i += 1;
+                }
+            }
+        }
+        _ => return None,
+    }
+    Some(words.get(i..).unwrap_or(&[]))
+}
+
+/// Whether a simple command's words, from the program on, match the pattern.
+fn words_match(pattern: &str, words: &[Word]) -> bool {
+    // A program named by an expansion or a glob is not known until the
+    // command runs.
+    if words[0].dynamic || words[0].glob {
+        return true;
+    }
+    let first_word = pattern.split(' ').next().unwrap_or("");
+    let names_more = pattern.contains(' ');
+    let join = |part: fn(&Word) -> &str| words.iter().map(part).collect::<Vec<_>>().join(" ");
+    // `/bin/rm` runs `rm`: the program is tested by its file name too.
+    let base = words[0]
+        .value
+        .rsplit_once('/')
+        .map(|(_, base)| base)
+        .filter(|base| !base.is_empty());
+    let mut texts = vec![join(|w| &w.value), join(|w| &w.text)];
+    if let Some(base) = base {
+        let rest = words[1..].iter().map(|w| w.value.as_str());
+        texts.push(
+            std::iter::once(base)
+                .chain(rest)
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+    }
+    // The words as the shell reads them, and as written (a pattern may hold
+    // quotes too).
+    for text in &texts {
+        if glob(pattern, text) {
+            return true;
+        }
+        if let Some(prefix) = pattern.strip_suffix(" *") {
+            if glob(prefix, text) {
+                return true;
+            }
+        }
+    }
+    // What an expansion runs is not known until it runs: a rule that names
+    // more than the program matches once the program does.
+    names_more
+        && words.iter().any(|w| w.dynamic || w.glob)
+        && (glob(first_word, &words[0].value) || base.is_some_and(|b| glob(first_word, b)))
 }
 
 /// The pattern with a trailing `:*` read as ` *` and runs of whitespace as one
@@ -61,22 +181,23 @@ struct Word {
     /// `r""m` are `rm`); an expansion stays as written.
     value: String,
     /// Holds an expansion outside single quotes: `$x`, `${x}`, `$(…)`,
-    /// backquotes, or a `$'…'` / `$"…"` that shells read differently.
+    /// backquotes, `<(…)`, or a `$'…'` / `$"…"` that shells read differently.
     dynamic: bool,
-    /// Holds an unquoted glob character (`*`, `?`, `[`).
+    /// Holds an unquoted glob or brace character (`*`, `?`, `[`, `{`):
+    /// `{rm,-rf,x}` is `rm -rf x`.
     glob: bool,
 }
 
-/// One simple command: its words, as written.
+/// One simple command: its words, as written, redirections left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Simple {
     words: Vec<Word>,
 }
 
 /// Shell words that start a command without being it.
-const KEYWORDS: [&str; 16] = [
-    "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time",
-    "case", "esac", "in",
+const KEYWORDS: [&str; 15] = [
+    "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "case",
+    "esac", "in",
 ];
 
 impl Simple {
@@ -96,6 +217,11 @@ fn is_assignment(word: &str) -> bool {
     let Some((name, _)) = word.split_once('=') else {
         return false;
     };
+    is_name(name)
+}
+
+/// A shell variable name.
+fn is_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -103,39 +229,75 @@ fn is_assignment(word: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// A command line that cannot be split: an unclosed quote, `$(`, `${` or
-/// backquote, a `)` without its `(`, a trailing backslash, or nesting too deep.
+/// A command line this reader cannot follow, so the rule matches: an unclosed
+/// quote, `$(`, `${` or backquote, a `)` without its `(`, a trailing
+/// backslash, nesting too deep, a parameter expansion with an operator or a
+/// word it does not read (`${x:-$(…)}`, `${x:-{}`, `${!x}`), arithmetic on
+/// anything but numbers (`$((x))` evaluates `x`, and `x` may hold
+/// `a[$(…)]`), or a here-document without its end line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Unsplittable;
+struct Unreadable;
 
 /// How deep `$(…)`, `(…)` and backquotes may nest before the line counts as
-/// unsplittable.
+/// unreadable.
 const MAX_DEPTH: usize = 32;
 
 /// Splits a command line into its simple commands, the ones inside
-/// substitutions and subshells included (after the command that holds them).
-fn split_command(command: &str) -> Result<Vec<Simple>, Unsplittable> {
+/// substitutions, subshells and here-documents included (after the command
+/// that holds them).
+fn split_command(command: &str) -> Result<Vec<Simple>, Unreadable> {
     let chars: Vec<char> = command.chars().collect();
-    let mut splitter = Splitter {
-        chars: &chars,
-        i: 0,
-        out: Vec::new(),
-    };
-    splitter.list(End::Eof, 0)?;
+    split_chars(&chars, 0)
+}
+
+fn split_chars(chars: &[char], depth: usize) -> Result<Vec<Simple>, Unreadable> {
+    let mut splitter = Splitter::new(chars, 0);
+    splitter.list(End::Eof, depth)?;
+    if !splitter.heredocs.is_empty() {
+        return Err(Unreadable);
+    }
     Ok(splitter.out)
+}
+
+/// The commands that the expansions of a here-document's text run (`$(…)`,
+/// backquotes; `$'` and quotes are plain text there).
+fn expansions(body: &[char], depth: usize) -> Result<Vec<Simple>, Unreadable> {
+    let mut scan = Splitter::new(body, 0);
+    let mut cur = Current::default();
+    let mut inner = Vec::new();
+    while let Some(c) = scan.peek(0) {
+        scan.i += 1;
+        match c {
+            '\\' => scan.i += 1,
+            '$' if matches!(scan.peek(0), Some('\'' | '"')) => {}
+            '$' => scan.dollar(&mut cur, &mut inner, depth)?,
+            '`' => scan.backquoted(&mut cur, &mut inner, depth, false)?,
+            _ => {}
+        }
+    }
+    Ok(inner)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum End {
     Eof,
     Paren,
-    Backquote,
+}
+
+/// A here-document whose text starts after the next new line.
+struct HereDoc {
+    delimiter: String,
+    /// `<<-`: leading tabs are dropped from each line.
+    strip_tabs: bool,
+    /// An unquoted delimiter: the text is expanded.
+    expands: bool,
 }
 
 struct Splitter<'a> {
     chars: &'a [char],
     i: usize,
     out: Vec<Simple>,
+    heredocs: Vec<HereDoc>,
 }
 
 /// The simple command being read, and its word.
@@ -147,18 +309,38 @@ struct Current {
     dynamic: bool,
     glob: bool,
     in_word: bool,
+    /// The next word is a redirection's target, not a word of the command.
+    redirect_target: bool,
 }
 
 impl Current {
     fn end_word(&mut self) {
         if self.in_word {
-            self.simple.words.push(Word {
-                text: std::mem::take(&mut self.word),
-                value: std::mem::take(&mut self.value),
-                dynamic: self.dynamic,
-                glob: self.glob,
-            });
+            let text = std::mem::take(&mut self.word);
+            let value = std::mem::take(&mut self.value);
+            if std::mem::take(&mut self.redirect_target) {
+                // `> file`: the target is no word of the command (its
+                // substitutions were taken out already).
+            } else {
+                // A lone `[` or `[[` is no glob.
+                let glob = self.glob && !matches!(text.as_str(), "[" | "[[");
+                self.simple.words.push(Word {
+                    text,
+                    value,
+                    dynamic: self.dynamic,
+                    glob,
+                });
+            }
         }
+        self.in_word = false;
+        self.dynamic = false;
+        self.glob = false;
+    }
+
+    /// Drops the word being read (the `2` of `2>file`).
+    fn drop_word(&mut self) {
+        self.word.clear();
+        self.value.clear();
         self.in_word = false;
         self.dynamic = false;
         self.glob = false;
@@ -166,6 +348,7 @@ impl Current {
 
     fn end_command(&mut self, out: &mut Vec<Simple>) {
         self.end_word();
+        self.redirect_target = false;
         let simple = std::mem::take(&mut self.simple);
         if !simple.words.is_empty() {
             out.push(simple);
@@ -187,19 +370,28 @@ impl Current {
     fn unquoted(&mut self, c: char) {
         self.push(c);
         self.lit(c);
-        self.glob |= matches!(c, '*' | '?' | '[');
+        self.glob |= matches!(c, '*' | '?' | '[' | '{');
     }
 }
 
-impl Splitter<'_> {
+impl<'a> Splitter<'a> {
+    fn new(chars: &'a [char], i: usize) -> Self {
+        Splitter {
+            chars,
+            i,
+            out: Vec::new(),
+            heredocs: Vec::new(),
+        }
+    }
+
     fn peek(&self, ahead: usize) -> Option<char> {
         self.chars.get(self.i + ahead).copied()
     }
 
     /// Reads simple commands until `end`, pushing each to `out`.
-    fn list(&mut self, end: End, depth: usize) -> Result<(), Unsplittable> {
+    fn list(&mut self, end: End, depth: usize) -> Result<(), Unreadable> {
         if depth > MAX_DEPTH {
-            return Err(Unsplittable);
+            return Err(Unreadable);
         }
         let mut cur = Current::default();
         // Commands found inside this command's substitutions, pushed after it.
@@ -207,7 +399,7 @@ impl Splitter<'_> {
         loop {
             let Some(c) = self.peek(0) else {
                 if end != End::Eof {
-                    return Err(Unsplittable);
+                    return Err(Unreadable);
                 }
                 cur.end_command(&mut self.out);
                 self.out.append(&mut inner);
@@ -216,7 +408,12 @@ impl Splitter<'_> {
             self.i += 1;
             match c {
                 ' ' | '\t' | '\r' => cur.end_word(),
-                '\n' | ';' => {
+                '\n' => {
+                    cur.end_command(&mut self.out);
+                    self.out.append(&mut inner);
+                    self.here_documents(depth)?;
+                }
+                ';' => {
                     cur.end_command(&mut self.out);
                     self.out.append(&mut inner);
                 }
@@ -226,7 +423,7 @@ impl Splitter<'_> {
                     }
                 }
                 '\\' => match self.peek(0) {
-                    None => return Err(Unsplittable),
+                    None => return Err(Unreadable),
                     Some('\n') => self.i += 1,
                     Some(next) => {
                         cur.push('\\');
@@ -239,7 +436,7 @@ impl Splitter<'_> {
                     cur.push('\'');
                     loop {
                         let Some(q) = self.peek(0) else {
-                            return Err(Unsplittable);
+                            return Err(Unreadable);
                         };
                         self.i += 1;
                         cur.push(q);
@@ -253,15 +450,27 @@ impl Splitter<'_> {
                     cur.push('"');
                     self.double_quoted(&mut cur, &mut inner, depth)?;
                 }
-                '`' if end == End::Backquote => {
-                    cur.end_command(&mut self.out);
-                    self.out.append(&mut inner);
-                    return Ok(());
-                }
-                '`' => self.backquoted(&mut cur, &mut inner, depth)?,
+                '`' => self.backquoted(&mut cur, &mut inner, depth, false)?,
                 '$' => self.dollar(&mut cur, &mut inner, depth)?,
-                '&' if cur.word.ends_with(['>', '<']) || self.peek(0) == Some('>') => {
-                    cur.unquoted('&');
+                // Process substitution: a word whose commands run.
+                '<' | '>' if self.peek(0) == Some('(') => {
+                    cur.end_word();
+                    let start = self.i - 1;
+                    self.i += 1;
+                    self.nested_list(&mut inner, depth)?;
+                    cur.word.extend(&self.chars[start..self.i]);
+                    cur.value.extend(&self.chars[start..self.i]);
+                    cur.dynamic = true;
+                    cur.in_word = true;
+                }
+                '<' | '>' => self.redirection(c, &mut cur)?,
+                '&' if self.peek(0) == Some('>') => {
+                    cur.end_word();
+                    self.i += 1;
+                    if self.peek(0) == Some('>') {
+                        self.i += 1;
+                    }
+                    cur.redirect_target = true;
                 }
                 '&' | '|' => {
                     if self.peek(0) == Some(c) || (c == '|' && self.peek(0) == Some('&')) {
@@ -269,6 +478,11 @@ impl Splitter<'_> {
                     }
                     cur.end_command(&mut self.out);
                     self.out.append(&mut inner);
+                }
+                // `(( … ))`: arithmetic, read like `$(( … ))`.
+                '(' if !cur.in_word && self.peek(0) == Some('(') => {
+                    self.i += 1;
+                    self.arithmetic()?;
                 }
                 '(' if !cur.in_word => {
                     cur.end_command(&mut self.out);
@@ -280,8 +494,248 @@ impl Splitter<'_> {
                     self.out.append(&mut inner);
                     return Ok(());
                 }
-                ')' => return Err(Unsplittable),
+                ')' => return Err(Unreadable),
                 c => cur.unquoted(c),
+            }
+        }
+    }
+
+    /// After a `<` or `>` that is no process substitution: the operator, and
+    /// what follows it (a target word, or a here-document's delimiter). A
+    /// file descriptor written right before (`2>`, `{fd}>`) is no word.
+    fn redirection(&mut self, c: char, cur: &mut Current) -> Result<(), Unreadable> {
+        let fd = cur.in_word
+            && !cur.dynamic
+            && ((!cur.word.is_empty() && cur.word.chars().all(|c| c.is_ascii_digit()))
+                || cur
+                    .word
+                    .strip_prefix('{')
+                    .and_then(|w| w.strip_suffix('}'))
+                    .is_some_and(is_name));
+        if fd {
+            cur.drop_word();
+        } else {
+            cur.end_word();
+        }
+        match (c, self.peek(0), self.peek(1)) {
+            ('<', Some('<'), Some('<')) => self.i += 2,
+            ('<', Some('<'), Some('-')) => {
+                self.i += 2;
+                return self.here_document(true);
+            }
+            ('<', Some('<'), _) => {
+                self.i += 1;
+                return self.here_document(false);
+            }
+            ('<', Some('>' | '&'), _) | ('>', Some('>' | '|' | '&'), _) => self.i += 1,
+            _ => {}
+        }
+        cur.redirect_target = true;
+        Ok(())
+    }
+
+    /// After `<<` or `<<-`: the delimiter word. The text comes after the
+    /// next new line.
+    fn here_document(&mut self, strip_tabs: bool) -> Result<(), Unreadable> {
+        while matches!(self.peek(0), Some(' ' | '\t')) {
+            self.i += 1;
+        }
+        let mut delimiter = String::new();
+        let mut quoted = false;
+        while let Some(c) = self.peek(0) {
+            if matches!(
+                c,
+                ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>'
+            ) {
+                break;
+            }
+            self.i += 1;
+            match c {
+                '\'' | '"' => {
+                    quoted = true;
+                    loop {
+                        let q = self.peek(0).ok_or(Unreadable)?;
+                        self.i += 1;
+                        if q == c {
+                            break;
+                        }
+                        delimiter.push(q);
+                    }
+                }
+                '\\' => {
+                    quoted = true;
+                    delimiter.push(self.peek(0).ok_or(Unreadable)?);
+                    self.i += 1;
+                }
+                '$' | '`' => return Err(Unreadable),
+                c => delimiter.push(c),
+            }
+        }
+        if delimiter.is_empty() {
+            return Err(Unreadable);
+        }
+        self.heredocs.push(HereDoc {
+            delimiter,
+            strip_tabs,
+            expands: !quoted,
+        });
+        Ok(())
+    }
+
+    /// After a new line: the text of each pending here-document, up to its
+    /// delimiter line. The commands its expansions run are taken out; its
+    /// text is also read as commands when it can be (`bash <<EOF` runs it),
+    /// else left as data.
+    fn here_documents(&mut self, depth: usize) -> Result<(), Unreadable> {
+        for doc in std::mem::take(&mut self.heredocs) {
+            let mut body: Vec<char> = Vec::new();
+            // In an expanded text, `\` at the end of a line joins the next
+            // one, which is then no delimiter line.
+            let mut continued = false;
+            loop {
+                if self.i >= self.chars.len() {
+                    return Err(Unreadable);
+                }
+                let end = self.chars[self.i..]
+                    .iter()
+                    .position(|&c| c == '\n')
+                    .map_or(self.chars.len(), |p| self.i + p);
+                let mut line = &self.chars[self.i..end];
+                self.i = (end + 1).min(self.chars.len());
+                if doc.strip_tabs {
+                    while let ['\t', rest @ ..] = line {
+                        line = rest;
+                    }
+                }
+                if !continued && line.iter().copied().eq(doc.delimiter.chars()) {
+                    break;
+                }
+                let backslashes = line.iter().rev().take_while(|&&c| c == '\\').count();
+                continued = doc.expands && backslashes % 2 == 1;
+                body.extend_from_slice(line);
+                body.push('\n');
+            }
+            if doc.expands {
+                self.out.append(&mut expansions(&body, depth + 1)?);
+            }
+            if let Ok(mut commands) = split_chars(&body, depth + 1) {
+                self.out.append(&mut commands);
+            }
+        }
+        Ok(())
+    }
+
+    /// After `$(` or `<(`: the commands up to the closing `)`, read by a
+    /// splitter of their own and added to `inner`.
+    fn nested_list(&mut self, inner: &mut Vec<Simple>, depth: usize) -> Result<(), Unreadable> {
+        let start = self.i;
+        let mut nested = Splitter::new(self.chars, self.i);
+        nested.list(End::Paren, depth + 1)?;
+        // A here-document must start and end on the same side of the `)`.
+        if !nested.heredocs.is_empty()
+            || (!self.heredocs.is_empty() && self.chars[start..nested.i].contains(&'\n'))
+        {
+            return Err(Unreadable);
+        }
+        self.i = nested.i;
+        inner.append(&mut nested.out);
+        Ok(())
+    }
+
+    /// After `((` or `$((`: up to the closing `))`. Only numbers and
+    /// operators are read: a name is evaluated, and its value may hold
+    /// `a[$(…)]`, which runs.
+    fn arithmetic(&mut self) -> Result<(), Unreadable> {
+        let mut open = 0usize;
+        loop {
+            let c = self.peek(0).ok_or(Unreadable)?;
+            self.i += 1;
+            match c {
+                '(' => open += 1,
+                ')' if open > 0 => open -= 1,
+                ')' if self.peek(0) == Some(')') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                c if c.is_ascii_digit() || " \t\n+-*/%<>=!&|^~?:,".contains(c) => {}
+                _ => return Err(Unreadable),
+            }
+        }
+    }
+
+    /// After `${`: a parameter expansion, read only when it is one of the
+    /// plain forms (`${x}`, `${#x}`, `${x[0]}`, `${x:-word}`, `${x%.rs}`,
+    /// `${x:1:2}`, …) with a word of plain characters. Anything else
+    /// (`${!x}`, `${x:-$(…)}`, `${x:-{}`, quotes, `${x@P}`) is unreadable.
+    fn parameter(&mut self) -> Result<(), Unreadable> {
+        if self.peek(0) == Some('#') && self.peek(1) != Some('}') {
+            self.i += 1;
+        }
+        match self.peek(0) {
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                while self
+                    .peek(0)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    self.i += 1;
+                }
+            }
+            Some(c) if c.is_ascii_digit() => {
+                while self.peek(0).is_some_and(|c| c.is_ascii_digit()) {
+                    self.i += 1;
+                }
+            }
+            Some('@' | '*' | '#' | '?' | '-' | '$') => self.i += 1,
+            _ => return Err(Unreadable),
+        }
+        if self.peek(0) == Some('[') {
+            self.i += 1;
+            match self.peek(0) {
+                Some('@' | '*') => self.i += 1,
+                Some(c) if c.is_ascii_digit() => {
+                    while self.peek(0).is_some_and(|c| c.is_ascii_digit()) {
+                        self.i += 1;
+                    }
+                }
+                _ => return Err(Unreadable),
+            }
+            if self.peek(0) != Some(']') {
+                return Err(Unreadable);
+            }
+            self.i += 1;
+        }
+        let Some(op) = self.peek(0) else {
+            return Err(Unreadable);
+        };
+        self.i += 1;
+        match op {
+            '}' => return Ok(()),
+            ':' if matches!(self.peek(0), Some('-' | '=' | '?' | '+')) => self.i += 1,
+            // `${x:1:2}`: offsets are arithmetic, so numbers only.
+            ':' => return self.parameter_word(|c| c.is_ascii_digit() || " :-".contains(c)),
+            '-' | '=' | '?' | '+' => {}
+            '#' | '%' | '^' | ',' | '/' => {
+                if self.peek(0) == Some(op)
+                    || (op == '/' && matches!(self.peek(0), Some('#' | '%')))
+                {
+                    self.i += 1;
+                }
+            }
+            _ => return Err(Unreadable),
+        }
+        self.parameter_word(|c| c.is_ascii_alphanumeric() || "_./@%+,=:~^*? \t-".contains(c))
+    }
+
+    /// The word of a parameter expansion, up to its `}`: only characters
+    /// that `plain` accepts.
+    fn parameter_word(&mut self, plain: impl Fn(char) -> bool) -> Result<(), Unreadable> {
+        loop {
+            let c = self.peek(0).ok_or(Unreadable)?;
+            self.i += 1;
+            match c {
+                '}' => return Ok(()),
+                c if plain(c) => {}
+                _ => return Err(Unreadable),
             }
         }
     }
@@ -292,10 +746,10 @@ impl Splitter<'_> {
         cur: &mut Current,
         inner: &mut Vec<Simple>,
         depth: usize,
-    ) -> Result<(), Unsplittable> {
+    ) -> Result<(), Unreadable> {
         loop {
             let Some(c) = self.peek(0) else {
-                return Err(Unsplittable);
+                return Err(Unreadable);
             };
             self.i += 1;
             match c {
@@ -305,7 +759,7 @@ impl Splitter<'_> {
                 }
                 '\\' => {
                     let Some(next) = self.peek(0) else {
-                        return Err(Unsplittable);
+                        return Err(Unreadable);
                     };
                     self.i += 1;
                     cur.push('\\');
@@ -320,7 +774,7 @@ impl Splitter<'_> {
                         }
                     }
                 }
-                '`' => self.backquoted(cur, inner, depth)?,
+                '`' => self.backquoted(cur, inner, depth, true)?,
                 // `$'` and `$"` are a plain `$` in double quotes.
                 '$' if matches!(self.peek(0), Some('\'' | '"')) => {
                     cur.push('$');
@@ -335,25 +789,45 @@ impl Splitter<'_> {
         }
     }
 
-    /// After a `` ` ``: the command inside, up to the closing one.
+    /// After a `` ` ``: the command inside, up to the closing one. As the
+    /// shell does, the text is read first (`\$`, `` \` ``, `\\`, and `\"`
+    /// within double quotes, lose their backslash, so `` \`…\` `` nests) and
+    /// then split as a command line of its own.
     fn backquoted(
         &mut self,
         cur: &mut Current,
         inner: &mut Vec<Simple>,
         depth: usize,
-    ) -> Result<(), Unsplittable> {
-        let start = self.i;
-        let mut nested = Splitter {
-            chars: self.chars,
-            i: self.i,
-            out: Vec::new(),
-        };
-        nested.list(End::Backquote, depth + 1)?;
-        self.i = nested.i;
-        inner.append(&mut nested.out);
-        cur.push('`');
+        in_double_quotes: bool,
+    ) -> Result<(), Unreadable> {
+        let start = self.i - 1;
+        let mut body = Vec::new();
+        loop {
+            let c = self.peek(0).ok_or(Unreadable)?;
+            self.i += 1;
+            match c {
+                '`' => break,
+                '\\' => {
+                    let next = self.peek(0).ok_or(Unreadable)?;
+                    self.i += 1;
+                    if matches!(next, '$' | '`' | '\\') || (in_double_quotes && next == '"') {
+                        body.push(next);
+                    } else {
+                        body.push('\\');
+                        body.push(next);
+                    }
+                }
+                c => body.push(c),
+            }
+        }
+        if !self.heredocs.is_empty() && body.contains(&'\n') {
+            return Err(Unreadable);
+        }
+        inner.append(&mut split_chars(&body, depth + 1)?);
         cur.word.extend(&self.chars[start..self.i]);
+        cur.value.extend(&self.chars[start..self.i]);
         cur.dynamic = true;
+        cur.in_word = true;
         Ok(())
     }
 
@@ -363,49 +837,34 @@ impl Splitter<'_> {
         cur: &mut Current,
         inner: &mut Vec<Simple>,
         depth: usize,
-    ) -> Result<(), Unsplittable> {
+    ) -> Result<(), Unreadable> {
         let start = self.i - 1;
         // Whether this is an expansion (its value is known only when it runs).
         let expansion = match self.peek(0) {
+            Some('(') if self.peek(1) == Some('(') => {
+                self.i += 2;
+                self.arithmetic()?;
+                true
+            }
             Some('(') => {
                 self.i += 1;
-                let mut nested = Splitter {
-                    chars: self.chars,
-                    i: self.i,
-                    out: Vec::new(),
-                };
-                nested.list(End::Paren, depth + 1)?;
-                self.i = nested.i;
-                inner.append(&mut nested.out);
+                self.nested_list(inner, depth)?;
                 true
             }
             Some('{') => {
-                let mut level = 0usize;
-                loop {
-                    let Some(c) = self.peek(0) else {
-                        return Err(Unsplittable);
-                    };
-                    self.i += 1;
-                    match c {
-                        '{' => level += 1,
-                        '}' => {
-                            level -= 1;
-                            if level == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+                self.i += 1;
+                self.parameter()?;
                 true
             }
+            // `$[…]`: old arithmetic.
+            Some('[') => return Err(Unreadable),
             Some('\'') => {
                 self.i += 1;
                 let mut text = String::new();
                 let mut escapes = false;
                 loop {
                     let Some(c) = self.peek(0) else {
-                        return Err(Unsplittable);
+                        return Err(Unreadable);
                     };
                     self.i += 1;
                     match c {

@@ -216,6 +216,142 @@ fn an_unsplittable_command_runs_the_hook() {
     assert!(rule("Bash(rm *)").matches("Bash", &json!({})));
 }
 
+/// What an `if` rule answers, from an attacker's side: each command that
+/// runs `rm` (or that the rule cannot read) matches `Bash(rm *)`, so the
+/// hook runs; plain commands keep answering "no match". (pattern, command,
+/// expected)
+const IF_RULE_TABLE: &[(&str, &str, bool)] = &[
+    // A parameter expansion with a command or a brace inside.
+    ("Bash(rm *)", "echo ${x:-{}; rm -rf / #}", true),
+    ("Bash(rm *)", "echo ${x:-$(rm -rf /)}", true),
+    ("Bash(rm *)", "${x:=$(rm x)}", true),
+    ("Bash(rm *)", "${x/$(rm x)/}", true),
+    ("Bash(rm *)", "${x#$(rm x)}", true),
+    ("Bash(rm *)", "echo \"${x:-$(rm x)}\"", true),
+    ("Bash(rm *)", "echo ${x:-\"}\"}; rm x", true),
+    ("Bash(rm *)", "echo ${!x}", true),
+    ("Bash(rm *)", "echo ${x@P}", true),
+    ("Bash(rm *)", "echo ${a[i]}", true),
+    ("Bash(rm *)", "echo ${x:i}", true),
+    // Code the shell runs from a string, or defines to run later.
+    ("Bash(rm *)", "function f { rm x; }; f", true),
+    ("Bash(rm *)", "coproc rm x", true),
+    ("Bash(rm *)", "eval 'rm -rf /'", true),
+    ("Bash(rm *)", "eval \"$(cat cmd)\"", true),
+    ("Bash(rm *)", "builtin eval 'rm x'", true),
+    ("Bash(rm *)", "trap 'rm -rf /' EXIT", true),
+    (
+        "Bash(rm *)",
+        "shopt -s expand_aliases; alias q='rm -rf /'\nq",
+        true,
+    ),
+    ("Bash(rm *)", "hash -p /bin/rm ls; ls -rf /", true),
+    ("Bash(rm *)", "PS4='$(rm x)'; set -x; ls", true),
+    ("Bash(rm *)", "mapfile -C 'rm x' -c 1 < f", true),
+    // Arithmetic evaluates names, and a name may hold `a[$(rm x)]`.
+    ("Bash(rm *)", "x=$(cat f); echo $((x))", true),
+    ("Bash(rm *)", "((x))", true),
+    ("Bash(rm *)", "echo $[x]", true),
+    ("Bash(rm *)", "let x", true),
+    ("Bash(rm *)", "declare -i y; y=x", true),
+    ("Bash(rm *)", "[[ $x -eq 1 ]]", true),
+    ("Bash(rm *)", "[ -v 'a[$(rm x)]' ]", true),
+    ("Bash(rm *)", "test -v \"$x\"", true),
+    ("Bash(rm *)", "printf -v 'a[$(rm x)]' 1", true),
+    ("Bash(rm *)", "read 'a[$(rm x)]' <<< 1", true),
+    ("Bash(rm *)", "b[x]=1", true),
+    ("Bash(rm *)", "echo $((1 + 2 * (3 - 1)))", false),
+    ("Bash(rm *)", "(( 1 < 2 )) && ls", false),
+    // Substitutions, nested and in every spelling.
+    ("Bash(rm *)", "echo $(echo $(rm x))", true),
+    ("Bash(rm *)", "echo `echo \\`rm x\\``", true),
+    ("Bash(rm *)", "echo \"`\\\"rm\\\" -rf /`\"", true),
+    ("Bash(rm *)", "cat <(rm x)", true),
+    ("Bash(rm *)", "tee >(rm x) < f", true),
+    ("Bash(rm *)", "cat <<< \"$(rm x)\"", true),
+    ("Bash(rm *)", "diff <(ls a) <(ls b)", false),
+    // Here-documents: an unquoted one expands `$(…)`, a `#` there is text.
+    ("Bash(rm *)", "cat <<EOF\n#$(rm x)\nEOF", true),
+    ("Bash(rm *)", "cat <<-EOF\n\t#`rm x`\n\tEOF", true),
+    ("Bash(rm *)", "cat <<EOF\nx\\\nEOF\n#$(rm x)\nEOF", true),
+    ("Bash(rm *)", "cat <<'EOF'\n#$(rm x)\nEOF", false),
+    ("Bash(rm *)", "bash <<'EOF'\nrm -rf /\nEOF", true),
+    ("Bash(rm *)", "cat <<EOF", true),
+    (
+        "Bash(rm *)",
+        "cat <<EOF > notes.md\nhello $USER\nEOF",
+        false,
+    ),
+    (
+        "Bash(rm *)",
+        "git commit -m \"$(cat <<'EOF'\nfix: it's done\nEOF\n)\"",
+        false,
+    ),
+    (
+        "Bash(git commit:*)",
+        "git commit -m \"$(cat <<'EOF'\nfix: it's done\nEOF\n)\"",
+        true,
+    ),
+    // Groups, subshells and compound commands are read through.
+    ("Bash(rm *)", "{ rm x; }", true),
+    ("Bash(rm *)", "( rm x )", true),
+    ("Bash(rm *)", "if true; then rm x; fi", true),
+    ("Bash(rm *)", "while true; do rm x; done", true),
+    ("Bash(rm *)", "for f in a b; do rm \"$f\"; done", true),
+    ("Bash(rm *)", "case x in x) rm x;; esac", true),
+    ("Bash(rm *)", "case x in (x) rm x;; esac", true),
+    ("Bash(rm *)", "[[ -f x ]] && rm x", true),
+    ("Bash(rm *)", "f() { rm x; }; f", true),
+    // Wrappers that run the rest in this shell are read through.
+    ("Bash(rm *)", "exec rm x", true),
+    ("Bash(rm *)", "exec -a ls rm x", true),
+    ("Bash(rm *)", "command rm x", true),
+    ("Bash(rm *)", "command -p rm x", true),
+    ("Bash(rm *)", "time rm x", true),
+    ("Bash(rm *)", "time -p rm x", true),
+    ("Bash(rm *)", "! rm x", true),
+    ("Bash(command *)", "command rm x", true),
+    // Other programs that run a command are programs: prefix rules stay
+    // prefix rules.
+    ("Bash(rm *)", "env rm x", false),
+    ("Bash(rm *)", "sudo rm x", false),
+    ("Bash(rm *)", "nohup rm x", false),
+    ("Bash(rm *)", "xargs rm < list", false),
+    ("Bash(sudo *)", "sudo rm x", true),
+    // The program by its path, redirections anywhere, brace expansion.
+    ("Bash(rm *)", "/bin/rm -rf /", true),
+    ("Bash(rm -rf *)", "/usr/bin/rm -rf /", true),
+    ("Bash(rm *)", ">/dev/null rm -rf /", true),
+    ("Bash(rm *)", "2>/dev/null rm -rf /", true),
+    ("Bash(rm *)", "rm>/dev/null -rf /", true),
+    ("Bash(rm -rf *)", "rm 2>&1 -rf /", true),
+    ("Bash(rm *)", "{rm,-rf,/}", true),
+    ("Bash(rm *)", "ls /bin/rm", false),
+    // Plain commands keep answering "no match".
+    ("Bash(rm *)", "git status", false),
+    ("Bash(rm *)", "ls -la | grep x && echo ok", false),
+    ("Bash(rm *)", "cargo test 2>&1 | tail -5", false),
+    ("Bash(rm *)", "echo ${HOME} $# $?", false),
+    ("Bash(rm *)", "echo \"${x:-default}\"", false),
+    ("Bash(rm *)", "cd \"${DIR%/*}\" && ls ${f##*/}", false),
+    ("Bash(rm *)", "for f in *.rs; do wc -l \"$f\"; done", false),
+    ("Bash(rm *)", "[ -f x ] && echo ok", false),
+    ("Bash(rm *)", "find . -name '*.rs' | xargs wc -l", false),
+    ("Bash(rm *)", "echo \"rm -rf /\" # rm", false),
+    ("Bash(make test)", "make test 2>&1", true),
+];
+
+#[test]
+fn the_if_rule_table() {
+    let mut wrong = Vec::new();
+    for &(pattern, command, expected) in IF_RULE_TABLE {
+        if bash(pattern, command) != expected {
+            wrong.push(format!("{pattern} on {command:?}: expected {expected}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn comments_are_not_commands() {
     assert!(!bash("Bash(rm *)", "ls # rm -rf /"));
