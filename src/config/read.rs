@@ -74,10 +74,17 @@ pub(crate) fn read_config(path: &Path, cap: u64) -> Result<String, ConfigErrorKi
 /// bytes. A FIFO is never opened, no open blocks, and what was opened is checked
 /// again, so a swap between the check and the open is caught too.
 pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, FileError> {
+    read_capped(open_regular(path)?, cap)
+}
+
+/// Opens the regular file at `path` (after following symlinks) for reading, by
+/// the rules of [`read_regular`], for a caller that streams it instead of
+/// reading it whole (`hooks replay`'s session files).
+pub fn open_regular(path: &Path) -> Result<File, FileError> {
     regular(&std::fs::metadata(path).map_err(FileError::Io)?)?;
     let file = open_nonblocking(path).map_err(FileError::Io)?;
     regular(&file.metadata().map_err(FileError::Io)?)?;
-    read_capped(file, cap)
+    Ok(file)
 }
 
 /// Reads `reader` to its end, failing once it gives more than `cap` bytes.

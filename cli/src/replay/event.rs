@@ -13,6 +13,8 @@ pub(crate) struct ReplayEvent {
     pub(crate) session: Arc<str>,
     /// When it happened, as the file says.
     pub(crate) time: Option<Arc<str>>,
+    /// The number of the file's line it comes from (the first is 1).
+    pub(crate) line: u64,
 }
 
 /// The events `hooks replay` fires.

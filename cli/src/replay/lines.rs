@@ -25,6 +25,8 @@ pub(crate) struct Lines<R> {
     inner: R,
     buf: Vec<u8>,
     cap: usize,
+    /// The number of the last line read (the first is 1).
+    number: u64,
 }
 
 impl<R: BufRead> Lines<R> {
@@ -33,7 +35,14 @@ impl<R: BufRead> Lines<R> {
             inner,
             buf: Vec::new(),
             cap,
+            number: 0,
         }
+    }
+
+    /// The number of the line [`next_line`](Self::next_line) gave last,
+    /// counted from 1; 0 before the first.
+    pub(crate) fn number(&self) -> u64 {
+        self.number
     }
 
     /// The next line; `None` at the end. A last line without a line break is
@@ -77,6 +86,7 @@ impl<R: BufRead> Lines<R> {
         if !any {
             return Ok(None);
         }
+        self.number += 1;
         if too_long {
             return Ok(Some(Line::TooLong(length)));
         }

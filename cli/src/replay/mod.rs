@@ -8,6 +8,10 @@
 //! Up to `--jobs` sessions are replayed at once, on one thread (the hooks are
 //! processes; the waiting is theirs).
 //!
+//! Hooks never reach the real project: they run in a scratch directory
+//! ([`scratch`]), told it is the project and the session's directory, with
+//! the transcript copied there.
+//!
 //! History is not changed: a rewrite is reported, and the next event still
 //! carries what really happened, unless `--chain` feeds the outcome of a tool
 //! call forward to that call's later events.
@@ -15,6 +19,7 @@
 mod event;
 mod lines;
 mod report;
+mod scratch;
 mod session;
 mod transcript;
 
@@ -30,13 +35,16 @@ use clap::{Args, ValueEnum};
 use serde_json::Value;
 use tower::ServiceExt;
 use tower_hooks::config::{Config, ConfigFile};
-use tower_hooks::{BoxHookStack, Event, HookOutcome, HookRequest, HookStack, Host};
+use tower_hooks::{
+    BoxHookStack, Dialect, Event, HookOutcome, HookRequest, HookSpec, HookStack, Host,
+};
 
 use self::event::{ReplayEvent, Selection};
 use self::report::{Tally, AGAINST, MAIN};
+use self::scratch::Scratch;
 use self::session::SessionReader;
 use crate::render::escape;
-use crate::{load, print, ConfigArgs, Failure, Named};
+use crate::{load, print, ConfigArgs, Failure, Files, Named};
 
 /// The exit status of `--fail-on` when it finds what it looks for.
 const FOUND: u8 = 3;
@@ -95,9 +103,15 @@ pub(crate) struct ReplayArgs {
     /// rewrite).
     #[arg(long, value_name = "WHAT")]
     fail_on: Option<FailOn>,
-    /// Run the hooks in DIR [default: a new empty directory, removed afterwards].
+    /// Make the scratch directory the hooks run in inside DIR [default: the
+    /// system's temporary directory]. It is new, and removed afterwards.
     #[arg(long, value_name = "DIR")]
     workdir: Option<PathBuf>,
+    /// Copy DIR (a project) into the scratch directory, for hooks that read
+    /// the project's files [default: the hooks' project directory is empty].
+    /// The real project is never touched.
+    #[arg(long, value_name = "DIR")]
+    project_copy: Option<PathBuf>,
     /// Print one JSON object instead of the report for people.
     #[arg(long)]
     json: bool,
@@ -109,9 +123,11 @@ struct Context {
     against: Option<BoxHookStack<std::convert::Infallible>>,
     wanted: Selection,
     chain: bool,
-    /// Where the hooks run: every request's working directory is replaced
-    /// by it (a Claude Code hook still reads the recorded `cwd` on stdin).
-    workdir: Arc<str>,
+    /// Where the hooks run, and what they are told the project is.
+    scratch: Scratch,
+    /// The scratch project directory: every request's working directory and
+    /// `cwd`, whatever the session recorded.
+    project: Arc<str>,
     /// Events replayed so far, for the progress line.
     events: AtomicU64,
 }
@@ -123,35 +139,30 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<ExitCode, Failure> {
         wanted.add(Named::parse(name)?.event());
     }
     let sessions = sessions(&args.sessions)?;
-    let (config, _) = load(&args.config, &host)?;
+    let (config, files) = load(&args.config, &host)?;
     let against = match args.against.is_empty() {
         true => None,
         false => Some(load_against(&args)?),
     };
-    let scratch;
-    let workdir = match &args.workdir {
-        Some(dir) => dir.clone(),
-        None => {
-            scratch = tempfile::Builder::new()
-                .prefix("hooks-replay-")
-                .tempdir()
-                .map_err(|e| {
-                    Failure::Other(format!("cannot make a scratch working directory: {e}"))
-                })?;
-            scratch.path().to_path_buf()
-        }
+    let scratch = Scratch::new(args.workdir.as_deref(), args.project_copy.as_deref())?;
+    let main_hooks = rebased(&files, &config, &scratch)?;
+    let against_hooks = match &against {
+        Some((config, files)) => Some(rebased(files, config, &scratch)?),
+        None => None,
     };
+    let project = scratch.project().to_path_buf();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::Other(format!("cannot start the async runtime: {e}")))?;
     let tally = runtime.block_on(async {
         let context = Arc::new(Context {
-            main: stack(&config, &host, &workdir),
-            against: against.as_ref().map(|c| stack(c, &host, &workdir)),
+            main: stack(main_hooks, &host, &project),
+            against: against_hooks.map(|hooks| stack(hooks, &host, &project)),
             wanted,
             chain: args.chain,
-            workdir: workdir.to_string_lossy().as_ref().into(),
+            project: project.to_string_lossy().as_ref().into(),
+            scratch,
             events: AtomicU64::new(0),
         });
         let tally = run(&context, sessions, usize::from(args.jobs)).await;
@@ -184,7 +195,7 @@ pub(crate) fn replay(args: ReplayArgs) -> Result<ExitCode, Failure> {
 }
 
 /// The `--against` configuration: the files it names, in order.
-fn load_against(args: &ReplayArgs) -> Result<Config, Failure> {
+fn load_against(args: &ReplayArgs) -> Result<(Config, Files), Failure> {
     let files = args
         .against
         .iter()
@@ -205,19 +216,129 @@ fn load_against(args: &ReplayArgs) -> Result<Config, Failure> {
             escape(&warning.to_string())
         );
     }
-    Ok(config)
+    let files = Files::Named {
+        files,
+        project,
+        trust_project: false,
+    };
+    Ok((config, files))
+}
+
+/// The hooks of the configuration `files` loaded (`loaded`, from the real
+/// project), loaded again with the scratch project as their project: that is
+/// what `${CLAUDE_PROJECT_DIR}`, `CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`,
+/// `CURSOR_PROJECT_DIR` and the like name. A Cursor `hooks.json`, whose hooks
+/// run in its project's root or its own folder, is loaded from a copy in the
+/// scratch directory. Each hook keeps the label the real load gives it.
+fn rebased(files: &Files, loaded: &Config, scratch: &Scratch) -> Result<Vec<HookSpec>, Failure> {
+    let (list, real, trusted) = match files {
+        Files::Named {
+            files,
+            project,
+            trust_project,
+        } => (files.clone(), project.clone(), *trust_project),
+        Files::Discovered(discovery) => (
+            discovery
+                .files()
+                .into_iter()
+                .filter(|file| file.path().exists())
+                .collect(),
+            discovery.project().to_path_buf(),
+            discovery.project_trusted(),
+        ),
+    };
+    let real = std::path::absolute(&real).unwrap_or(real);
+    let unloaded: Vec<&Path> = loaded.unloaded_files().iter().map(|e| e.path()).collect();
+    // The copies made, and the files they stand for.
+    let mut originals: HashMap<String, PathBuf> = HashMap::new();
+    let mut list_here = Vec::new();
+    for file in list {
+        if unloaded.contains(&file.path()) {
+            continue;
+        }
+        let folder = file.path().parent().unwrap_or(Path::new(""));
+        let cursor_folder = folder.file_name().is_some_and(|name| name == ".cursor");
+        if file.format().dialect() != Dialect::Cursor || !cursor_folder {
+            list_here.push(file);
+            continue;
+        }
+        let in_project = std::path::absolute(folder).is_ok_and(|f| f == real.join(".cursor"));
+        let copy_folder = if in_project {
+            scratch.project().join(".cursor")
+        } else {
+            scratch
+                .new_dir("config")
+                .map_err(|e| Failure::Other(format!("cannot make a scratch directory: {e}")))?
+                .join(".cursor")
+        };
+        let name = file.path().file_name().unwrap_or_default();
+        let copy = copy_folder.join(name);
+        let text = tower_hooks::config::read::read_regular(
+            file.path(),
+            tower_hooks::config::MAX_CONFIG_SIZE,
+        )
+        .and_then(|text| {
+            std::fs::create_dir_all(&copy_folder)
+                .and_then(|()| std::fs::write(&copy, text))
+                .map_err(tower_hooks::config::read::FileError::Io)
+        });
+        if let Err(e) = text {
+            return Err(Failure::Other(format!(
+                "cannot copy {} into the scratch directory: {e}",
+                file.path().display()
+            )));
+        }
+        originals.insert(
+            copy.to_string_lossy().into_owned(),
+            file.path().to_path_buf(),
+        );
+        let mut moved = ConfigFile::new(copy, file.format());
+        if let Some(scope) = file.scope() {
+            moved = moved.with_scope(scope);
+        }
+        list_here.push(moved);
+    }
+    let config = Config::load_files_trusting(&list_here, scratch.project(), trusted)
+        .map_err(Failure::Config)?;
+    let home = tower_hooks::config::home_dir();
+    Ok(config
+        .into_hooks()
+        .into_iter()
+        .map(|spec| {
+            let original = originals
+                .get(spec.source())
+                .cloned()
+                .unwrap_or_else(|| PathBuf::from(spec.source()));
+            let unlabelled = spec.location() == format!("{}:{}", spec.source(), spec.index());
+            if !unlabelled && original == Path::new(spec.source()) {
+                return spec;
+            }
+            let label = match original.strip_prefix(&real) {
+                Ok(rest) => rest.display().to_string(),
+                Err(_) => match home.as_deref().map(|h| original.strip_prefix(h)) {
+                    Some(Ok(rest)) => Path::new("~").join(rest).display().to_string(),
+                    _ => original.display().to_string(),
+                },
+            };
+            spec.with_source_label(label)
+        })
+        .collect())
 }
 
 /// The stack a replay fires through: the configuration's hooks, run in
-/// `workdir` with `HOOKS_REPLAY=1`, background hooks waited for (so that
-/// their runs are counted), and no report lines (a hook that fails open is
-/// counted as an error instead).
-fn stack(config: &Config, host: &Host, workdir: &Path) -> BoxHookStack<std::convert::Infallible> {
+/// `project` (the scratch one) with `HOOKS_REPLAY=1`, background hooks
+/// waited for (so that their runs are counted), and no report lines (a hook
+/// that fails open is counted as an error instead).
+fn stack(
+    hooks: Vec<HookSpec>,
+    host: &Host,
+    project: &Path,
+) -> BoxHookStack<std::convert::Infallible> {
     let builder = HookStack::builder()
         .host(host.clone())
-        .config(config)
+        .command_hooks(hooks)
         .env("HOOKS_REPLAY", "1")
-        .current_dir(workdir)
+        .current_dir(project)
         .wait_for_background_hooks(true)
         .report(|_: &tower_hooks::report::Notice<'_>| {});
     #[cfg(feature = "http")]
@@ -225,7 +346,9 @@ fn stack(config: &Config, host: &Host, workdir: &Path) -> BoxHookStack<std::conv
     builder.build().boxed()
 }
 
-/// The session files the arguments name, directories walked (in name order).
+/// The session files the arguments name, directories walked (in name
+/// order). Each must be a regular file (after links): a FIFO or a device
+/// would never end, or never begin.
 fn sessions(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let mut files = Vec::new();
     for arg in args {
@@ -235,6 +358,9 @@ fn sessions(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
                 arg.display()
             ))
         })?;
+        if !meta.is_dir() && !meta.is_file() {
+            return Err(not_a_file(arg, &meta));
+        }
         if meta.is_dir() {
             let before = files.len();
             walk(arg, &mut files).map_err(|e| {
@@ -264,10 +390,39 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
         if kind.is_dir() {
             walk(&path, files)?;
         } else if path.extension().is_some_and(|e| e == "jsonl") {
+            let meta = std::fs::metadata(&path)?;
+            if !meta.is_file() {
+                return Err(std::io::Error::other(not_a_file_text(&path, &meta)));
+            }
             files.push(path);
         }
     }
     Ok(())
+}
+
+fn not_a_file(path: &Path, meta: &std::fs::Metadata) -> Failure {
+    Failure::Usage(not_a_file_text(path, meta))
+}
+
+fn not_a_file_text(path: &Path, meta: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    let what = if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    };
+    format!(
+        "the session {} is {what}, not a regular file (hooks replay reads regular files only; \
+         remove it or name the sessions one by one)",
+        path.display()
+    )
 }
 
 /// Replays `sessions`, up to `jobs` at once, and adds up what they found.
@@ -314,10 +469,21 @@ async fn run(context: &Arc<Context>, sessions: Vec<PathBuf>, jobs: usize) -> Tal
     tally
 }
 
-/// Replays one session file.
+/// Replays one session file, its hooks told the transcript is a copy of it
+/// in the scratch directory (removed when the session is done).
 async fn replay_session(context: &Context, path: &Path) -> Tally {
+    let copy = match context.scratch.copy_session(path) {
+        Ok(copy) => copy,
+        Err(e) => return skipped(path, &session::OpenError::from(e)),
+    };
+    let tally = replay_copied(context, path, &copy).await;
+    scratch::remove_copy(&copy);
+    tally
+}
+
+async fn replay_copied(context: &Context, path: &Path, copy: &Path) -> Tally {
     let mut tally = Tally::default();
-    let mut reader = match SessionReader::open(path) {
+    let mut reader = match SessionReader::open(path, copy, context.project.clone()) {
         Ok(reader) => reader,
         Err(e) => return skipped(path, &e),
     };
@@ -344,7 +510,7 @@ async fn replay_session(context: &Context, path: &Path) -> Tally {
             tally.not_reached += 1;
             continue;
         };
-        event.request = event.request.with_cwd(context.workdir.clone());
+        event.request = event.request.with_cwd(context.project.clone());
         let started = Instant::now();
         let outcome = fire(&context.main, event.request.clone()).await;
         tally.added += started.elapsed();
@@ -371,6 +537,7 @@ async fn replay_session(context: &Context, path: &Path) -> Tally {
         );
     }
     tally.skips = std::mem::take(&mut reader.skips);
+    tally.forgotten_calls = reader.forgotten_calls();
     tally
 }
 

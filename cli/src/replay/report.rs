@@ -45,6 +45,10 @@ pub(crate) struct HookTally {
 pub(crate) struct Flagged {
     session: String,
     time: Option<String>,
+    /// The number of the session file's line it comes from.
+    line: u64,
+    /// The tool call's id, as the file gives it.
+    tool_use_id: Option<String>,
     event: &'static str,
     subject: String,
     decision: &'static str,
@@ -59,12 +63,104 @@ pub(crate) struct Flagged {
 pub(crate) struct Difference {
     session: String,
     time: Option<String>,
+    line: u64,
+    tool_use_id: Option<String>,
     event: &'static str,
     subject: String,
     decision: &'static str,
     reason: Option<String>,
     against: &'static str,
     against_reason: Option<String>,
+    /// The parts of the effect that differ, by name.
+    differs: Vec<&'static str>,
+    effect: Effect,
+    against_effect: Effect,
+}
+
+/// Everything an event's outcome does to the session: what `--against`
+/// compares.
+#[derive(Debug, PartialEq)]
+struct Effect {
+    decision: &'static str,
+    /// Whether the decision takes effect at this event.
+    honored: bool,
+    /// A hook's request that the agent stop (`continue: false`), with its reason.
+    stop: Option<String>,
+    /// The instruction to keep going (a block at a stop, a follow-up field).
+    follow_up: Option<String>,
+    /// Text added to the model's context.
+    context: Vec<String>,
+    /// The arguments the agent carries on with.
+    arguments: Value,
+}
+
+impl Effect {
+    fn of(outcome: &HookOutcome) -> Self {
+        Effect {
+            decision: outcome.decision().as_str(),
+            honored: outcome.is_honored(),
+            stop: outcome.stop().map(str::to_owned),
+            follow_up: outcome.follow_up().map(str::to_owned),
+            context: outcome.context().to_vec(),
+            arguments: outcome.arguments().clone(),
+        }
+    }
+
+    /// The names of the parts in which `self` and `other` differ.
+    fn differences(&self, other: &Effect) -> Vec<&'static str> {
+        let mut differs = Vec::new();
+        if self.decision != other.decision {
+            differs.push("decision");
+        }
+        if self.honored != other.honored {
+            differs.push("honored");
+        }
+        if self.stop != other.stop {
+            differs.push("stop");
+        }
+        if self.follow_up != other.follow_up {
+            differs.push("follow_up");
+        }
+        if self.context != other.context {
+            differs.push("context");
+        }
+        if self.arguments != other.arguments {
+            differs.push("arguments");
+        }
+        differs
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "decision": self.decision,
+            "honored": self.honored,
+            "stop": self.stop,
+            "follow_up": self.follow_up,
+            "context": self.context,
+            "arguments": self.arguments,
+        })
+    }
+
+    /// One part, for people.
+    fn show(&self, part: &str) -> String {
+        let text = |t: &Option<String>| match t {
+            Some(t) => format!("{t:?}"),
+            None => "none".to_owned(),
+        };
+        match part {
+            "decision" => self.decision.to_owned(),
+            "honored" => if self.honored {
+                "honored"
+            } else {
+                "not honored"
+            }
+            .to_owned(),
+            "stop" => text(&self.stop),
+            "follow_up" => text(&self.follow_up),
+            "context" => format!("{:?}", self.context),
+            _ => self.arguments.to_string(),
+        }
+    }
 }
 
 /// Everything counted, for one session or, merged, for the whole replay.
@@ -77,6 +173,9 @@ pub(crate) struct Tally {
     /// Events of calls that `--chain` knows never happened (their call was blocked).
     pub(crate) not_reached: u64,
     pub(crate) skips: Skips,
+    /// Tool calls forgotten before their result came, to bound the memory
+    /// kept for them.
+    pub(crate) forgotten_calls: u64,
     /// Per configuration and hook (source, event as written, index): its runs.
     hooks: BTreeMap<(usize, String, String, usize), HookTally>,
     /// The time the main configuration's hooks took, all events together.
@@ -151,6 +250,8 @@ impl Tally {
         self.flagged.push(Flagged {
             session: event.session.to_string(),
             time: event.time.as_deref().map(str::to_owned),
+            line: event.line,
+            tool_use_id: event.request.tool_call_id().map(str::to_owned),
             event: event.name,
             subject: subject(&event.request),
             decision,
@@ -160,16 +261,22 @@ impl Tally {
         });
     }
 
-    /// Notes a difference between the two configurations, if there is one.
+    /// Notes a difference between the two configurations' whole effect
+    /// (decision, honored, stop, follow-up, context, arguments), if there is one.
     pub(crate) fn compare(&mut self, event: &ReplayEvent, main: &HookOutcome, other: &HookOutcome) {
-        let same = main.decision() == other.decision()
-            && (main.decision().as_str() != "transform" || main.arguments() == other.arguments());
-        if same {
+        let (effect, against_effect) = (Effect::of(main), Effect::of(other));
+        let differs = effect.differences(&against_effect);
+        if differs.is_empty() {
             return;
         }
         self.differences.push(Difference {
+            differs,
+            effect,
+            against_effect,
             session: event.session.to_string(),
             time: event.time.as_deref().map(str::to_owned),
+            line: event.line,
+            tool_use_id: event.request.tool_call_id().map(str::to_owned),
             event: event.name,
             subject: subject(&event.request),
             decision: main.decision().as_str(),
@@ -193,6 +300,7 @@ impl Tally {
         self.sessions_skipped += other.sessions_skipped;
         self.events += other.events;
         self.not_reached += other.not_reached;
+        self.forgotten_calls += other.forgotten_calls;
         for (kind, n) in other.skips {
             *self.skips.entry(kind).or_default() += n;
         }
@@ -222,9 +330,9 @@ impl Tally {
     /// reports in the same order as one without.
     fn sort(&mut self) {
         self.flagged
-            .sort_by(|a, b| (&a.session, &a.time).cmp(&(&b.session, &b.time)));
+            .sort_by(|a, b| (&a.session, &a.time, a.line).cmp(&(&b.session, &b.time, b.line)));
         self.differences
-            .sort_by(|a, b| (&a.session, &a.time).cmp(&(&b.session, &b.time)));
+            .sort_by(|a, b| (&a.session, &a.time, a.line).cmp(&(&b.session, &b.time, b.line)));
         for tally in self.hooks.values_mut() {
             tally.micros.sort_unstable();
         }
@@ -260,6 +368,8 @@ impl Tally {
                 json!({
                     "session": f.session,
                     "time": f.time,
+                    "line": f.line,
+                    "tool_use_id": f.tool_use_id,
                     "event": f.event,
                     "subject": f.subject,
                     "decision": f.decision,
@@ -273,6 +383,7 @@ impl Tally {
             "sessions": {"replayed": self.sessions, "skipped": self.sessions_skipped},
             "events": {"replayed": self.events, "not_reached": self.not_reached},
             "skipped_lines": self.skips,
+            "forgotten_calls": self.forgotten_calls,
             "added_ms": self.added.as_secs_f64() * 1000.0,
             "hooks": hooks,
             "flagged": flagged,
@@ -285,6 +396,11 @@ impl Tally {
                     json!({
                         "session": d.session,
                         "time": d.time,
+                        "line": d.line,
+                        "tool_use_id": d.tool_use_id,
+                        "differs": d.differs,
+                        "effect": d.effect.json(),
+                        "against_effect": d.against_effect.json(),
                         "event": d.event,
                         "subject": d.subject,
                         "decision": d.decision,
@@ -325,6 +441,17 @@ impl Tally {
                 "{} event{} not replayed: their tool call was blocked (--chain)",
                 self.not_reached,
                 plural(self.not_reached)
+            );
+        }
+        if self.forgotten_calls > 0 {
+            let _ = writeln!(
+                out,
+                "{} unanswered tool call{} forgotten (more than {} waiting, or {} MiB of their \
+                 input): a later result of one is counted as unpaired",
+                self.forgotten_calls,
+                plural(self.forgotten_calls),
+                super::transcript::MAX_PENDING_CALLS,
+                super::transcript::MAX_PENDING_BYTES >> 20
             );
         }
         let skipped: u64 = self.skips.values().sum();
@@ -395,7 +522,7 @@ impl Tally {
                     }
                 );
                 for d in self.differences.iter().take(SHOWN) {
-                    let _ = writeln!(
+                    let _ = write!(
                         out,
                         "  {}  {}  {}  {}: {} → {}{}",
                         escape(&d.session),
@@ -410,6 +537,16 @@ impl Tally {
                             .map(|r| format!(" ({})", escape(r)))
                             .unwrap_or_default()
                     );
+                    for part in d.differs.iter().filter(|p| **p != "decision") {
+                        let _ = write!(
+                            out,
+                            "; {}: {} → {}",
+                            part.replace('_', "-"),
+                            escape(&cut(&d.against_effect.show(part))),
+                            escape(&cut(&d.effect.show(part)))
+                        );
+                    }
+                    let _ = writeln!(out, "{}", place(d.line, d.tool_use_id.as_deref()));
                 }
                 more(&mut out, n);
             }
@@ -441,11 +578,24 @@ impl Tally {
                 if let Some(arguments) = &f.rewritten {
                     let _ = write!(out, " → {}", escape(&cut(&arguments.to_string())));
                 }
-                let _ = writeln!(out, " [{}]", escape(&f.hooks.join(", ")));
+                let _ = writeln!(
+                    out,
+                    " [{}]{}",
+                    escape(&f.hooks.join(", ")),
+                    place(f.line, f.tool_use_id.as_deref())
+                );
             }
             more(&mut out, n);
         }
         out
+    }
+}
+
+/// Where an event is in its file, for people: `  (line 12, tool call toolu_1)`.
+fn place(line: u64, tool_use_id: Option<&str>) -> String {
+    match tool_use_id {
+        Some(id) => format!("  (line {line}, tool call {})", escape(id)),
+        None => format!("  (line {line})"),
     }
 }
 

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
+use tower_hooks::config::read::{open_regular, FileError};
 use tower_hooks_layers::record::{RecordedRequest, RECORD_TYPE};
 
 use super::event::{ReplayEvent, Selection};
@@ -37,6 +38,8 @@ pub(crate) fn describe_skip(kind: &str) -> &'static str {
 #[derive(Debug)]
 pub(crate) enum OpenError {
     Io(io::Error),
+    /// Not a regular file: what it is.
+    NotAFile(String),
     /// No line is a Claude Code transcript line or a record line.
     NotASession,
 }
@@ -45,6 +48,7 @@ impl std::fmt::Display for OpenError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             OpenError::Io(e) => write!(f, "cannot read it: {e}"),
+            OpenError::NotAFile(what) => write!(f, "{what}; hooks replay reads regular files only"),
             OpenError::NotASession => write!(
                 f,
                 "neither a Claude Code transcript nor a session record (no line has \
@@ -72,9 +76,21 @@ pub(crate) struct SessionReader {
     pub(crate) skips: Skips,
 }
 
+impl From<FileError> for OpenError {
+    fn from(error: FileError) -> Self {
+        match error {
+            FileError::Io(e) => OpenError::Io(e),
+            other => OpenError::NotAFile(other.to_string()),
+        }
+    }
+}
+
 impl SessionReader {
-    pub(crate) fn open(path: &Path) -> Result<Self, OpenError> {
-        let file = File::open(path).map_err(OpenError::Io)?;
+    /// Opens the session file at `path` (a regular file, else an error: a
+    /// FIFO or a device is never read); its events tell hooks the
+    /// transcript is at `shown` and the session ran in `cwd`.
+    pub(crate) fn open(path: &Path, shown: &Path, cwd: Arc<str>) -> Result<Self, OpenError> {
+        let file = open_regular(path)?;
         let stem: Arc<str> = path
             .file_stem()
             .map(|s| s.to_string_lossy())
@@ -83,11 +99,16 @@ impl SessionReader {
         Ok(SessionReader {
             lines: Lines::new(BufReader::with_capacity(64 << 10, file), MAX_LINE),
             format: None,
-            transcript: Transcript::new(path, stem.clone()),
+            transcript: Transcript::new(shown, stem.clone(), cwd),
             stem,
             pending: VecDeque::new(),
             skips: Skips::new(),
         })
+    }
+
+    /// Tool calls forgotten unanswered, to bound what is kept for them.
+    pub(crate) fn forgotten_calls(&self) -> u64 {
+        self.transcript.forgotten
     }
 
     /// The next event `wanted` selects; `None` at the end of the file.
@@ -99,6 +120,7 @@ impl SessionReader {
             if let Some(event) = self.pending.pop_front() {
                 return Ok(Some(event));
             }
+            let number = self.lines.number() + 1;
             let line = match self.lines.next_line().map_err(OpenError::Io)? {
                 None if self.format.is_none() => return Err(OpenError::NotASession),
                 None => return Ok(None),
@@ -110,7 +132,7 @@ impl SessionReader {
                 Some(Line::Text(text)) => text,
             };
             if self.format == Some(Format::Record) {
-                match read_record(line, &self.stem, wanted) {
+                match read_record(line, number, &self.stem, wanted) {
                     Ok(Some(event)) => return Ok(Some(event)),
                     Ok(None) => {}
                     Err(kind) => *self.skips.entry(kind).or_default() += 1,
@@ -131,7 +153,7 @@ impl SessionReader {
             if self.format.is_none() {
                 if object.get("type").and_then(Value::as_str) == Some(RECORD_TYPE) {
                     self.format = Some(Format::Record);
-                    match read_record(line, &self.stem, wanted) {
+                    match read_record(line, number, &self.stem, wanted) {
                         Ok(Some(event)) => return Ok(Some(event)),
                         Ok(None) => {}
                         Err(kind) => *self.skips.entry(kind).or_default() += 1,
@@ -143,7 +165,10 @@ impl SessionReader {
                 }
                 self.format = Some(Format::Claude);
             }
-            if let Err(kind) = self.transcript.line(object, wanted, &mut self.pending) {
+            if let Err(kind) = self
+                .transcript
+                .line(number, object, wanted, &mut self.pending)
+            {
                 *self.skips.entry(kind).or_default() += 1;
             }
         }
@@ -153,6 +178,7 @@ impl SessionReader {
 /// One line of a record: the event, or `None` when `wanted` leaves it out.
 fn read_record(
     line: &[u8],
+    number: u64,
     stem: &Arc<str>,
     wanted: &Selection,
 ) -> Result<Option<ReplayEvent>, &'static str> {
@@ -166,6 +192,7 @@ fn read_record(
         name: event.name(),
         session: record.session_id.as_deref().map_or(stem.clone(), Arc::from),
         time: Some(record.time.into()),
+        line: number,
         request,
     }))
 }

@@ -37,6 +37,14 @@ const PASSED_OVER: &[&str] = &[
     "permission-mode",
 ];
 
+/// The most tool calls kept waiting for their result; past it the oldest is
+/// forgotten (and counted).
+pub(crate) const MAX_PENDING_CALLS: usize = 1024;
+
+/// The most bytes of tool input (as JSON) kept for calls waiting for their
+/// result; past it the oldest calls are forgotten (and counted).
+pub(crate) const MAX_PENDING_BYTES: usize = 4 << 20;
+
 /// How a prompt injected by a compaction begins.
 const COMPACTION: &str = "This session is being continued from a previous conversation";
 
@@ -50,31 +58,51 @@ pub(crate) fn recognizes(line: &Map<String, Value>) -> bool {
 /// One transcript's reading state.
 #[derive(Debug)]
 pub(crate) struct Transcript {
-    /// The file, as hooks get it in `transcript_path`.
+    /// The file, as hooks get it in `transcript_path`: the scratch copy.
     path: String,
+    /// The directory every event's `cwd` names, whatever the line says: the
+    /// scratch project directory.
+    cwd: Arc<str>,
     /// The session id when a line has none: the file's stem.
     stem: Arc<str>,
-    /// Tool calls without their result yet: id → (tool name, input).
-    calls: HashMap<String, (String, Value)>,
+    /// Tool calls without their result yet: id → (tool name, input, its
+    /// size as JSON).
+    calls: HashMap<String, (String, Value, usize)>,
+    /// The ids of `calls`, oldest first.
+    order: VecDeque<String>,
+    /// The sizes of `calls`' inputs, together.
+    pending_bytes: usize,
+    /// Calls forgotten unanswered to keep `calls` within its bounds.
+    pub(crate) forgotten: u64,
+    /// The number of the line being read.
+    number: u64,
 }
 
 impl Transcript {
-    pub(crate) fn new(path: &Path, stem: Arc<str>) -> Self {
+    /// The reader of a transcript that hooks are told is at `path`, run in `cwd`.
+    pub(crate) fn new(path: &Path, stem: Arc<str>, cwd: Arc<str>) -> Self {
         Transcript {
             path: path.to_string_lossy().into_owned(),
+            cwd,
             stem,
             calls: HashMap::new(),
+            order: VecDeque::new(),
+            pending_bytes: 0,
+            forgotten: 0,
+            number: 0,
         }
     }
 
-    /// The events of one line, appended to `out`; the kind of skip for a line
-    /// that cannot be read.
+    /// The events of line `number`, appended to `out`; the kind of skip for
+    /// a line that cannot be read.
     pub(crate) fn line(
         &mut self,
+        number: u64,
         line: Map<String, Value>,
         wanted: &Selection,
         out: &mut VecDeque<ReplayEvent>,
     ) -> Result<(), &'static str> {
+        self.number = number;
         let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
         match kind {
             "user" => self.user(&line, wanted, out),
@@ -159,7 +187,7 @@ impl Transcript {
                         fields.insert("tool_use_id".into(), id.into());
                         self.push("PreToolUse", line, fields, out)?;
                     }
-                    self.calls.insert(id.to_owned(), (name.to_owned(), input));
+                    self.wait_for(id, name, input);
                 }
                 Some("text") => texts.extend(block.get("text").and_then(Value::as_str)),
                 _ => {}
@@ -187,7 +215,7 @@ impl Transcript {
             .get("tool_use_id")
             .and_then(Value::as_str)
             .ok_or("invalid")?;
-        let call = self.calls.remove(id);
+        let call = self.answered(id);
         if !wanted.has(Event::ToolExecutionEnd) {
             return Ok(());
         }
@@ -220,6 +248,45 @@ impl Transcript {
         self.push(event, line, fields, out)
     }
 
+    /// Keeps a call until its result, forgetting the oldest calls past
+    /// [`MAX_PENDING_CALLS`] or [`MAX_PENDING_BYTES`].
+    fn wait_for(&mut self, id: &str, name: &str, input: Value) {
+        let size = json_size(&input) + name.len() + id.len();
+        if let Some((_, _, old)) = self.calls.remove(id) {
+            self.pending_bytes -= old;
+            self.order.retain(|waiting| waiting != id);
+        }
+        if size > MAX_PENDING_BYTES {
+            // Too big to keep even alone: forgotten at once.
+            self.forgotten += 1;
+            return;
+        }
+        while self.order.len() >= MAX_PENDING_CALLS || self.pending_bytes + size > MAX_PENDING_BYTES
+        {
+            let Some(oldest) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((_, _, bytes)) = self.calls.remove(&oldest) {
+                self.pending_bytes -= bytes;
+            }
+            self.forgotten += 1;
+        }
+        self.pending_bytes += size;
+        self.order.push_back(id.to_owned());
+        self.calls
+            .insert(id.to_owned(), (name.to_owned(), input, size));
+    }
+
+    /// The call `id` answers, no longer waiting.
+    fn answered(&mut self, id: &str) -> Option<(String, Value)> {
+        let (name, input, bytes) = self.calls.remove(id)?;
+        self.pending_bytes -= bytes;
+        if let Some(at) = self.order.iter().position(|waiting| waiting == id) {
+            self.order.remove(at);
+        }
+        Some((name, input))
+    }
+
     fn prompt(
         &self,
         line: &Map<String, Value>,
@@ -236,9 +303,9 @@ impl Transcript {
         let mut fields = Map::new();
         fields.insert("session_id".into(), self.session(line).as_ref().into());
         fields.insert("transcript_path".into(), self.path.clone().into());
-        if let Some(cwd) = line.get("cwd").filter(|c| c.is_string()) {
-            fields.insert("cwd".into(), cwd.clone());
-        }
+        // The recorded directory is never handed on: a hook that writes
+        // where the session ran writes in the scratch directory.
+        fields.insert("cwd".into(), self.cwd.as_ref().into());
         if let Some(mode) = line.get("permissionMode").filter(|m| m.is_string()) {
             fields.insert("permission_mode".into(), mode.clone());
         }
@@ -259,19 +326,35 @@ impl Transcript {
         fields: Map<String, Value>,
         out: &mut VecDeque<ReplayEvent>,
     ) -> Result<(), &'static str> {
-        let cwd = fields.get("cwd").and_then(Value::as_str).map(str::to_owned);
-        let mut request = claude::request(event, fields).map_err(|_| "invalid")?;
-        if let Some(cwd) = cwd {
-            request = request.with_cwd(cwd);
-        }
+        let request = claude::request(event, fields)
+            .map_err(|_| "invalid")?
+            .with_cwd(self.cwd.clone());
         out.push_back(ReplayEvent {
             request,
             name: event,
             session: self.session(line),
             time: line.get("timestamp").and_then(Value::as_str).map(Arc::from),
+            line: self.number,
         });
         Ok(())
     }
+}
+
+/// The length of `value` written as JSON, without writing it anywhere.
+fn json_size(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 fn flag(line: &Map<String, Value>, key: &str) -> bool {
@@ -284,14 +367,18 @@ mod tests {
     use serde_json::json;
 
     fn read(lines: &[Value], wanted: &Selection) -> (Vec<ReplayEvent>, Vec<&'static str>) {
-        let mut transcript = Transcript::new(Path::new("/t/s-1.jsonl"), "s-1".into());
+        let mut transcript = Transcript::new(
+            Path::new("/t/s-1.jsonl"),
+            "s-1".into(),
+            "/scratch/project".into(),
+        );
         let mut out = VecDeque::new();
         let mut skips = Vec::new();
-        for line in lines {
+        for (number, line) in (1..).zip(lines) {
             let Value::Object(map) = line.clone() else {
                 panic!()
             };
-            if let Err(kind) = transcript.line(map, wanted, &mut out) {
+            if let Err(kind) = transcript.line(number, map, wanted, &mut out) {
                 skips.push(kind);
             }
         }
@@ -357,7 +444,9 @@ mod tests {
         assert_eq!(events[0].request.arguments()["prompt"], "fix the build");
         assert_eq!(events[1].request.tool_name(), Some("Bash"));
         assert_eq!(events[1].request.tool_call_id(), Some("t1"));
-        assert_eq!(events[1].request.cwd(), Some("/home/u/app"));
+        // The recorded directory is mapped to the scratch project.
+        assert_eq!(events[1].request.cwd(), Some("/scratch/project"));
+        assert_eq!(events[1].line, 2);
         assert_eq!(&*events[1].session, "s-1");
         assert_eq!(
             events[2].request.arguments()["tool_response"]["content"],
