@@ -11,18 +11,36 @@
 //!   trailing ` *`, and such a prefix rule also matches the bare command
 //!   (`Bash(git commit:*)` matches `git commit`). The command is split into
 //!   its simple commands at `&&`, `||`, `;`, `|`, `&` and new lines, and the
-//!   commands inside `$(…)`, backquotes and `(…)` are taken out too; leading
-//!   `VAR=value` words and shell keywords (`if`, `then`, `do`, `!`, `{`, …)
-//!   are dropped, and the rule matches when any one of them matches. Words
-//!   are read as the shell reads them: quotes and backslashes are removed
-//!   (`\rm`, `'rm'`, `"rm"` and `r""m` are `rm`). A program that the shell
-//!   finds only when the command runs (`$x`, `$(…)`, backquotes, an
-//!   unquoted glob such as `r*`, a `$'…'` with escapes) matches, so the hook
-//!   runs. When another word holds an expansion or a glob, what it runs is
-//!   not known before it runs either: a rule naming more than the program
-//!   then matches as soon as the program does. A command that cannot be split
-//!   (an unclosed quote or `$(`) matches, so the hook runs: a guard errs on
-//!   the side of running.
+//!   commands inside `$(…)`, backquotes (nested ones too), `<(…)`, `>(…)`,
+//!   `(…)`, `{ …; }` and the expansions of a here-document are taken out too;
+//!   the text of a here-document is also read as commands when it parses
+//!   (`bash <<EOF` runs it). Redirections are no words (`>/dev/null rm x` is
+//!   `rm x`); leading `VAR=value` words and shell keywords (`if`, `then`,
+//!   `do`, `!`, `{`, …) are dropped, and the wrappers that run the rest in
+//!   the same shell (`command`, `exec`, `builtin`, `time`) are read through.
+//!   The rule matches when any one of them matches. Words are read as the
+//!   shell reads them: quotes and backslashes are removed (`\rm`, `'rm'`,
+//!   `"rm"` and `r""m` are `rm`), and a program given by its path (`/bin/rm`)
+//!   is also tested by its file name. A program that the shell finds only
+//!   when the command runs (`$x`, `$(…)`, backquotes, an unquoted glob such
+//!   as `r*` or a brace such as `{rm,x}`, a `$'…'` with escapes) matches, so
+//!   the hook runs. When another word holds an expansion or a glob, what it
+//!   runs is not known before it runs either: a rule naming more than the
+//!   program then matches as soon as the program does.
+//!
+//!   A rule decides only what it can read: it matches, so the hook runs, on a
+//!   command that cannot be split (an unclosed quote or `$(`, a here-document
+//!   without its end line), a parameter expansion other than the plain forms
+//!   (`${x:-$(…)}`, `${x:-{}`, `${!x}` and quotes inside all match), arithmetic
+//!   on anything but numbers (`$((x))`, `((x))`, `$[x]`, `${x:i}`: bash
+//!   evaluates `x`, and a value such as `a[$(rm …)]` runs), and programs that
+//!   run code the command does not show (`eval`, `function`, `coproc`,
+//!   `trap`, `alias`, `hash`, `let`, `declare`, `typeset`, `local`,
+//!   `mapfile`, `readarray`, `[[`, `printf -v`, `test -v`, `read` into an
+//!   array element, anything naming `PS4`). A guard errs on the side of
+//!   running. Other programs stay programs: `env rm x`, `sudo rm x`,
+//!   `nohup rm x`, `xargs rm` and `sh -c 'rm x'` are `env`, `sudo`, `nohup`,
+//!   `xargs` and `sh` to a rule, so `Bash(rm *)` does not match them.
 //! * **File tools** (a tool input with `file_path`, else `notebook_path`, else
 //!   `path`): the path, with gitignore-like rules, as Claude Code's `Read` and
 //!   `Edit` permission rules: `*` stays within one path component, `**`
