@@ -5,12 +5,54 @@
 //! `^(name|name)$` with plain names are compared as strings, where that gives
 //! `Regex::is_match`'s answer. The chain and the [`Matcher`](crate::layer::matcher)
 //! layer both test hooks with it.
+//!
+//! Every regex read from a hook file, in every dialect, is compiled here
+//! ([`compile_regex`]), under bounds that no real matcher comes near: a
+//! compiled form of at most [`MATCHER_SIZE_LIMIT`] bytes, a lazy DFA cache of
+//! at most as much, and at most [`MATCHER_NEST_LIMIT`] nested groups. Past the
+//! size bound the `regex` crate stops compiling and answers an error, so a
+//! file of hostile matchers (`\w{1000}` a hundred times) loads in a moment
+//! instead of minutes, and each such matcher is handled as its dialect handles
+//! one that does not compile.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
+
+/// The most a matcher's compiled regex may take, in bytes (1 MiB).
+///
+/// For scale: a Unicode class such as `\w` or `\pL` compiles to about
+/// 50 KB, `\w{10}` to 0.5 MB, `.{1000}` to just under 1 MB; the matchers of
+/// real hook files (`Edit|Write`, `mcp__github__.*`, `(?i)rm\s+-rf`) take a
+/// few KB. Compiling up to the bound takes some milliseconds.
+pub const MATCHER_SIZE_LIMIT: usize = 1 << 20;
+
+/// How deeply a matcher's groups and classes may nest (64).
+pub const MATCHER_NEST_LIMIT: u32 = 64;
+
+/// Compiles a regex read from a hook file under the bounds
+/// ([`MATCHER_SIZE_LIMIT`], [`MATCHER_NEST_LIMIT`]). A regex over the size
+/// bound is [`regex::Error::CompiledTooBig`] (see [`is_too_big`]).
+pub(crate) fn compile_regex(pattern: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern)
+        .size_limit(MATCHER_SIZE_LIMIT)
+        .dfa_size_limit(MATCHER_SIZE_LIMIT)
+        .nest_limit(MATCHER_NEST_LIMIT)
+        .build()
+}
+
+/// Whether `error` says the regex compiles to more than the bound.
+pub(crate) fn is_too_big(error: &regex::Error) -> bool {
+    matches!(error, regex::Error::CompiledTooBig(_))
+}
+
+/// Why a matcher over the bound is refused, and what to write instead: the
+/// message every dialect gives for it.
+pub(crate) const TOO_BIG: &str = "the matcher is too big: compiled, it would take more than \
+     1 MiB, the bound on a matcher; a counted repetition of a Unicode class is the usual \
+     cause (\\w alone is about 50 KB): write [A-Za-z0-9_] or (?-u:\\w) for \\w, or repeat less";
 
 /// A compiled matcher: everything, exact names, or a regex.
 #[derive(Clone)]
@@ -35,7 +77,7 @@ impl Pattern {
         if let Some(names) = exact_names(matcher) {
             return Ok(Pattern::Exact(names));
         }
-        Regex::new(matcher)
+        compile_regex(matcher)
             .map(|re| Pattern::Regex(Arc::new(re)))
             .map_err(|error| PatternError {
                 pattern: matcher.to_owned(),
@@ -106,10 +148,20 @@ impl PatternError {
         &self.error
     }
 
+    /// Whether the matcher is a valid regex whose compiled form would take
+    /// more than [`MATCHER_SIZE_LIMIT`] bytes.
+    pub fn is_too_big(&self) -> bool {
+        is_too_big(&self.error)
+    }
+
     /// The regex's explanation, bounded for a message: in full for a matcher of
     /// at most 200 characters; for a longer one only its last line (`error:
     /// unclosed group`), since the full text quotes the whole matcher.
+    /// A matcher over the bound says so, with what to write instead.
     pub fn explanation(&self) -> String {
+        if self.is_too_big() {
+            return TOO_BIG.to_owned();
+        }
         let message = self.error.to_string();
         if self.pattern.chars().nth(DISPLAY_CHARS).is_none() {
             return message;
@@ -121,6 +173,14 @@ impl PatternError {
 
 impl fmt::Display for PatternError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_too_big() {
+            return write!(
+                f,
+                "matcher {:?} is too big: compiled, it would take more than {} KiB",
+                display_pattern(&self.pattern),
+                MATCHER_SIZE_LIMIT >> 10
+            );
+        }
         write!(
             f,
             "matcher {:?} is not a valid regex",
@@ -240,6 +300,50 @@ mod tests {
         let cut = display_pattern(&long);
         assert_eq!(cut.chars().count(), DISPLAY_CHARS + 1);
         assert_eq!(cut, format!("{}\u{2026}", "é".repeat(DISPLAY_CHARS)));
+    }
+
+    #[test]
+    fn a_matcher_over_the_bound_is_an_error_that_says_it_is_too_big() {
+        for matcher in [r"\w{1000}", r"(\w{100}){100}", r"\pL{500}", r".{2000}"] {
+            let err = Pattern::new(matcher).unwrap_err();
+            assert!(err.is_too_big(), "{matcher}: {:?}", err.regex_error());
+            assert_eq!(err.pattern(), matcher);
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "matcher {matcher:?} is too big: compiled, it would take more than 1024 KiB"
+                )
+            );
+            assert!(err.explanation().starts_with("the matcher is too big"));
+        }
+        // A plain syntax error is not "too big".
+        assert!(!Pattern::new("(unclosed").unwrap_err().is_too_big());
+    }
+
+    #[test]
+    fn real_matchers_stay_well_inside_the_bound() {
+        for matcher in [
+            r"\w",
+            r"\w{10}",
+            r".{500}",
+            r"\S{64}",
+            r"[^\s]{200}",
+            r"(?i)(password|secret|token|api[_-]?key)\s*[:=]\s*\S{8,}",
+            r"mcp__github__.*",
+            r"Edit|Write|MultiEdit|NotebookEdit",
+            r"git\s+push\s+(-f|--force)",
+            r"[A-Za-z0-9+/]{40,}",
+        ] {
+            Pattern::new(matcher).unwrap_or_else(|e| panic!("{matcher}: {e}"));
+        }
+    }
+
+    #[test]
+    fn groups_nested_past_the_limit_are_refused() {
+        let nested = |depth: usize| format!("{}a{}", "(".repeat(depth), ")".repeat(depth));
+        Pattern::new(&nested(MATCHER_NEST_LIMIT as usize - 1)).unwrap();
+        let err = Pattern::new(&nested(1000)).unwrap_err();
+        assert!(err.regex_error().to_string().contains("nest"), "{err:?}");
     }
 
     #[test]

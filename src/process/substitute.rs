@@ -1,4 +1,5 @@
-//! Paths put into hook commands as one word, never as shell code.
+//! Paths put into hook commands as one word, never as shell code for the
+//! shell that runs the command.
 //!
 //! Every dialect names a few directories in its commands: Claude Code's
 //! `${CLAUDE_PROJECT_DIR}`, `${CLAUDE_PLUGIN_ROOT}` and
@@ -9,7 +10,11 @@
 //!   piece of the word it sits in: outside quotes it goes in quoted (as if
 //!   double-quoted: nothing in it expands, and it is not split), inside `"…"`
 //!   it is escaped for there, inside `'…'` (and bash's `$'…'`) it is the path; a directory named `x; touch pwned`,
-//!   `my "proj"` or `a b` is that directory, and nothing in it ever runs;
+//!   `my "proj"` or `a b` is that directory, and nothing in it runs in the
+//!   shell that runs the command (a command that hands it on to a second
+//!   evaluation, `sh -c "${CLAUDE_PROJECT_DIR}/x.sh"` or `eval`, has that inner
+//!   shell read it as code: no quoting can prevent that, so the loaders warn
+//!   about such commands, see `twice`);
 //! * in exec form ([`Form::Exec`], one argument of a program started without a
 //!   shell) the path goes in as it is.
 //!
@@ -57,6 +62,9 @@
 //! `$` reference outside quotes in double quotes, so that it stays one word).
 
 use std::borrow::Cow;
+
+mod twice;
+pub(crate) use twice::{evaluated_twice, evaluated_twice_exec, References};
 
 /// How the text a path goes into is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

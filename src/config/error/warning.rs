@@ -324,6 +324,36 @@ pub enum ConfigWarningKind {
         /// Why it does not compile.
         error: String,
     },
+    /// A matcher whose regex would compile to more than
+    /// [`MATCHER_SIZE_LIMIT`](crate::pattern::MATCHER_SIZE_LIMIT) bytes
+    /// (`\w{1000}`): it is not compiled, and its entry is handled as one whose
+    /// matcher does not compile in its dialect (a Codex group or a Cursor
+    /// entry never runs; a Gemini CLI definition's matcher is compared as a
+    /// literal tool name). A Claude Code group over the bound is dropped, and
+    /// a nanopi entry refused, as with any invalid matcher.
+    MatcherTooBig {
+        /// The entry, as a JSON path: `hooks.BeforeTool[0]`.
+        at: String,
+        /// The matcher as written.
+        matcher: String,
+        /// What that means for the entry: `so this group never runs`.
+        effect: &'static str,
+    },
+    /// A command that hands a path or value its dialect puts in
+    /// (`${CLAUDE_PROJECT_DIR}`, Gemini CLI's `$GEMINI_SESSION_ID`) to a
+    /// second evaluation: the script of `sh -c`, the words of `eval`, the
+    /// program of `python3 -c`. The value is one word for the shell that runs
+    /// the command, but the inner reader parses it as code, so a directory
+    /// whose name holds `$(…)` or `;` would run there.
+    EvaluatedTwice {
+        /// The entry, in its dialect's words: `PreToolUse handler 1
+        /// (hooks.PreToolUse[0].hooks[0])`, `hooks.BeforeTool[0].hooks[0]`.
+        at: String,
+        /// The reference as written.
+        reference: String,
+        /// What reads it again: `sh -c`, `eval`.
+        evaluator: String,
+    },
     /// A matcher on an entry whose event has nothing to match (Cursor's
     /// `sessionStart`, `sessionEnd`, `preCompact`): ignored, so the hook runs
     /// every time.
@@ -545,6 +575,28 @@ impl fmt::Display for ConfigWarningKind {
                 f,
                 "{at}: matcher \"{}\" is not a valid regex ({error}), so this hook never runs",
                 crate::pattern::display_pattern(matcher)
+            ),
+            ConfigWarningKind::MatcherTooBig {
+                ref at,
+                ref matcher,
+                effect,
+            } => write!(
+                f,
+                "{at}: matcher \"{}\" is not compiled, {effect}: {}",
+                crate::pattern::display_pattern(matcher),
+                crate::pattern::TOO_BIG
+            ),
+            ConfigWarningKind::EvaluatedTwice {
+                ref at,
+                ref reference,
+                ref evaluator,
+            } => write!(
+                f,
+                "{at}: the command hands {reference} to `{evaluator}`, which reads it as code \
+                 a second time, so a directory or value whose name holds `$(…)`, `;` or a \
+                 quote would run as a command there; pass it as an argument instead \
+                 (sh -c '\"$1\"/x.sh' sh \"{reference}\") and keep it out of the text \
+                 `{evaluator}` reads"
             ),
             ConfigWarningKind::IgnoredEntryMatcher {
                 ref at,

@@ -296,14 +296,25 @@ fn read_group(
             expected: "a key of a Codex matcher group or handler",
         });
     }
-    let pattern = match CodexMatcher::new(event, group.matcher.as_deref()) {
+    let pattern = match CodexMatcher::compile(event, group.matcher.as_deref()) {
         Ok(pattern) => pattern,
+        // Over the bound: handled as a matcher that does not compile.
+        Err(error) if crate::pattern::is_too_big(&error) => {
+            out.warnings.push(ConfigWarningKind::MatcherTooBig {
+                at,
+                matcher: group.matcher.clone().unwrap_or_default(),
+                effect: "so Codex skips this group and its hooks never run",
+            });
+            return Ok(());
+        }
         Err(error) => {
-            // Codex skips the group with a warning.
+            // Codex skips the group with a warning. The regex crate's message
+            // spans lines; the last one says what is wrong.
+            let text = error.to_string();
             out.warnings.push(ConfigWarningKind::InvalidMatcher {
                 at,
                 matcher: group.matcher.clone().unwrap_or_default(),
-                error,
+                error: text.lines().last().unwrap_or_default().trim().to_owned(),
             });
             return Ok(());
         }

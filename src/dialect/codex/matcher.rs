@@ -35,8 +35,26 @@ pub enum CodexMatcher {
 
 impl CodexMatcher {
     /// Reads `matcher` for a group of `event`; `Err` is why a regex does not
-    /// compile (Codex skips that group).
+    /// compile, or that it is over the bound on a matcher (1 MiB compiled,
+    /// [`MATCHER_SIZE_LIMIT`](crate::pattern::MATCHER_SIZE_LIMIT)): Codex
+    /// skips that group.
     pub fn new(event: CodexEvent, matcher: Option<&str>) -> Result<CodexMatcher, String> {
+        // The regex crate's message spans lines; the last one says what is wrong.
+        CodexMatcher::compile(event, matcher).map_err(|err| {
+            if crate::pattern::is_too_big(&err) {
+                return crate::pattern::TOO_BIG.to_owned();
+            }
+            let text = err.to_string();
+            text.lines().last().unwrap_or_default().trim().to_owned()
+        })
+    }
+
+    /// [`new`](Self::new) with the regex crate's error, for the loader, which
+    /// tells a matcher over the bound from one that is no regex.
+    pub(crate) fn compile(
+        event: CodexEvent,
+        matcher: Option<&str>,
+    ) -> Result<CodexMatcher, regex::Error> {
         let text = match matcher {
             Some(text) if event.has_matcher() && !text.is_empty() && text != "*" => text,
             _ => return Ok(CodexMatcher::All),
@@ -49,13 +67,7 @@ impl CodexMatcher {
                 text.split('|').map(str::to_owned).collect(),
             ));
         }
-        Regex::new(text)
-            .map(|regex| CodexMatcher::Regex(Arc::new(regex)))
-            // The regex crate's message spans lines; the last one says what is wrong.
-            .map_err(|err| {
-                let text = err.to_string();
-                text.lines().last().unwrap_or_default().trim().to_owned()
-            })
+        crate::pattern::compile_regex(text).map(|regex| CodexMatcher::Regex(Arc::new(regex)))
     }
 
     /// Whether any of `subjects` (a tool's name and its aliases) matches.

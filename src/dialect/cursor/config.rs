@@ -218,6 +218,14 @@ fn entry_of(
             CursorMatcher::Any
         }
         Some(m) => CursorMatcher::compile(event, m).unwrap_or_else(|err| {
+            if crate::pattern::is_too_big(&err) {
+                warnings.push(ConfigWarningKind::MatcherTooBig {
+                    at: at.to_owned(),
+                    matcher: m.to_owned(),
+                    effect: "so it selects nothing and this hook never runs",
+                });
+                return CursorMatcher::Nothing;
+            }
             warnings.push(ConfigWarningKind::InvalidMatcher {
                 at: at.to_owned(),
                 matcher: m.to_owned(),

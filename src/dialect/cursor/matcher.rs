@@ -13,7 +13,9 @@
 //!   its `mcp__<server>__`, `mcp_` or `MCP:` prefix) is `<name>`, ignoring case;
 //! * anything else: a regex.
 //!
-//! A regex the `regex` crate cannot compile selects nothing (the loader warns).
+//! A regex the `regex` crate cannot compile selects nothing (the loader warns),
+//! and so does one whose compiled form would take more than 1 MiB
+//! ([`MATCHER_SIZE_LIMIT`](crate::pattern::MATCHER_SIZE_LIMIT)).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -78,7 +80,8 @@ impl CursorMatcher {
                 .collect();
             return Ok(CursorMatcher::Names(names));
         }
-        Ok(CursorMatcher::Regex(Arc::new(Regex::new(matcher)?)))
+        let regex = crate::pattern::compile_regex(matcher)?;
+        Ok(CursorMatcher::Regex(Arc::new(regex)))
     }
 
     /// Whether it selects a call whose subject is `subject`.

@@ -32,6 +32,20 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::event::GeminiEvent;
+use super::hook::{GeminiMatcher, CWD_VAR, PROJECT_DIR_VAR, SESSION_ID_VAR};
+use crate::process::substitute::{evaluated_twice, References};
+
+/// The variables Gemini CLI replaces in a command (as `$NAME`) before the
+/// shell reads it.
+const EXPANDED: References<'static> = References {
+    names: &[
+        PROJECT_DIR_VAR,
+        crate::dialect::claude::PROJECT_DIR_VAR,
+        CWD_VAR,
+        SESSION_ID_VAR,
+    ],
+    bare_substituted: true,
+};
 use crate::config::derived::{refuse, Refused};
 use crate::config::read::read_config;
 use crate::config::{ConfigError, ConfigErrorKind, ConfigWarningKind, MAX_CONFIG_SIZE};
@@ -78,6 +92,8 @@ pub struct GeminiEntry {
     pub timeout: Duration,
     /// `env`: variables added last to the hook's environment.
     pub env: Vec<(String, String)>,
+    /// `matcher`, compiled once for its whole definition.
+    pub(crate) compiled: GeminiMatcher,
 }
 
 impl GeminiEntry {
@@ -349,6 +365,16 @@ pub fn parse(text: &str) -> Result<GeminiFile, ConfigErrorKind> {
             let matcher = string(definition.matcher)
                 .map(|m| m.trim().to_owned())
                 .filter(|m| !m.is_empty() && m != "*");
+            let (compiled, error) = GeminiMatcher::compile(event, matcher.as_deref());
+            if error.as_ref().is_some_and(crate::pattern::is_too_big) {
+                file.warnings.push(ConfigWarningKind::MatcherTooBig {
+                    at: at.clone(),
+                    matcher: matcher.clone().unwrap_or_default(),
+                    effect: "so it is read as Gemini CLI reads a matcher that is no regex, \
+                             as a literal tool name, and this definition's hooks run for no \
+                             real tool",
+                });
+            }
             for (h, handler) in handlers.into_iter().enumerate() {
                 let at = format!("{at}.hooks[{h}]");
                 let handler: Handler = read(Value::Object(handler), &at)?;
@@ -376,6 +402,16 @@ pub fn parse(text: &str) -> Result<GeminiFile, ConfigErrorKind> {
                         at: format!("\"command\" of {at}"),
                     });
                 }
+                // Gemini CLI puts the values of `$GEMINI_PROJECT_DIR`, … into
+                // the command before bash reads it: one word for that shell,
+                // code again for a `bash -c` or `eval` the command hands it to.
+                if let Some(found) = evaluated_twice(&command, EXPANDED) {
+                    file.warnings.push(ConfigWarningKind::EvaluatedTwice {
+                        at: at.clone(),
+                        reference: found.reference,
+                        evaluator: found.evaluator,
+                    });
+                }
                 file.entries.push(GeminiEntry {
                     event,
                     definition: d,
@@ -387,6 +423,7 @@ pub fn parse(text: &str) -> Result<GeminiFile, ConfigErrorKind> {
                     description: string(handler.description),
                     timeout: handler.timeout.unwrap_or(DEFAULT_TIMEOUT),
                     env: handler.env.unwrap_or_default(),
+                    compiled: compiled.clone(),
                 });
             }
         }

@@ -43,16 +43,28 @@ pub(crate) enum GeminiMatcher {
 
 impl GeminiMatcher {
     /// The matcher `written` at `event`.
+    #[cfg(test)]
     pub(crate) fn new(event: GeminiEvent, written: Option<&str>) -> GeminiMatcher {
+        GeminiMatcher::compile(event, written).0
+    }
+
+    /// The matcher `written` at `event`, with the regex crate's error when
+    /// it is a tool regex that does not compile (then it is a
+    /// [`Literal`](Self::Literal)), which the loader reports when the regex
+    /// is over the bound on a matcher.
+    pub(crate) fn compile(
+        event: GeminiEvent,
+        written: Option<&str>,
+    ) -> (GeminiMatcher, Option<regex::Error>) {
         let Some(written) = written else {
-            return GeminiMatcher::All;
+            return (GeminiMatcher::All, None);
         };
         match event.matcher_kind() {
-            MatcherKind::Ignored => GeminiMatcher::All,
-            MatcherKind::Exact => GeminiMatcher::Exact(event, written.into()),
-            MatcherKind::ToolRegex => match Regex::new(written) {
-                Ok(regex) => GeminiMatcher::Regex(Arc::new(regex)),
-                Err(_) => GeminiMatcher::Literal(written.into()),
+            MatcherKind::Ignored => (GeminiMatcher::All, None),
+            MatcherKind::Exact => (GeminiMatcher::Exact(event, written.into()), None),
+            MatcherKind::ToolRegex => match crate::pattern::compile_regex(written) {
+                Ok(regex) => (GeminiMatcher::Regex(Arc::new(regex)), None),
+                Err(err) => (GeminiMatcher::Literal(written.into()), Some(err)),
             },
         }
     }
@@ -95,7 +107,8 @@ pub(crate) struct GeminiHook {
 pub(crate) fn spec(entry: &GeminiEntry, source: &str, project_dir: &str, index: usize) -> HookSpec {
     let hook = GeminiHook {
         event: entry.event,
-        matcher: GeminiMatcher::new(entry.event, entry.matcher.as_deref()),
+        // Compiled once per definition by the loader.
+        matcher: entry.compiled.clone(),
         sequential: entry.sequential,
         project_dir: project_dir.into(),
         env: entry.env.clone(),

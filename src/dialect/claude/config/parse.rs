@@ -25,7 +25,7 @@ use crate::dialect::claude::rule::{self, PermissionRule};
 use crate::dialect::claude::ClaudeEvent;
 use crate::event::Event;
 use crate::pattern::{Pattern, PatternError};
-use crate::process::substitute::Form;
+use crate::process::substitute::{evaluated_twice, evaluated_twice_exec, Form, References};
 use crate::spec::HookKind;
 
 /// The events of `hooks`, in file order, each with its matcher groups as
@@ -429,6 +429,30 @@ impl Reader<'_> {
             (None, Some(POWERSHELL)) => None,
             (None, _) => Some(Form::Sh),
         };
+        // A path put in is one word for the shell that runs the command, but
+        // not for a second evaluation the command hands it to (`sh -c`, `eval`).
+        let refs = References {
+            names: &[
+                "CLAUDE_PROJECT_DIR",
+                "CLAUDE_PLUGIN_ROOT",
+                "CLAUDE_PLUGIN_DATA",
+            ],
+            bare_substituted: false,
+        };
+        let twice = match (command.as_deref(), args.as_deref(), form) {
+            (Some(program), Some(args), Some(Form::Exec)) => {
+                evaluated_twice_exec(program, args, refs)
+            }
+            (Some(command), None, Some(_)) => evaluated_twice(command, refs),
+            _ => None,
+        };
+        if let Some(found) = twice {
+            self.warn(ConfigWarningKind::EvaluatedTwice {
+                at: at.clone(),
+                reference: found.reference,
+                evaluator: found.evaluator,
+            });
+        }
         let command = command.map(|c| match form {
             Some(form) => self.ctx.substitute(&c, form).into_owned(),
             None => self.ctx.powershell_refs(&c),
