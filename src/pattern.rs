@@ -7,7 +7,7 @@
 //! layer both test hooks with it.
 //!
 //! Every regex read from a hook file, in every dialect, is compiled here
-//! ([`compile_regex`]), under bounds that no real matcher comes near: a
+//! (`compile_regex`), under bounds that no real matcher comes near: a
 //! compiled form of at most [`MATCHER_SIZE_LIMIT`] bytes, a lazy DFA cache of
 //! at most as much, and at most [`MATCHER_NEST_LIMIT`] nested groups. Past the
 //! size bound the `regex` crate stops compiling and answers an error, so a
