@@ -613,13 +613,16 @@ where
         let spec = &self.table.events[self.event.index()][at].spec;
         record_run(self.records, self.notes, spec, &verdict, duration, run);
         if *self.rechecking {
-            // Run again on rewritten arguments: its verdict counts, and it
-            // sends no hook round again. An ask on the new arguments is
-            // what the person is asked, not the ask about the old ones.
+            // Run again on rewritten arguments: its verdict counts. An ask
+            // on the new arguments is what the person is asked, not the ask
+            // about the old ones. Its own rewrite sends the hooks trusted
+            // more than it round again (every hook has run by now); each
+            // such round reaches only more trusted hooks, so it ends.
             if let (Verdict::Ask { reason }, Decision::Ask) = (&verdict, self.decided.decision) {
                 self.decided.reason = Some(reason.clone());
             }
-            self.settle(verdict, None);
+            let every = self.table.events[self.event.index()].len();
+            self.settle(verdict, Some((every, spec.scope())));
             return;
         }
         let by = Some((at + 1, spec.scope()));

@@ -90,7 +90,16 @@ fn strip_wrapper(words: &[Word]) -> Option<&[Word]> {
     let program = words[0].value.as_str();
     let mut i = 1;
     match program {
-        "command" | "time" | "builtin" => {
+        // The `time` keyword takes `-p` alone: `time -rf` runs `-rf`.
+        "time" => {
+            while words.get(i).is_some_and(|w| w.value == "-p") {
+                i += 1;
+            }
+            if words.get(i).is_some_and(|w| w.value == "--") {
+                i += 1;
+            }
+        }
+        "command" | "builtin" => {
             while words.get(i).is_some_and(|w| w.value.starts_with('-')) {
                 let done = words[i].value == "--";
                 i += 1;
