@@ -8,7 +8,7 @@ dialect, and the two observations are compared field by field.
 The hosts are installed from the npm registry, at the versions in pins.json,
 into target/hosts/<name>-<version>/ (kept between runs). Model servers run on
 127.0.0.1 only, one per scenario, and are stopped when it ends. A difference
-we keep on purpose is listed in differences.json with its reason; any other
+we keep on purpose is listed in differences/NAME.json with its reason; any other
 difference fails the scenario. The last line is `N passed, M failed`.
 """
 import argparse
@@ -63,7 +63,6 @@ def main():
     parser.add_argument("--show", action="store_true", help="print both observations of every scenario")
     args = parser.parse_args()
     pins = json.loads((HERE / "pins.json").read_text())
-    differences = json.loads((HERE / "differences.json").read_text())
     hooks_bin = Path(args.bin).resolve()
     if not hooks_bin.exists():
         sys.exit(f"{hooks_bin} does not exist: build it first (cargo build -p tower-hooks-cli --bin hooks)")
@@ -74,12 +73,14 @@ def main():
             continue
         where = install(name, pins[name], Path(args.cache))
         host = importlib.import_module(name)
+        # {scenario: {field: why we differ on purpose}}
+        differences = json.loads((HERE / "differences" / f"{name}.json").read_text())
         for path in scenarios:
             label = f"{name}/{path.stem}"
             if args.filter not in label:
                 continue
             scenario = json.loads(path.read_text())
-            allowed = differences.get(name, {}).get(path.stem, {})
+            allowed = differences.get(path.stem, {})
             box = Sandbox(scenario)
             try:
                 seen = host.observe_host(scenario, box, where)
