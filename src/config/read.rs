@@ -134,11 +134,19 @@ fn nonblock() -> i32 {
 }
 
 fn regular(metadata: &Metadata) -> Result<(), FileError> {
-    let kind = metadata.file_type();
-    if kind.is_file() {
+    if metadata.file_type().is_file() {
         return Ok(());
     }
-    Err(FileError::NotAFile(if kind.is_fifo() {
+    Err(FileError::NotAFile(file_kind(metadata)))
+}
+
+/// What a file is, in words: `a regular file`, `a FIFO`, `a character
+/// device`, `a block device`, `a directory`, `a socket` or `a special file`.
+pub fn file_kind(metadata: &Metadata) -> &'static str {
+    let kind = metadata.file_type();
+    if kind.is_file() {
+        "a regular file"
+    } else if kind.is_fifo() {
         "a FIFO"
     } else if kind.is_char_device() {
         "a character device"
@@ -150,7 +158,7 @@ fn regular(metadata: &Metadata) -> Result<(), FileError> {
         "a socket"
     } else {
         "a special file"
-    }))
+    }
 }
 
 /// The entries of a JSON object being read, in the order written (a

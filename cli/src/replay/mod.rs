@@ -405,19 +405,7 @@ fn not_a_file(path: &Path, meta: &std::fs::Metadata) -> Failure {
 }
 
 fn not_a_file_text(path: &Path, meta: &std::fs::Metadata) -> String {
-    use std::os::unix::fs::FileTypeExt;
-    let kind = meta.file_type();
-    let what = if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
-    };
+    let what = tower_hooks::config::read::file_kind(meta);
     format!(
         "the session {} is {what}, not a regular file (hooks replay reads regular files only; \
          remove it or name the sessions one by one)",
