@@ -143,7 +143,8 @@ impl fmt::Display for Unreadable {
 }
 
 /// What is wrong with `finished`'s stdout as an answer of `form`, if anything.
-fn unreadable(form: AnswerForm, finished: &Finished) -> Option<Unreadable> {
+/// A rewrite was read from a whole JSON object: only a cut can be wrong with it.
+fn unreadable(form: AnswerForm, finished: &Finished, rewrite: bool) -> Option<Unreadable> {
     let stdout = finished.stdout.as_slice();
     let whole = stdout.trim_ascii();
     let last = last_line(stdout);
@@ -157,6 +158,9 @@ fn unreadable(form: AnswerForm, finished: &Finished) -> Option<Unreadable> {
     };
     if cut {
         return Some(Unreadable::TooLong(stdout.len()));
+    }
+    if rewrite {
+        return None;
     }
     if stdout.contains(&0) {
         return Some(Unreadable::Nul);
@@ -218,7 +222,8 @@ pub(crate) fn review(
     ) {
         return (verdict, notes);
     }
-    match unreadable(form, finished) {
+    let rewrite = matches!(verdict, Verdict::Transform(_));
+    match unreadable(form, finished, rewrite) {
         None => (verdict, notes),
         Some(problem @ Unreadable::TooLong(_)) => (
             Verdict::failed(problem.to_string(), fail_closed),
