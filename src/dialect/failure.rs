@@ -251,3 +251,108 @@ pub(crate) fn answer_is_cut(finished: &Finished) -> bool {
         None => true,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Termination;
+
+    fn finished(stdout: &[u8], truncated: bool) -> Finished {
+        Finished {
+            termination: Termination::Exited(0),
+            stdout: stdout.to_vec(),
+            stdout_truncated: truncated,
+            stderr: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_form_reads_what_is_no_answer() {
+        use AnswerForm::{LastLine, Object, ObjectOrLastLine, Own};
+        let greeting = b"Welcome!\n{\"decision\":\"block\"}\n";
+        for (form, stdout, truncated, found) in [
+            (Own, &b"\0{"[..], true, None),
+            (Object, b"", false, None),
+            (Object, b"checking...\n", false, None),
+            (Object, b"{\"a\":1}", false, None),
+            (Object, b"{\n  \"a\": 1\n}\n", false, None),
+            (Object, b"{\"a\":1}", true, Some(Unreadable::TooLong(7))),
+            (Object, b"{\"decision\":", false, Some(Unreadable::Broken)),
+            (Object, b"null", false, Some(Unreadable::NotAnObject)),
+            (Object, b"12\n", false, Some(Unreadable::NotAnObject)),
+            (Object, b"[1]", false, Some(Unreadable::NotAnObject)),
+            (Object, b"{}\0", false, Some(Unreadable::Nul)),
+            (Object, greeting, false, Some(Unreadable::TextBefore)),
+            // Cursor reads a JSON last line after log lines; a kept tail
+            // whose last line is a whole object is its answer.
+            (ObjectOrLastLine, greeting, false, None),
+            (ObjectOrLastLine, b"x\n{\"a\":1}\n", true, None),
+            (
+                ObjectOrLastLine,
+                b"{\"a\":",
+                true,
+                Some(Unreadable::TooLong(5)),
+            ),
+            (
+                ObjectOrLastLine,
+                b"{\"a\":",
+                false,
+                Some(Unreadable::Broken),
+            ),
+            // react-agent-mini: the last line decides.
+            (LastLine, greeting, false, None),
+            (LastLine, b"log\n{\"a\":", false, Some(Unreadable::Broken)),
+            (LastLine, b"{\"a\":1}", true, Some(Unreadable::TooLong(7))),
+        ] {
+            let text = String::from_utf8_lossy(stdout);
+            assert_eq!(
+                unreadable(form, &finished(stdout, truncated), false),
+                found,
+                "{form:?} {text:?} truncated={truncated}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_block_stands_and_a_cut_answer_is_a_failure_that_names_the_limit() {
+        let cut = finished(b"{\"a\":1}", true);
+        let (verdict, _) = review(
+            AnswerForm::Object,
+            &cut,
+            false,
+            Verdict::block("no"),
+            Notes::default(),
+        );
+        assert!(matches!(verdict, Verdict::Block { .. }));
+        let (verdict, _) = review(
+            AnswerForm::Object,
+            &cut,
+            false,
+            Verdict::Allow,
+            Notes::default(),
+        );
+        match verdict {
+            Verdict::FailedOpen { error } => assert!(error.contains("7 bytes"), "{error}"),
+            other => panic!("{other:?}"),
+        }
+        let (verdict, _) = review(
+            AnswerForm::Object,
+            &cut,
+            true,
+            Verdict::Allow,
+            Notes::default(),
+        );
+        assert!(matches!(verdict, Verdict::Block { .. }));
+        // Without the switch, text before the answer is a warning only.
+        let noisy = finished(b"hi\n{\"a\":1}", false);
+        let (verdict, notes) = review(
+            AnswerForm::Object,
+            &noisy,
+            false,
+            Verdict::Allow,
+            Notes::default(),
+        );
+        assert_eq!(verdict, Verdict::Allow);
+        assert_eq!(notes.warnings.len(), 1);
+    }
+}
