@@ -218,3 +218,50 @@ fn check_warns_about_a_key_written_twice_naming_file_key_and_both_positions() {
         assert!(run.stderr.contains(&want), "want {want}\n{}", run.stderr);
     }
 }
+
+/// A guard named through the project variable, quoted as Claude Code's docs
+/// write it, is judged like the path it names (only `${…}` was).
+#[test]
+fn check_sees_through_the_project_variable_to_a_guard_that_cannot_start() {
+    let s = Sandbox::new();
+    s.write("proj/.claude/hooks/plain.sh", "#!/bin/sh\nexit 0\n");
+    s.write("proj/.claude/hooks/ok.sh", "#!/bin/sh\nexit 0\n");
+    let ok = s.proj.join(".claude/hooks/ok.sh");
+    let mut mode = std::fs::metadata(&ok).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&ok, mode).unwrap();
+    let plain = s.proj.join(".claude/hooks/plain.sh");
+    let mut mode = std::fs::metadata(&plain).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o644);
+    std::fs::set_permissions(&plain, mode).unwrap();
+    s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/plain.sh"},
+            {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/gone.sh --x"},
+            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/ok.sh"}]}]}})
+        .to_string(),
+    );
+    let run = s.run(&["check", "--discover", "claude"]);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("hooks: warning:"))
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("plain.sh") && w.contains("not executable")),
+        "{warnings:#?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("gone.sh") && w.contains("not found")),
+        "{warnings:#?}"
+    );
+    assert!(
+        !warnings.iter().any(|w| w.contains("ok.sh")),
+        "{warnings:#?}"
+    );
+}

@@ -209,7 +209,7 @@ pub(crate) fn missing_program(
     let command = spec.command_line()?;
     let words = match spec.program() {
         Program::Exec(_) => vec![command.to_owned()],
-        Program::Bash | Program::Sh => program_words(command)?,
+        Program::Bash | Program::Sh => program_words(&with_hook_vars(spec, command, cwd))?,
         // PowerShell reads its command differently; a missing `pwsh` is
         // reported when the file loads.
         Program::PowerShell => return None,
@@ -236,6 +236,58 @@ pub(crate) fn missing_program(
         Some(script) if !cwd.join(script).is_file() => missing(script, "not found"),
         _ => None,
     }
+}
+
+/// `command` with each `$NAME`, `${NAME}` or `"$NAME"` of a variable that
+/// the hook's dialect sets for it (`CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`,
+/// a plugin's root, …) written out, as the shell will read it, so that
+/// `"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh` is judged like the path it
+/// names. A value the shell would read as more than a plain word is left as
+/// the variable (and the command is then not judged).
+fn with_hook_vars(spec: &HookSpec, command: &str, cwd: &Path) -> String {
+    let host = crate::host::Host::default();
+    let configured: std::sync::Arc<str> = command.into();
+    let cwd_text = cwd.to_string_lossy();
+    let parts = crate::dialect::JobParts {
+        command: &configured,
+        env: &[],
+        current_dir: None,
+        host: &host,
+        cwd: &cwd_text,
+    };
+    let probe = crate::request::HookRequest::new(spec.event(), serde_json::json!({}));
+    let job = spec.dialect_hook().job(Some(spec), &parts, &probe);
+    let plain = |value: &str| {
+        !value.is_empty()
+            && !value.contains(|c: char| c.is_whitespace() || "\"'`$\\*?[]{}()<>|&;!~#".contains(c))
+    };
+    let mut text = command.to_owned();
+    for (name, value) in job.env.iter().filter(|(_, value)| plain(value)) {
+        for form in [
+            format!("\"${{{name}}}\""),
+            format!("\"${name}\""),
+            format!("${{{name}}}"),
+        ] {
+            text = text.replace(&form, value);
+        }
+        // `$NAME` alone, not the start of a longer name.
+        let bare = format!("${name}");
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(&bare) {
+            let after = &rest[at + bare.len()..];
+            out.push_str(&rest[..at]);
+            if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                out.push_str(&bare);
+            } else {
+                out.push_str(value);
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        text = out;
+    }
+    text
 }
 
 /// Whether `program` is an executable file in one of the directories of
