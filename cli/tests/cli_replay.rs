@@ -359,6 +359,29 @@ fn against_reports_only_the_decisions_that_differ() {
         r.stdout
     );
     assert!(!r.stdout.contains("rm -rf"), "{}", r.stdout);
+    // The other way round, the reason stays with the decision it explains.
+    let swapped = s.run(&[
+        "replay",
+        "--config",
+        &format!("claude:{}", path(&old)),
+        "--against",
+        &format!("claude:{}", path(&new)),
+        "--fail-on",
+        "change",
+        path(&session),
+    ]);
+    assert!(
+        swapped
+            .stdout
+            .contains("Bash: git push --force: block (no force-push) → allow"),
+        "{}",
+        swapped.stdout
+    );
+    assert!(
+        !swapped.stdout.contains("→ allow (no force-push)"),
+        "{}",
+        swapped.stdout
+    );
 
     // The same configuration against itself: nothing differs, exit 0.
     let r = s.run(&[

@@ -522,20 +522,23 @@ impl Tally {
                     }
                 );
                 for d in self.differences.iter().take(SHOWN) {
+                    // Each side's reason stands beside its own decision.
+                    let why = |reason: Option<&str>| {
+                        reason
+                            .map(|r| format!(" ({})", escape(r)))
+                            .unwrap_or_default()
+                    };
                     let _ = write!(
                         out,
-                        "  {}  {}  {}  {}: {} → {}{}",
+                        "  {}  {}  {}  {}: {}{} → {}{}",
                         escape(&d.session),
                         escape(d.time.as_deref().unwrap_or("-")),
                         d.event,
                         escape(&d.subject),
                         d.against,
+                        why(d.against_reason.as_deref()),
                         d.decision,
-                        d.reason
-                            .as_deref()
-                            .or(d.against_reason.as_deref())
-                            .map(|r| format!(" ({})", escape(r)))
-                            .unwrap_or_default()
+                        why(d.reason.as_deref()),
                     );
                     for part in d.differs.iter().filter(|p| **p != "decision") {
                         let _ = write!(
