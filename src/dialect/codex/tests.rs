@@ -83,6 +83,21 @@ fn pre_tool_use_deny_needs_a_reason_and_allow_needs_updated_input() {
 }
 
 #[test]
+fn suppress_output_is_taken_at_the_stop_events_and_refused_at_the_tool_events() {
+    // What Codex 0.171 does (conformance/hosts/scenarios/codex/stop_suppress_output
+    // and post_suppress_output_refused run it).
+    let suppress = json!({"suppressOutput": true}).to_string();
+    for event in [E::Stop, E::SubagentStop] {
+        let answer = ok(event, &suppress);
+        assert_eq!(answer.error, None, "{event:?}");
+        assert_eq!(answer.decision, CodexDecision::Allow, "{event:?}");
+    }
+    for event in [E::PreToolUse, E::PermissionRequest, E::PostToolUse] {
+        assert!(ok(event, &suppress).error.is_some(), "{event:?}");
+    }
+}
+
+#[test]
 fn permission_request_deny_uses_its_message_and_allow_approves() {
     let deny = hso(
         "PermissionRequest",

@@ -205,11 +205,10 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
     if !common_ok && (wire.keep_going.is_some() || wire.stop_reason.is_some()) {
         return refuse("continue/stopReason");
     }
+    // Codex 0.171 takes `suppressOutput` at Stop and SubagentStop (and
+    // does nothing with it there); the tool events refuse it.
     if wire.suppress_output.is_some()
-        && matches!(
-            event,
-            E::PreToolUse | E::PermissionRequest | E::PostToolUse | E::Stop | E::SubagentStop
-        )
+        && matches!(event, E::PreToolUse | E::PermissionRequest | E::PostToolUse)
     {
         return refuse("suppressOutput");
     }
