@@ -420,3 +420,32 @@ async fn a_hook_that_ignores_its_stdin_answers() {
     })
     .await;
 }
+
+/// `continue: false` after a tool: Codex puts the reason in place of the
+/// tool's result and the turn goes on (seen in Codex 0.171 by the
+/// `post_continue_false` host scenario), so the outcome blocks the result
+/// and asks for no stop.
+#[tokio::test]
+async fn continue_false_after_a_tool_replaces_the_result_and_the_turn_goes_on() {
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let stack = stack(
+            dir.path(),
+            json!({"PostToolUse": [group("Bash", &[
+                r#"cat >/dev/null; echo '{"continue": false, "stopReason": "result withheld"}'"#,
+            ])]}),
+        );
+        let ended = HookRequest::tool_execution_end(
+            "Bash",
+            json!({"command": "ls"}),
+            "a.txt",
+            false,
+            std::time::Duration::from_millis(2),
+        );
+        let out = stack.oneshot(ended).await.unwrap();
+        assert!(out.is_blocked(), "{out:?}");
+        assert_eq!(out.reason(), Some("result withheld"));
+        assert_eq!(out.stop(), None, "{out:?}");
+    })
+    .await;
+}

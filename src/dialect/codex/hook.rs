@@ -372,10 +372,21 @@ fn neutral(hook: &CodexHook, fail_closed: bool, answer: CodexAnswer) -> (Verdict
             notes.block_honored = Some(false);
             (verdict, notes)
         }
-        (CodexEvent::UserPromptSubmit | CodexEvent::PostToolUse, Some(reason))
+        (CodexEvent::PostToolUse, Some(reason)) => {
+            // `continue: false` after a tool replaces its result with the
+            // reason, and the turn goes on (Codex 0.171, seen by the
+            // `post_continue_false` scenario): no stop.
+            notes.stop = None;
+            notes.block_honored = Some(true);
+            match verdict {
+                Verdict::Block { .. } => (verdict, notes),
+                _ => (Verdict::block(reason), notes),
+            }
+        }
+        (CodexEvent::UserPromptSubmit, Some(reason))
             if !matches!(verdict, Verdict::Block { .. }) =>
         {
-            // A stop drops the prompt, or replaces the tool result.
+            // A stop drops the prompt.
             notes.block_honored = Some(true);
             (Verdict::block(reason), notes)
         }
