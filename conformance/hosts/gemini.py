@@ -1,0 +1,110 @@
+"""Gemini CLI: the pinned `@google/gemini-cli-core`'s own HookSystem driven
+through one scripted turn by gemini_driver.mjs (BeforeAgent, then BeforeTool,
+the tool, AfterTool for each scripted call), and the same turn through
+`hooks test --discover gemini`.
+
+No model server is involved: the core package has no headless session of its
+own (that is the CLI package, which needs a Gemini login), so the driver plays
+the parts of the CLI that read the hooks' answers, as its sources do (see the
+note at the top of gemini_driver.mjs). A scenario has `files` (settings under
+`home/.gemini/settings.json` and `proj/.gemini/settings.json`), an optional
+`prompt`, and `calls`: the tool calls of the turn, `{"name", "input"}`.
+
+What is compared, flattened so that a kept difference can name one field:
+`agent.outcome` (proceed / block / stop), `agent.reason`, `agent.context`,
+`agent.user_messages`, then per call `callN.before` (proceed / block / stop /
+ask / invalid), `callN.reason`, `callN.model_text` (the text that reaches the
+model instead of the tool's result), `callN.tool_input` (the arguments the
+tool ran with), `callN.after` (block / stop after the tool), `callN.context`,
+`callN.user_messages`, and `marker` (what the commands and hooks wrote)."""
+import json
+
+from common import HERE, base_env, hooks_test, run_bounded
+
+DRIVER = HERE / "gemini_driver.mjs"
+
+
+def flatten(raw, sandbox):
+    """The driver's (or our) nested observation as flat fields, with the
+    sandbox's path written `@ROOT@` again (the two runs have two sandboxes)."""
+    raw = json.loads(json.dumps(raw).replace(str(sandbox.root), "@ROOT@"))
+    seen = {"marker": raw["marker"]}
+    for key, value in raw["agent"].items():
+        seen[f"agent.{key}"] = value
+    seen["calls"] = len(raw["calls"])
+    for index, call in enumerate(raw["calls"]):
+        for key, value in call.items():
+            seen[f"call{index}.{key}"] = value
+    return seen
+
+
+def observe_host(scenario, sandbox, install):
+    spec = {
+        "home": str(sandbox.home),
+        "proj": str(sandbox.proj),
+        "prompt": scenario.get("prompt", "go"),
+        "calls": sandbox.fill(scenario.get("calls", [])),
+    }
+    (sandbox.root / "spec.json").write_text(json.dumps(spec))
+    answer = sandbox.root / "host.json"
+    code, out, err = run_bounded(["node", str(DRIVER), str(sandbox.root / "spec.json"), str(answer)],
+                                 cwd=install, env=base_env(sandbox))
+    if code != 0 or not answer.exists():
+        return {"error": f"the driver exited {code}: {err[-800:]}"}
+    raw = json.loads(answer.read_text())
+    raw["marker"] = sandbox.marker()
+    return flatten(raw, sandbox)
+
+
+def joined(texts):
+    return "\n".join(texts) if texts else None
+
+
+def observe_ours(scenario, sandbox, hooks_bin):
+    """The same turn with tower-hooks deciding each event."""
+    calls = sandbox.fill(scenario.get("calls", []))
+    report = hooks_test(hooks_bin, sandbox, "gemini", "BeforeAgent", {"prompt": scenario.get("prompt", "go")})
+    agent = {"outcome": "proceed", "reason": None, "context": None, "user_messages": report["user_messages"]}
+    if report["stop"] is not None:
+        agent.update(outcome="stop", reason=report["stop"])
+    elif report["decision"] == "block" and report["honored"]:
+        agent.update(outcome="block", reason=report["reason"])
+    else:
+        agent["context"] = joined(report["context"])
+    raw = {"agent": agent, "calls": []}
+    for call in calls if agent["outcome"] == "proceed" else []:
+        seen = {"before": "proceed", "reason": None, "model_text": None, "tool_input": call["input"],
+                "after": None, "context": None, "user_messages": []}
+        raw["calls"].append(seen)
+        report = hooks_test(hooks_bin, sandbox, "gemini", "BeforeTool",
+                            {"tool_name": call["name"], "tool_input": call["input"]})
+        seen["user_messages"] += report["user_messages"]
+        if report["stop"] is not None:
+            seen.update(before="stop", reason=report["stop"], model_text=report["message"])
+            break
+        if report["decision"] == "block" and report["honored"]:
+            seen.update(before="block", reason=report["reason"], model_text=report["message"])
+            continue
+        args = report["arguments"]
+        seen["tool_input"] = args
+        if report["decision"] == "ask":
+            seen["before"] = "ask"
+            continue
+        result = ""
+        if call["name"] == "run_shell_command":
+            _, result, _ = run_bounded(["bash", "-c", str(args.get("command", ""))], cwd=sandbox.proj,
+                                       env=base_env(sandbox))
+        report = hooks_test(hooks_bin, sandbox, "gemini", "AfterTool", {
+            "tool_name": call["name"], "tool_input": args,
+            "tool_response": {"llmContent": result, "returnDisplay": result},
+        })
+        seen["user_messages"] += report["user_messages"]
+        if report["stop"] is not None:
+            seen.update(after="stop", reason=report["stop"], model_text=report["message"])
+            break
+        if report["decision"] == "block" and report["honored"]:
+            seen.update(after="block", reason=report["reason"], model_text=report["message"])
+            continue
+        seen["context"] = joined(report["context"])
+    raw["marker"] = sandbox.marker()
+    return flatten(raw, sandbox)
