@@ -9,7 +9,10 @@ The hosts are installed from the npm registry, at the versions in pins.json,
 into target/hosts/<name>-<version>/ (kept between runs). Model servers run on
 127.0.0.1 only, one per scenario, and are stopped when it ends. A difference
 we keep on purpose is listed in differences/NAME.json with its reason; any other
-difference fails the scenario. The last line is `N passed, M failed`.
+difference fails the scenario. After a host's whole set has run, the feature
+table of its page in docs/ is held to what the scenarios showed (doc_rows.py):
+each row that names scenarios counts as one more check. The last line is
+`N passed, M failed`.
 """
 import argparse
 import importlib
@@ -20,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import HERE, Sandbox  # noqa: E402
+import doc_rows  # noqa: E402
 
 REPO = HERE.parent.parent
 
@@ -75,6 +79,7 @@ def main():
         host = importlib.import_module(name)
         # {scenario: {field: why we differ on purpose}}
         differences = json.loads((HERE / "differences" / f"{name}.json").read_text())
+        outcomes = {}
         for path in scenarios:
             label = f"{name}/{path.stem}"
             if args.filter not in label:
@@ -94,6 +99,8 @@ def main():
             finally:
                 box.remove()
             problems = compare(seen, ours, allowed)
+            listed = any(seen.get(f) != ours.get(f) for f in allowed)
+            outcomes[path.stem] = (not problems, listed)
             if args.show or problems:
                 print(f"  host: {json.dumps(seen)}\n  ours: {json.dumps(ours)}")
             if problems:
@@ -104,6 +111,13 @@ def main():
             else:
                 passed += 1
                 print(f"ok   {label}")
+        if not args.filter:
+            # The page's feature table says what these scenarios showed.
+            problems, checked = doc_rows.check(REPO, name, outcomes)
+            for problem in problems:
+                print(f"FAIL {problem}")
+            failed += len(problems)
+            passed += checked - len(problems)
     if passed + failed == 0:
         sys.exit("no scenario ran")
     print(f"{passed} passed, {failed} failed")
