@@ -8,15 +8,20 @@ own (that is the CLI package, which needs a Gemini login), so the driver plays
 the parts of the CLI that read the hooks' answers, as its sources do (see the
 note at the top of gemini_driver.mjs). A scenario has `files` (settings under
 `home/.gemini/settings.json` and `proj/.gemini/settings.json`), an optional
-`prompt`, and `calls`: the tool calls of the turn, `{"name", "input"}`.
+`prompt`, `calls`: the tool calls of the turn, `{"name", "input"}`, and an
+optional `response`: the model's last text, for AfterAgent.
 
 What is compared, flattened so that a kept difference can name one field:
-`agent.outcome` (proceed / block / stop), `agent.reason`, `agent.context`,
-`agent.user_messages`, then per call `callN.before` (proceed / block / stop /
+`session.context` and `session.user_messages` (SessionStart), `agent.outcome` (proceed / block / stop), `agent.reason`, `agent.context`,
+`agent.user_messages`, `model.outcome` / `model.reason` / `model.model`
+(BeforeModel before the first model call: proceed / block / stop, and the
+model the possibly rewritten request names), then per call `callN.before` (proceed / block / stop /
 ask / invalid), `callN.reason`, `callN.model_text` (the text that reaches the
 model instead of the tool's result), `callN.tool_input` (the arguments the
 tool ran with), `callN.after` (block / stop after the tool), `callN.context`,
-`callN.user_messages`, and `marker` (what the commands and hooks wrote)."""
+`callN.user_messages`, then `end.outcome` (done / block / stop: AfterAgent),
+`end.reason`, `end.retry` (AfterAgent's answer on the retry a block asks
+for), `end.user_messages`, and `marker` (what the commands and hooks wrote)."""
 import json
 
 from common import HERE, base_env, hooks_test, run_bounded
@@ -29,8 +34,9 @@ def flatten(raw, sandbox):
     sandbox's path written `@ROOT@` again (the two runs have two sandboxes)."""
     raw = json.loads(json.dumps(raw).replace(str(sandbox.root), "@ROOT@"))
     seen = {"marker": raw["marker"]}
-    for key, value in raw["agent"].items():
-        seen[f"agent.{key}"] = value
+    for part in ("session", "agent", "model", "end"):
+        for key, value in (raw[part] or {}).items():
+            seen[f"{part}.{key}"] = value
     seen["calls"] = len(raw["calls"])
     for index, call in enumerate(raw["calls"]):
         for key, value in call.items():
@@ -44,6 +50,7 @@ def observe_host(scenario, sandbox, install):
         "proj": str(sandbox.proj),
         "prompt": scenario.get("prompt", "go"),
         "calls": sandbox.fill(scenario.get("calls", [])),
+        "response": scenario.get("response", "done"),
     }
     (sandbox.root / "spec.json").write_text(json.dumps(spec))
     answer = sandbox.root / "host.json"
@@ -63,7 +70,10 @@ def joined(texts):
 def observe_ours(scenario, sandbox, hooks_bin):
     """The same turn with tower-hooks deciding each event."""
     calls = sandbox.fill(scenario.get("calls", []))
-    report = hooks_test(hooks_bin, sandbox, "gemini", "BeforeAgent", {"prompt": scenario.get("prompt", "go")})
+    prompt, response = scenario.get("prompt", "go"), scenario.get("response", "done")
+    report = hooks_test(hooks_bin, sandbox, "gemini", "SessionStart", {"source": "startup"})
+    session = {"context": joined(report["context"]), "user_messages": report["user_messages"]}
+    report = hooks_test(hooks_bin, sandbox, "gemini", "BeforeAgent", {"prompt": prompt})
     agent = {"outcome": "proceed", "reason": None, "context": None, "user_messages": report["user_messages"]}
     if report["stop"] is not None:
         agent.update(outcome="stop", reason=report["stop"])
@@ -71,8 +81,20 @@ def observe_ours(scenario, sandbox, hooks_bin):
         agent.update(outcome="block", reason=report["reason"])
     else:
         agent["context"] = joined(report["context"])
-    raw = {"agent": agent, "calls": []}
-    for call in calls if agent["outcome"] == "proceed" else []:
+    raw = {"session": session, "agent": agent, "model": None, "calls": [], "end": None}
+    if agent["outcome"] == "proceed":
+        request = {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": prompt}]}
+        report = hooks_test(hooks_bin, sandbox, "gemini", "BeforeModel", {"llm_request": request})
+        model = {"outcome": "proceed", "reason": None, "model": request["model"]}
+        if report["stop"] is not None:
+            model.update(outcome="stop", reason=report["stop"])
+        elif report["decision"] == "block" and report["honored"]:
+            model.update(outcome="block", reason=report["reason"])
+        else:
+            model["model"] = report["arguments"].get("llm_request", {}).get("model", request["model"])
+        raw["model"] = model
+    goes_on = agent["outcome"] == "proceed" and raw["model"]["outcome"] == "proceed"
+    for call in calls if goes_on else []:
         seen = {"before": "proceed", "reason": None, "model_text": None, "tool_input": call["input"],
                 "after": None, "context": None, "user_messages": []}
         raw["calls"].append(seen)
@@ -106,5 +128,23 @@ def observe_ours(scenario, sandbox, hooks_bin):
             seen.update(after="block", reason=report["reason"], model_text=report["message"])
             continue
         seen["context"] = joined(report["context"])
+    stopped = not goes_on or any("stop" in (c["before"], c["after"]) for c in raw["calls"])
+    if not stopped:
+        def verdict(report):
+            if report["stop"] is not None:
+                return "stop", report["stop"]
+            if report["decision"] == "block" and report["honored"]:
+                return "block", report["reason"]
+            return "done", None
+
+        payload = {"prompt": prompt, "prompt_response": response, "stop_hook_active": False}
+        report = hooks_test(hooks_bin, sandbox, "gemini", "AfterAgent", payload)
+        end = {"outcome": None, "reason": None, "retry": None, "user_messages": report["user_messages"]}
+        end["outcome"], end["reason"] = verdict(report)
+        if end["outcome"] == "block":
+            report = hooks_test(hooks_bin, sandbox, "gemini", "AfterAgent", {**payload, "stop_hook_active": True})
+            end["user_messages"] += report["user_messages"]
+            end["retry"] = verdict(report)[0]
+        raw["end"] = end
     raw["marker"] = sandbox.marker()
     return flatten(raw, sandbox)

@@ -4,7 +4,8 @@
 //
 //   node gemini_driver.mjs SPEC.json OUT.json      (cwd: the package's install dir)
 //
-// SPEC: {"home": DIR, "proj": DIR, "prompt": TEXT, "calls": [{"name", "input"}]}
+// SPEC: {"home": DIR, "proj": DIR, "prompt": TEXT, "calls": [{"name", "input"}],
+//        "response": TEXT (the model's last text, for AfterAgent)}
 //
 // What is Gemini's and what is ours:
 // - Gemini's: the Config, the HookRegistry / planner / runner / aggregator
@@ -70,9 +71,10 @@ const config = new Config({
 });
 await config.storage.initialize();
 let handler = null;
+let system = null;
 if (config.getEnableHooks()) {
   // What Config.initialize() does for hooks (the rest of it needs a model login).
-  const system = new HookSystem(config);
+  system = new HookSystem(config);
   await system.initialize();
   handler = system.getEventHandler();
 }
@@ -87,7 +89,14 @@ async function fire(method, ...args) {
   return { final: aggregated.finalOutput ?? null, messages };
 }
 
-const out = { agent: null, calls: [] };
+const out = { session: null, agent: null, model: null, calls: [], end: null };
+
+// SessionStart at startup: the CLI ignores a decision here; what the hooks
+// give is context and messages for the person.
+{
+  const { final, messages } = await fire('fireSessionStartEvent', 'startup');
+  out.session = { context: final?.getAdditionalContext() ?? null, user_messages: messages };
+}
 
 // BeforeAgent, as GeminiClient.sendMessageStream handles it.
 {
@@ -103,8 +112,22 @@ const out = { agent: null, calls: [] };
   out.agent = agent;
 }
 
+// BeforeModel before the turn's first model call, read through HookSystem's
+// own fireBeforeModelEvent (what geminiChat calls): blocked, stopped, or the
+// model the (possibly rewritten) request names.
+if (out.agent.outcome === 'proceed') {
+  const request = { model: 'gemini-2.5-flash', contents: [{ role: 'user', parts: [{ text: spec.prompt }] }], config: {} };
+  const seen = { outcome: 'proceed', reason: null, model: request.model };
+  const answer = system ? await system.fireBeforeModelEvent(request) : { blocked: false };
+  if (answer.stopped) Object.assign(seen, { outcome: 'stop', reason: answer.reason });
+  else if (answer.blocked) Object.assign(seen, { outcome: 'block', reason: answer.reason });
+  else if (answer.modifiedModel) seen.model = answer.modifiedModel;
+  out.model = seen;
+}
+
 const shell = new ShellTool(config, config.getMessageBus());
-for (const call of out.agent.outcome === 'proceed' ? spec.calls : []) {
+const modelGoesOn = out.agent.outcome === 'proceed' && out.model.outcome === 'proceed';
+for (const call of modelGoesOn ? spec.calls : []) {
   const seen = { before: 'proceed', reason: null, model_text: null, tool_input: call.input, after: null, context: null, user_messages: [] };
   out.calls.push(seen);
   // BeforeTool, as scheduler/hook-utils.js evaluateBeforeToolHook reads it.
@@ -154,6 +177,32 @@ for (const call of out.agent.outcome === 'proceed' ? spec.calls : []) {
     continue;
   }
   seen.context = a?.getAdditionalContext() ?? null;
+}
+
+// AfterAgent, as GeminiClient.sendMessageStream reads it once the turn has no
+// pending tool call (not after a stop or a blocked prompt). A block sends its
+// reason back as the next prompt (a continuation turn, whose own BeforeAgent
+// this driver does not replay); the scripted model answers that turn with the
+// same text and no tool call, and AfterAgent fires again with
+// stop_hook_active true.
+const stopped = !modelGoesOn || out.calls.some((c) => c.before === 'stop' || c.after === 'stop');
+if (!stopped) {
+  const response = spec.response ?? 'done';
+  const end = { outcome: 'done', reason: null, retry: null, user_messages: [] };
+  const first = await fire('fireAfterAgentEvent', spec.prompt, response, false);
+  end.user_messages.push(...first.messages);
+  const verdict = (final) => {
+    if (final?.shouldStopExecution()) return ['stop', final.getEffectiveReason()];
+    if (final?.isBlockingDecision()) return ['block', final.getEffectiveReason()];
+    return ['done', null];
+  };
+  [end.outcome, end.reason] = verdict(first.final);
+  if (end.outcome === 'block') {
+    const again = await fire('fireAfterAgentEvent', spec.prompt, response, true);
+    end.user_messages.push(...again.messages);
+    end.retry = verdict(again.final)[0];
+  }
+  out.end = end;
 }
 
 // The package logs to stdout on its own; the answer goes to its own file.
