@@ -5,15 +5,26 @@ use serde_json::{Map, Value};
 
 use super::{block_meaning, BlockMeaning, ClaudeAnswer, ClaudeDecision, Failure};
 use crate::dialect::claude::ClaudeEvent as C;
-use crate::outcome::DEFAULT_BLOCK_REASON;
+
+/// The reason Claude Code gives a JSON block that names none (a `deny`, a
+/// `decision: "block"`, …): its own words, as 2.1.332 sends them to the model
+/// (conformance/hosts scenarios `pre_deny_without_reason`,
+/// `post_block_without_reason`, `stop_block_without_reason`).
+const BLOCK_WITHOUT_REASON: &str = "Blocked by hook";
+
+/// The reason Claude Code gives an exit 2 with nothing on stderr, in its own
+/// words (conformance/hosts scenarios `pre_exit_2_empty_stderr`,
+/// `post_exit_2_empty_stderr`).
+const EXIT_2_WITHOUT_STDERR: &str = "No stderr output";
 
 /// The reason of an exit-2 block: stderr, lossily decoded, without trailing
-/// newlines, or `blocked by hook` when it is blank. stdout is never the reason.
+/// newlines, or `No stderr output` (Claude Code's words) when it is blank.
+/// stdout is never the reason.
 pub fn exit2_reason(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
     let trimmed = text.trim_end_matches(['\n', '\r']);
     if trimmed.trim().is_empty() {
-        DEFAULT_BLOCK_REASON.to_owned()
+        EXIT_2_WITHOUT_STDERR.to_owned()
     } else {
         trimmed.to_owned()
     }
@@ -258,7 +269,7 @@ const fn takes_context(event: C) -> bool {
 
 /// Reads a JSON answer; `Err` names the first field that breaks the schema.
 fn read_json(json: &Map<String, Value>, event: &str) -> Result<ClaudeAnswer, String> {
-    read_json_or(json, event, DEFAULT_BLOCK_REASON)
+    read_json_or(json, event, BLOCK_WITHOUT_REASON)
 }
 
 /// [`read_json`], with `fallback` as the reason of a block that gives none.

@@ -435,11 +435,11 @@ fn exit_2_blocks_with_stderr_whatever_stdout_says() {
     assert_eq!(a.warnings.len(), 1, "{:?}", a.warnings);
     assert_eq!(
         decode(Some(2), b"this is stdout\n", b"", "PreToolUse"),
-        block("blocked by hook", true)
+        block("No stderr output", true)
     );
     assert_eq!(
         decode(Some(2), b"", b" \n", "PreToolUse"),
-        block("blocked by hook", true)
+        block("No stderr output", true)
     );
     assert_eq!(
         decode(Some(2), b"", b"a\nb\r\n", "PreToolUse")
@@ -689,7 +689,7 @@ fn permission_decisions_on_pre_tool_use() {
     );
     assert_eq!(a, block("use trash", true));
     let a = json_answer(pre(json!({"permissionDecision": "deny"})), "PreToolUse");
-    assert_eq!(a.reason.as_deref(), Some("blocked by hook"));
+    assert_eq!(a.reason.as_deref(), Some("Blocked by hook"));
 
     let a = json_answer(
         pre(json!({"permissionDecision": "allow", "permissionDecisionReason": "read-only"})),
@@ -841,7 +841,7 @@ fn what_a_block_means_depends_on_the_event() {
 #[test]
 fn a_stop_block_without_reason_follows_up_with_the_default() {
     let a = json_answer(json!({"decision": "block"}), "Stop");
-    assert_eq!(a.follow_up.as_deref(), Some("blocked by hook"));
+    assert_eq!(a.follow_up.as_deref(), Some("Blocked by hook"));
 }
 
 #[test]
@@ -855,7 +855,7 @@ fn permission_request_denies_only_by_its_decision_object() {
     let a = answer(json!({"behavior": "deny", "message": "not on prod"}));
     assert_eq!(a, block("not on prod", true));
     let a = answer(json!({"behavior": "deny"}));
-    assert_eq!(a.reason.as_deref(), Some("blocked by hook"));
+    assert_eq!(a.reason.as_deref(), Some("Blocked by hook"));
     let a = answer(json!({"behavior": "deny", "message": "stop it", "interrupt": true}));
     assert_eq!(a.stop.as_deref(), Some("stop it"));
     assert_eq!(a.decision, ClaudeDecision::Block);
@@ -1257,4 +1257,21 @@ fn fields_for_the_hosts_own_features_are_handed_over() {
         json_answer(wrong, "SessionStart").error.as_deref(),
         Some("invalid answer: hookSpecificOutput.watchPaths must be an array of strings")
     );
+}
+
+#[test]
+fn a_block_without_reason_has_claude_codes_own_words() {
+    // What Claude Code 2.1.332 sends to the model (conformance/hosts
+    // scenarios *_without_reason and *_exit_2_empty_stderr).
+    let deny = pre(json!({"permissionDecision": "deny"}));
+    assert_eq!(
+        json_answer(deny, "PreToolUse").reason.as_deref(),
+        Some("Blocked by hook")
+    );
+    for event in ["PreToolUse", "PostToolUse", "Stop"] {
+        let a = json_answer(json!({"decision": "block"}), event);
+        assert_eq!(a.reason.as_deref(), Some("Blocked by hook"), "{event}");
+        let a = decode(Some(2), b"", b"", event);
+        assert_eq!(a.reason.as_deref(), Some("No stderr output"), "{event}");
+    }
 }
