@@ -27,6 +27,8 @@ import json
 from common import HERE, base_env, hooks_test, run_bounded
 
 DRIVER = HERE / "gemini_driver.mjs"
+# The session id the driver's Config has, given to ours too.
+SESSION = "conformance-session"
 
 
 def flatten(raw, sandbox):
@@ -69,11 +71,14 @@ def joined(texts):
 
 def observe_ours(scenario, sandbox, hooks_bin):
     """The same turn with tower-hooks deciding each event."""
+    def ask(event, payload):
+        return hooks_test(hooks_bin, sandbox, "gemini", event, payload, extra=("--session-id", SESSION))
+
     calls = sandbox.fill(scenario.get("calls", []))
     prompt, response = scenario.get("prompt", "go"), scenario.get("response", "done")
-    report = hooks_test(hooks_bin, sandbox, "gemini", "SessionStart", {"source": "startup"})
+    report = ask("SessionStart", {"source": "startup"})
     session = {"context": joined(report["context"]), "user_messages": report["user_messages"]}
-    report = hooks_test(hooks_bin, sandbox, "gemini", "BeforeAgent", {"prompt": prompt})
+    report = ask("BeforeAgent", {"prompt": prompt})
     agent = {"outcome": "proceed", "reason": None, "context": None, "user_messages": report["user_messages"]}
     if report["stop"] is not None:
         agent.update(outcome="stop", reason=report["stop"])
@@ -84,7 +89,7 @@ def observe_ours(scenario, sandbox, hooks_bin):
     raw = {"session": session, "agent": agent, "model": None, "calls": [], "end": None}
     if agent["outcome"] == "proceed":
         request = {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": prompt}]}
-        report = hooks_test(hooks_bin, sandbox, "gemini", "BeforeModel", {"llm_request": request})
+        report = ask("BeforeModel", {"llm_request": request})
         model = {"outcome": "proceed", "reason": None, "model": request["model"]}
         if report["stop"] is not None:
             model.update(outcome="stop", reason=report["stop"])
@@ -98,7 +103,7 @@ def observe_ours(scenario, sandbox, hooks_bin):
         seen = {"before": "proceed", "reason": None, "model_text": None, "tool_input": call["input"],
                 "after": None, "context": None, "user_messages": []}
         raw["calls"].append(seen)
-        report = hooks_test(hooks_bin, sandbox, "gemini", "BeforeTool",
+        report = ask("BeforeTool",
                             {"tool_name": call["name"], "tool_input": call["input"]})
         seen["user_messages"] += report["user_messages"]
         if report["stop"] is not None:
@@ -116,7 +121,7 @@ def observe_ours(scenario, sandbox, hooks_bin):
         if call["name"] == "run_shell_command":
             _, result, _ = run_bounded(["bash", "-c", str(args.get("command", ""))], cwd=sandbox.proj,
                                        env=base_env(sandbox))
-        report = hooks_test(hooks_bin, sandbox, "gemini", "AfterTool", {
+        report = ask("AfterTool", {
             "tool_name": call["name"], "tool_input": args,
             "tool_response": {"llmContent": result, "returnDisplay": result},
         })
@@ -138,11 +143,11 @@ def observe_ours(scenario, sandbox, hooks_bin):
             return "done", None
 
         payload = {"prompt": prompt, "prompt_response": response, "stop_hook_active": False}
-        report = hooks_test(hooks_bin, sandbox, "gemini", "AfterAgent", payload)
+        report = ask("AfterAgent", payload)
         end = {"outcome": None, "reason": None, "retry": None, "user_messages": report["user_messages"]}
         end["outcome"], end["reason"] = verdict(report)
         if end["outcome"] == "block":
-            report = hooks_test(hooks_bin, sandbox, "gemini", "AfterAgent", {**payload, "stop_hook_active": True})
+            report = ask("AfterAgent", {**payload, "stop_hook_active": True})
             end["user_messages"] += report["user_messages"]
             end["retry"] = verdict(report)[0]
         raw["end"] = end
