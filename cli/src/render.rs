@@ -244,8 +244,19 @@ fn reason_cell(record: &HookRecord, event_subject: MatcherSubject, subject: &str
     let tested = format!("\"{}\"", one_line(subject));
     if spec.dialect() != Dialect::Nanopi {
         // Its dialect has rules of its own (Claude Code's `if`, the event a
-        // failed tool fires): say which subject, not which rule.
-        return format!("its matcher or rules did not select it for {what}{tested}");
+        // failed tool fires) and subjects of its own (a session event's
+        // `source`, not nanopi's session id): name the subject only where
+        // it is the tool, by the name this hook saw.
+        return match (event_subject, record.tool_name()) {
+            (MatcherSubject::ToolName, Some(seen)) => format!(
+                "its matcher or rules did not select it for tool name \"{}\"",
+                one_line(seen)
+            ),
+            (MatcherSubject::ToolName, None) => {
+                format!("its matcher or rules did not select it for tool name {tested}")
+            }
+            _ => "its matcher or rules did not select it".to_owned(),
+        };
     }
     if what.is_empty() {
         format!("matcher did not match {tested} (this event has no matcher subject)")

@@ -548,3 +548,51 @@ fn a_claude_event_with_no_neutral_point_is_fired_by_name() {
         r.stderr
     );
 }
+
+/// A Gemini CLI SessionStart hook is matched on the session's `source`: a
+/// skipped one is not said to be tested against nanopi's session id.
+#[test]
+fn a_skip_names_no_subject_its_dialect_does_not_test() {
+    let s = Sandbox::new();
+    let settings = s.write(
+        "proj/.gemini/settings.json",
+        &json!({"hooks": {
+            "SessionStart": [{"matcher": "resume", "hooks": [{"type": "command", "command": "true"}]}],
+            "BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "true"}]}]}})
+        .to_string(),
+    );
+    let config = format!("gemini:{}", path(&settings));
+    let r = s.run(&[
+        "test",
+        "--config",
+        &config,
+        "--event",
+        "SessionStart",
+        "--payload",
+        r#"{"source":"startup"}"#,
+    ]);
+    assert!(
+        r.stdout.contains("its matcher or rules did not select it"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("session id"), "{}", r.stdout);
+    // At a tool event the subject is the tool, by the name the hook saw.
+    let r = s.run(&[
+        "test",
+        "--config",
+        &config,
+        "--event",
+        "BeforeTool",
+        "--tool",
+        "bash",
+        "--payload",
+        r#"{"tool_input":{"command":"ls"}}"#,
+    ]);
+    assert!(
+        r.stdout
+            .contains("did not select it for tool name \"run_shell_command\""),
+        "{}",
+        r.stdout
+    );
+}
