@@ -265,3 +265,54 @@ fn check_sees_through_the_project_variable_to_a_guard_that_cannot_start() {
         "{warnings:#?}"
     );
 }
+
+/// Gemini CLI reads the shell's exit 127 (with its line on stderr) as a
+/// block: `hooks check` says that a Gemini guard whose script is gone refuses
+/// every call, where a Claude Code one lets them through; and it does.
+#[test]
+fn check_says_what_a_missing_script_does_in_each_dialect() {
+    let s = Sandbox::new();
+    s.write(
+        "proj/.gemini/settings.json",
+        &json!({"hooks": {"BeforeTool": [{"matcher": "run_shell_command",
+            "hooks": [{"type": "command", "command": "./gone.sh"}]}]}})
+        .to_string(),
+    );
+    s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": "./gone-too.sh"}]}]}})
+        .to_string(),
+    );
+    let run = s.run(&["check", "--discover", "gemini", "--discover", "claude"]);
+    let warning = |program: &str| {
+        run.stderr
+            .lines()
+            .find(|l| l.starts_with("hooks: warning:") && l.contains(program))
+            .unwrap_or_else(|| panic!("no warning names {program}: {}", run.stderr))
+            .to_owned()
+    };
+    assert!(
+        warning("./gone.sh").contains("refuses every call"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        warning("./gone-too.sh").contains("lets the action through"),
+        "{}",
+        run.stderr
+    );
+    let payload =
+        json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls"}}).to_string();
+    let r = s.run(&[
+        "test",
+        "--json",
+        "--discover",
+        "gemini",
+        "--event",
+        "BeforeTool",
+        "--payload",
+        &payload,
+    ]);
+    assert_eq!(r.json()["decision"], "block", "{}", r.stderr);
+}

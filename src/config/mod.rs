@@ -355,6 +355,7 @@ impl Config {
                     ConfigWarningKind::MissingProgram {
                         hook: spec.location(),
                         event: spec.event_as_written().to_owned(),
+                        blocks: programs::blocks_when_it_cannot_start(spec, &missing),
                         program: missing.program,
                         why: missing.why,
                     },

@@ -238,6 +238,30 @@ pub(crate) fn missing_program(
     }
 }
 
+/// Whether `spec`'s dialect answers a run whose program cannot start (the
+/// shell's exit 127, or 126, with its line on stderr) with a block, asked of
+/// the dialect itself: Gemini CLI reads any other exit with text as a block,
+/// the others as a failure that lets the action through.
+pub(crate) fn blocks_when_it_cannot_start(spec: &HookSpec, missing: &MissingProgram) -> bool {
+    let code = if missing.why == "not executable" {
+        126
+    } else {
+        127
+    };
+    let finished = crate::process::Finished {
+        termination: crate::outcome::Termination::Exited(code),
+        stdout: Vec::new(),
+        stdout_truncated: false,
+        stderr: format!("sh: 1: {}: {}\n", missing.program, missing.why).into_bytes(),
+    };
+    let probe = crate::request::HookRequest::new(spec.event(), serde_json::json!({}));
+    matches!(
+        spec.dialect_hook()
+            .finish(Some(spec), &probe, Ok(&finished)),
+        Ok((crate::outcome::Verdict::Block { .. }, _))
+    )
+}
+
 /// `command` with each `$NAME`, `${NAME}` or `"$NAME"` of a variable that
 /// the hook's dialect sets for it (`CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`,
 /// a plugin's root, …) written out, as the shell will read it, so that

@@ -230,6 +230,11 @@ pub enum ConfigWarningKind {
         program: String,
         /// `not found`, `not executable` or `not on PATH`.
         why: &'static str,
+        /// Whether the hook's dialect reads the shell's answer to a program
+        /// that cannot start (exit 127 or 126, a line on stderr) as a block,
+        /// as Gemini CLI does: then every call is refused, instead of let
+        /// through.
+        blocks: bool,
     },
     /// A handler with another dialect's key for failing closed (a Claude
     /// Code handler with Cursor's `failClosed` or `fail_closed`): ignored, so
@@ -508,12 +513,21 @@ impl fmt::Display for ConfigWarningKind {
                 ref event,
                 ref program,
                 why,
-            } => write!(
-                f,
-                "{event} hook {hook}: {program:?} is {why}, so this guard fails at every run \
-                 and lets the action through unless it fails closed; fix the path or the \
-                 execute bit (chmod +x)"
-            ),
+                blocks,
+            } => {
+                let then = if blocks {
+                    "its dialect reads that failure as a block, so this hook refuses every \
+                     call it sees"
+                } else {
+                    "this guard fails at every run and lets the action through unless it \
+                     fails closed"
+                };
+                write!(
+                    f,
+                    "{event} hook {hook}: {program:?} is {why}, so {then}; fix the path or the \
+                     execute bit (chmod +x)"
+                )
+            }
             ConfigWarningKind::IgnoredFailClosedKey {
                 ref at,
                 ref key,
