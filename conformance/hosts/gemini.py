@@ -46,7 +46,29 @@ def flatten(raw, sandbox):
     return seen
 
 
+# Where the pinned package is, as observe_host was given it (run.py runs the
+# host's side of a scenario first): observe_ours asks its shell tool whether
+# rewritten arguments are valid.
+INSTALLED = {"dir": None}
+
+
+def tool_build_error(sandbox, args):
+    """The error of Gemini's own shell tool `build` on `args` (its parameter
+    check), or None: what the scheduler does with a hook's rewritten input,
+    whoever decided the rewrite."""
+    if INSTALLED["dir"] is None:
+        raise RuntimeError("the host's side of the scenario did not run first: no installed package to check the tool's parameters")
+    path = sandbox.root / "build-args.json"
+    path.write_text(json.dumps(args))
+    code, out, err = run_bounded(["node", str(DRIVER), "--build", str(path), str(sandbox.proj)],
+                                 cwd=INSTALLED["dir"], env=base_env(sandbox))
+    if code != 0:
+        raise RuntimeError(f"the driver's --build exited {code}: {err[-800:]}")
+    return json.loads(out)["error"]
+
+
 def observe_host(scenario, sandbox, install):
+    INSTALLED["dir"] = install
     spec = {
         "home": str(sandbox.home),
         "proj": str(sandbox.proj),
@@ -113,6 +135,14 @@ def observe_ours(scenario, sandbox, hooks_bin):
             seen.update(before="block", reason=report["reason"], model_text=report["message"])
             continue
         args = report["arguments"]
+        if args != call["input"] and call["name"] == "run_shell_command":
+            # The host's scheduler, not the hooks: the call is rebuilt from the
+            # rewritten arguments and the tool checks its parameters.
+            error = tool_build_error(sandbox, args)
+            if error is not None:
+                seen.update(before="invalid",
+                            model_text=f"Tool parameter modification by hook failed validation: {error}")
+                continue
         seen["tool_input"] = args
         if report["decision"] == "ask":
             seen["before"] = "ask"

@@ -33,6 +33,33 @@ const require = createRequire(join(process.cwd(), 'package.json'));
 const core = await import(require.resolve('@google/gemini-cli-core'));
 const { Config, HookSystem, ShellTool } = core;
 
+// `node gemini_driver.mjs --build ARGS.json PROJ`: only the shell tool's own
+// `build` (its parameter check) on ARGS, printed as {"error": TEXT or null}.
+// gemini.py's observe_ours asks it about the arguments tower-hooks handed
+// back, as the scheduler asks the tool about a hook's tool_input.
+if (process.argv[2] === '--build') {
+  const args = JSON.parse(readFileSync(process.argv[3], 'utf8'));
+  console.debug = () => {};
+  const config = new Config({
+    sessionId: 'conformance-session',
+    targetDir: process.argv[4],
+    cwd: process.argv[4],
+    debugMode: false,
+    model: 'gemini-2.5-flash',
+    usageStatisticsEnabled: false,
+    trustedFolder: true,
+  });
+  await config.storage.initialize();
+  let error = null;
+  try {
+    new ShellTool(config, config.getMessageBus()).build(args);
+  } catch (e) {
+    error = e instanceof Error ? e.message : String(e);
+  }
+  process.stdout.write(JSON.stringify({ error }));
+  process.exit(0);
+}
+
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 
 function settings(dir) {

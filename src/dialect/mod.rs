@@ -37,6 +37,7 @@ use crate::process::{Finished, Job};
 use crate::request::{HookRequest, SeenName, ToolKind};
 use crate::spec::{Dialect, HookSpec};
 use crate::BoxError;
+use serde_json::{Map, Value};
 
 /// What a dialect does with one of its hooks: a crate-private trait object
 /// on every [`HookSpec`], so that the layers never name a dialect.
@@ -198,6 +199,22 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
     /// group to its end.
     fn block_ends_group_in_order(&self) -> bool {
         true
+    }
+
+    /// What the next hook of its group [run in
+    /// order](Self::runs_group_in_order) sees at `event` once this hook
+    /// rewrote the arguments with `updated`, where that is not the rewrite
+    /// itself: `seen` is what this hook saw. `None` (the default): the
+    /// rewritten arguments. Gemini CLI feeds the next `sequential` hook the
+    /// `tool_input` merged over what the hook saw, but runs the tool with the
+    /// last `tool_input` alone.
+    fn chained_arguments(
+        &self,
+        _event: Event,
+        _seen: &Value,
+        _updated: &Map<String, Value>,
+    ) -> Option<Value> {
+        None
     }
 
     /// Whether a block from this hook takes effect at its event by its

@@ -153,6 +153,11 @@ struct Extras {
     /// The wire fields that state the arguments: a rewrite of the arguments
     /// drops them, so that later hooks see the rewrite.
     wire_facts: Option<Arc<[&'static str]>>,
+    /// The arguments as the hooks before, in a group run one hook after
+    /// another, left them for the next one, where that is not what is
+    /// applied (Gemini CLI's `sequential`: each hook sees the `tool_input`
+    /// merged, the call gets the last one alone). Any rewrite drops it.
+    chained: Option<Arc<Value>>,
 }
 
 /// The key of a result's structured content in `tool_response` and in a
@@ -425,6 +430,24 @@ impl HookRequest {
         &self.arguments
     }
 
+    /// The arguments as the next hook of a group run in order sees them:
+    /// the [chained](Self::set_chained_arguments) ones if a hook before it
+    /// left some, else the arguments.
+    pub(crate) fn chained_arguments(&self) -> &Value {
+        self.extras
+            .as_deref()
+            .and_then(|e| e.chained.as_deref())
+            .unwrap_or(&self.arguments)
+    }
+
+    /// Sets (or, with `None`, drops) what the next hook of a group run in
+    /// order sees in place of the arguments.
+    pub(crate) fn set_chained_arguments(&mut self, chained: Option<Value>) {
+        if chained.is_some() || self.extras.as_deref().is_some_and(|e| e.chained.is_some()) {
+            self.extras_mut().chained = chained.map(Arc::new);
+        }
+    }
+
     pub(crate) fn shared_tool_name(&self) -> Option<&Arc<str>> {
         self.tool_name.as_ref()
     }
@@ -445,6 +468,11 @@ impl HookRequest {
 
     pub(crate) fn set_shared_arguments(&mut self, arguments: Arc<Value>) {
         self.arguments = arguments;
+        if let Some(extras) = self.extras.as_deref() {
+            if extras.chained.is_some() {
+                self.extras_mut().chained = None;
+            }
+        }
         let facts = self.extras.as_deref().and_then(|e| e.wire_facts.clone());
         if let Some(facts) = facts {
             let extras = self.extras_mut();

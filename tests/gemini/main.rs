@@ -174,7 +174,7 @@ async fn ask_on_before_tool_needs_a_person() {
 // --- 2. rewrites ------------------------------------------------------------
 
 #[tokio::test]
-async fn tool_input_is_merged_shallowly_and_sequential_hooks_see_the_previous_rewrite() {
+async fn the_last_tool_input_replaces_the_input_and_sequential_hooks_see_it_merged() {
     support::bounded(async {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path();
@@ -195,14 +195,42 @@ async fn tool_input_is_merged_shallowly_and_sequential_hooks_see_the_previous_re
     );
     let outcome = stack_of(&config).oneshot(req).await.unwrap();
     assert_eq!(outcome.decision(), Decision::Transform);
-    assert_eq!(
-        outcome.arguments(),
-        &json!({"command": "ls -a", "description": "list", "dir_path": "src"})
-    );
+    // Gemini CLI 0.61 runs the tool with the last hook's tool_input alone
+    // (its scheduler rebuilds the call from it, so here the shell tool would
+    // refuse it for want of `command`)...
+    assert_eq!(outcome.arguments(), &json!({"dir_path": "src"}));
+    // ...while the next hook of a sequential run gets the input with the
+    // rewrites before it merged over it.
     assert_eq!(
         saved(&out)["tool_input"],
         json!({"command": "ls -a", "description": "list"})
     );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn hooks_at_once_that_rewrite_leave_the_later_tool_input_alone() {
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let rewrite = |input: Value| {
+            json!({"command": format!(
+            "echo '{}'", json!({"hookSpecificOutput": {"tool_input": input}}))})
+        };
+        let config = load_project(
+            dir.path(),
+            json!({"BeforeTool": [{"hooks": [
+                rewrite(json!({"command": "ls -a", "description": "first"})),
+                rewrite(json!({"command": "ls -b"})),
+            ]}]}),
+        );
+        let req = HookRequest::tool_execution_start(
+            "run_shell_command",
+            json!({"command": "ls", "description": "list", "dir_path": "src"}),
+        );
+        let outcome = stack_of(&config).oneshot(req).await.unwrap();
+        // Neither the input's other fields nor the first hook's are kept.
+        assert_eq!(outcome.arguments(), &json!({"command": "ls -b"}));
     })
     .await;
 }

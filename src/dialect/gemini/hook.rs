@@ -250,6 +250,23 @@ impl DialectHook for GeminiHook {
         false
     }
 
+    fn chained_arguments(
+        &self,
+        event: Event,
+        seen: &Value,
+        updated: &Map<String, Value>,
+    ) -> Option<Value> {
+        // Gemini CLI feeds the next hook of a `sequential` run the
+        // `tool_input` merged over what the hook saw; the tool still gets
+        // the last `tool_input` alone.
+        if event != Event::ToolExecutionStart || self.event != GeminiEvent::BeforeTool {
+            return None;
+        }
+        let mut next = seen.as_object().cloned().unwrap_or_default();
+        next.extend(updated.clone());
+        Some(Value::Object(next))
+    }
+
     fn blocks_where_the_event_drops_them(&self) -> bool {
         // The model sees the reason instead of the tool's result.
         self.event == GeminiEvent::AfterTool
@@ -371,9 +388,11 @@ fn neutral(
 }
 
 /// The arguments after the rewrite a hook's `hookSpecificOutput` asks for at
-/// `event`, if it asks for one: `tool_input` merged shallowly over the tool's
-/// input (`BeforeTool`); `llm_request` merged shallowly over the model
-/// request (`BeforeModel`); an `llm_response` with content in place of the
+/// `event`, if it asks for one: `tool_input` in place of the tool's input
+/// (`BeforeTool`: Gemini CLI runs the tool with it alone, and checks it
+/// against the tool's parameters; a `sequential` hook after it sees it
+/// merged over the input, see `chained_arguments`); `llm_request` merged
+/// shallowly over the model request (`BeforeModel`); an `llm_response` with content in place of the
 /// model's (`AfterModel`); `toolConfig` added to the request's
 /// (`BeforeToolSelection`: the allowed functions add up, and `NONE` beats
 /// `ANY`, which beats `AUTO`).
@@ -388,7 +407,7 @@ fn rewrite(
             let Some(Value::Object(input)) = specific.get("tool_input") else {
                 return None;
             };
-            args.extend(input.clone());
+            args = input.clone();
         }
         GeminiEvent::BeforeModel => {
             let Some(Value::Object(request)) = specific.get("llm_request") else {
@@ -521,17 +540,20 @@ mod tests {
     }
 
     #[test]
-    fn rewrites_merge_shallowly() {
+    fn tool_input_replaces_and_requests_merge_shallowly() {
         let cur = json!({"command": "ls", "description": "d"});
         let out = rewrite(
             GeminiEvent::BeforeTool,
             &cur,
             &obj(json!({"tool_input": {"command": "ls -la"}})),
         );
-        assert_eq!(
-            Value::Object(out.unwrap()),
-            json!({"command": "ls -la", "description": "d"})
-        );
+        assert_eq!(Value::Object(out.unwrap()), json!({"command": "ls -la"}));
+        assert!(rewrite(
+            GeminiEvent::BeforeTool,
+            &cur,
+            &obj(json!({"tool_input": ["ls"]}))
+        )
+        .is_none());
         let cur = json!({"llm_request": {"model": "a", "config": {"t": 1}}});
         let out = rewrite(
             GeminiEvent::BeforeModel,

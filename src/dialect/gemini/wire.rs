@@ -41,7 +41,8 @@ pub fn stdin_bytes(
     match event {
         GeminiEvent::BeforeTool => {
             fields.push(("tool_name", tool.unwrap_or("").into()));
-            fields.push(("tool_input", args.clone()));
+            // In a `sequential` run: as the hooks before this one left it.
+            fields.push(("tool_input", req.chained_arguments().clone()));
         }
         GeminiEvent::AfterTool => {
             fields.push(("tool_name", tool.unwrap_or("").into()));

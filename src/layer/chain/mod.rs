@@ -628,17 +628,38 @@ where
         let by = Some((at + 1, spec.scope()));
         // In a group run one hook after another, a block may leave the rest
         // of the group to run (Gemini CLI's `sequential`).
-        let rest_of_group =
-            *self.next < *self.in_order_until && !spec.dialect_hook().block_ends_group_in_order();
+        let in_group = *self.next < *self.in_order_until;
+        let rest_of_group = in_group && !spec.dialect_hook().block_ends_group_in_order();
+        // What the next hook of the group sees, when its dialect chains a
+        // rewrite otherwise than it applies it (Gemini CLI's `sequential`).
+        let chained = match &verdict {
+            Verdict::Transform(updated) if in_group && *self.next + 1 < *self.in_order_until => {
+                let request = self.request.as_ref().expect(POLLED_AFTER_COMPLETION);
+                spec.dialect_hook().chained_arguments(
+                    *self.event,
+                    request.chained_arguments(),
+                    updated,
+                )
+            }
+            _ => None,
+        };
         *self.next += 1;
         if rest_of_group && matches!(verdict, Verdict::Block { .. }) {
             let end = *self.in_order_until;
             *self.stop_at = Some(self.stop_at.map_or(end, |at| at.min(end)));
             let (decided, _) = merge(std::mem::take(self.decided), verdict);
             *self.decided = decided;
-            return;
+        } else {
+            self.settle(verdict, by);
         }
-        self.settle(verdict, by);
+        if in_group {
+            // Set after the rewrite, which drops the one before; the group's
+            // last hook leaves none for the hooks after the group.
+            let request = self.request.as_mut().expect(POLLED_AFTER_COMPLETION);
+            if chained.is_some() || *self.next >= *self.in_order_until {
+                request.set_chained_arguments(chained);
+            }
+        }
     }
 
     /// Records the members of a group that ran at once (from `next` up to
