@@ -512,6 +512,9 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     let event = named.event();
     tool_flags_fit_the_event(&args, named)?;
     let payload = payload(&args)?;
+    // A session event's arguments, as the report shows them: the payload as
+    // given (a dialect's `source`, not the neutral `reason` made of it).
+    let given = Value::Object(payload.clone());
     let (config, _) = load_with(&args.config, &host, |warning| {
         // With a model at hand, model-evaluated hooks do run.
         !(args.evaluator_command.is_some()
@@ -665,12 +668,13 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
     }
 
     let text = if args.json {
-        let json = json_report(&outcome, named);
+        let json = json_report(&outcome, named, &given);
         serde_json::to_string(&json).expect("JSON values always serialize") + "\n"
     } else {
         let message = message(&outcome, named);
         render::outcome(
             &outcome,
+            shown_arguments(&outcome, named, &given),
             named.name(),
             message.as_deref(),
             &subject,
@@ -687,17 +691,31 @@ fn test(args: TestArgs) -> Result<ExitCode, Failure> {
 
 /// The JSON report: the outcome's, with the event as named and, for a
 /// Claude Code name, the `message` and `arguments` of that dialect.
-fn json_report(outcome: &HookOutcome, named: Named) -> Value {
+fn json_report(outcome: &HookOutcome, named: Named, given: &Value) -> Value {
     let mut report = serde_json::to_value(outcome).expect("an outcome always serializes");
     if let (Named::Other(other), Value::Object(map)) = (named, &mut report) {
         map.insert("event".into(), Value::from(other.name()));
         map.insert("message".into(), Value::from(message(outcome, named)));
-        if other.event() == Event::ToolExecutionEnd {
-            let input = outcome.arguments().get("tool_input").cloned();
-            map.insert("arguments".into(), input.unwrap_or(Value::Null));
+        if other.event() == Event::ToolExecutionEnd || other.event().is_session_event() {
+            let shown = shown_arguments(outcome, named, given).clone();
+            map.insert("arguments".into(), shown);
         }
     }
     report
+}
+
+/// The arguments the report shows: the outcome's, but for another dialect's
+/// event after a tool, the tool's input, and at a session event, the payload
+/// as given (a session event's arguments are not rewritten).
+fn shown_arguments<'a>(outcome: &'a HookOutcome, named: Named, given: &'a Value) -> &'a Value {
+    match named {
+        Named::Other(other) if other.event().is_session_event() => given,
+        Named::Other(other) if other.event() == Event::ToolExecutionEnd => outcome
+            .arguments()
+            .get("tool_input")
+            .unwrap_or(&Value::Null),
+        _ => outcome.arguments(),
+    }
 }
 
 /// The text the agent shows for an honored block: nanopi's own for a nanopi

@@ -343,6 +343,7 @@ fn run_details(out: &mut String, record: &HookRecord, run: &RunDetail) {
 /// were tested against.
 pub(crate) fn outcome(
     outcome: &HookOutcome,
+    arguments: &serde_json::Value,
     event: &str,
     message: Option<&str>,
     subject: &str,
@@ -396,7 +397,7 @@ pub(crate) fn outcome(
     }
     out.push_str(&format!(
         "arguments  {}\n",
-        one_line(&outcome.arguments().to_string())
+        one_line(&arguments.to_string())
     ));
     out.push('\n');
     if outcome.hooks().is_empty() {

@@ -596,3 +596,48 @@ fn a_skip_names_no_subject_its_dialect_does_not_test() {
         r.stdout
     );
 }
+
+/// At a session event of another dialect, the report's arguments are the
+/// payload as given, not the neutral `reason` made of it (DIALECTS.md
+/// "Round 4").
+#[test]
+fn a_session_events_arguments_are_the_payload_as_given() {
+    let s = Sandbox::new();
+    for (dialect, event) in [
+        ("gemini", "SessionStart"),
+        ("claude", "SessionStart"),
+        ("gemini", "SessionEnd"),
+    ] {
+        let payload = json!({"source": "startup", "reason": "exit"});
+        let r = s.run(&[
+            "test",
+            "--json",
+            "--discover",
+            dialect,
+            "--event",
+            event,
+            "--payload",
+            &payload.to_string(),
+        ]);
+        assert_eq!(
+            r.json()["arguments"],
+            payload,
+            "{dialect} {event}: {}",
+            r.stdout
+        );
+        let text = s.run(&[
+            "test",
+            "--discover",
+            dialect,
+            "--event",
+            event,
+            "--payload",
+            &payload.to_string(),
+        ]);
+        assert!(
+            text.stdout.contains(&format!("arguments  {payload}")),
+            "{dialect} {event}: {}",
+            text.stdout
+        );
+    }
+}
