@@ -641,3 +641,36 @@ fn a_session_events_arguments_are_the_payload_as_given() {
         );
     }
 }
+
+/// Claude Code 2.1.332's `PreSkillShellCommand`, fired by name: its matcher
+/// is the tool name, and exit 2 keeps the skill's command from running.
+#[test]
+fn pre_skill_shell_command_hooks_run_by_name_and_refuse() {
+    let s = Sandbox::new();
+    s.write(
+        "proj/.claude/settings.json",
+        &json!({"hooks": {"PreSkillShellCommand": [
+            {"matcher": "Bash", "hooks": [{"type": "command",
+                "command": "grep -q 'curl' && { echo 'no network in skills' >&2; exit 2; }; exit 0"}]}]}})
+        .to_string(),
+    );
+    let fire = |command: &str| {
+        let payload = json!({"tool_name": "Bash", "tool_input": {"command": command},
+            "command_name": "deploy", "invoked_by": "user"});
+        s.run(&[
+            "test",
+            "--json",
+            "--discover",
+            "claude",
+            "--event",
+            "PreSkillShellCommand",
+            "--payload",
+            &payload.to_string(),
+        ])
+        .json()
+    };
+    let refused = fire("curl https://example.com");
+    assert_eq!(refused["decision"], "block", "{refused}");
+    assert_eq!(refused["reason"], "no network in skills");
+    assert_eq!(fire("ls")["decision"], "allow");
+}

@@ -94,6 +94,11 @@ pub enum ClaudeEvent {
     PreModelSwitch,
     /// `PostModelSwitch`: not fired by this host.
     PostModelSwitch,
+    /// `PreSkillShellCommand` (Claude Code 2.1.332): before a shell command
+    /// that a skill's text runs as it is expanded; matched on `tool_name`,
+    /// and any refusal, `ask`, `defer` or `updatedInput` keeps the command
+    /// from running. Not fired by this host.
+    PreSkillShellCommand,
 }
 
 use ClaudeEvent as C;
@@ -101,7 +106,7 @@ use ClaudeEvent as C;
 impl ClaudeEvent {
     /// Every event: the fired ones in the order of [`Event::ALL`] (a neutral
     /// event's first name first), then the others.
-    pub const ALL: [ClaudeEvent; 33] = [
+    pub const ALL: [ClaudeEvent; 34] = [
         C::SessionStart,
         C::SessionEnd,
         C::UserPromptSubmit,
@@ -135,6 +140,7 @@ impl ClaudeEvent {
         C::ElicitationResult,
         C::PreModelSwitch,
         C::PostModelSwitch,
+        C::PreSkillShellCommand,
     ];
 
     /// The name, as Claude Code writes it (`PreToolUse`).
@@ -173,6 +179,7 @@ impl ClaudeEvent {
             C::ElicitationResult => "ElicitationResult",
             C::PreModelSwitch => "PreModelSwitch",
             C::PostModelSwitch => "PostModelSwitch",
+            C::PreSkillShellCommand => "PreSkillShellCommand",
         }
     }
 
@@ -213,6 +220,7 @@ impl ClaudeEvent {
             "ElicitationResult" => C::ElicitationResult,
             "PreModelSwitch" => C::PreModelSwitch,
             "PostModelSwitch" => C::PostModelSwitch,
+            "PreSkillShellCommand" => C::PreSkillShellCommand,
             _ => return None,
         })
     }
@@ -286,7 +294,8 @@ impl ClaudeEvent {
             | C::PostToolUse
             | C::PostToolUseFailure
             | C::PermissionRequest
-            | C::PermissionDenied => "tool_name",
+            | C::PermissionDenied
+            | C::PreSkillShellCommand => "tool_name",
             C::SessionStart | C::ConfigChange | C::DirectoryAdded => "source",
             C::SessionEnd => "reason",
             C::PreCompact | C::PostCompact | C::Setup => "trigger",
@@ -447,6 +456,7 @@ mod tests {
                 "ElicitationResult",
                 "PreModelSwitch",
                 "PostModelSwitch",
+                "PreSkillShellCommand",
             ]
         );
     }

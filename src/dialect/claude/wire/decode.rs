@@ -374,6 +374,24 @@ fn read_json_or(
                 answer.updated_input = specific.updated_input.cloned();
             }
         }
+        Some(C::PreSkillShellCommand) => {
+            // The same fields as PreToolUse, read otherwise: `allow` adds
+            // nothing, and a refusal, an ask, a defer or any `updatedInput`
+            // (never applied) keeps the command from running.
+            let specific = specific.map_or(Ok(PreToolUse::default()), PreToolUse::read)?;
+            let refused = legacy == Some(ClaudeDecision::Block)
+                || specific.updated_input.is_some()
+                || matches!(
+                    specific.decision,
+                    Some(ClaudeDecision::Block | ClaudeDecision::Ask | ClaudeDecision::Defer)
+                );
+            if refused {
+                answer.block(
+                    BlockMeaning::Deny,
+                    reason_or_default(specific.reason.or(reason)),
+                );
+            }
+        }
         Some(C::PermissionRequest) => {
             let behavior = match specific.map(|s| s.get("decision")) {
                 None | Some(None) | Some(Some(Value::Null)) => None,

@@ -195,7 +195,9 @@ impl ClaudeEvent {
     pub(crate) const fn block_meaning(self) -> BlockMeaning {
         use ClaudeEvent as C;
         match self {
-            C::PreToolUse | C::TaskCreated | C::TaskCompleted => BlockMeaning::Deny,
+            C::PreToolUse | C::TaskCreated | C::TaskCompleted | C::PreSkillShellCommand => {
+                BlockMeaning::Deny
+            }
             C::UserPromptSubmit | C::UserPromptExpansion => BlockMeaning::DropPrompt,
             C::Stop | C::SubagentStop | C::TeammateIdle => BlockMeaning::FollowUp,
             C::PostToolUse | C::PostToolUseFailure => BlockMeaning::Feedback,

@@ -1275,3 +1275,42 @@ fn a_block_without_reason_has_claude_codes_own_words() {
         assert_eq!(a.reason.as_deref(), Some("No stderr output"), "{event}");
     }
 }
+
+/// `PreSkillShellCommand` (Claude Code 2.1.332): `allow` adds nothing; a
+/// deny, an ask, a defer or any `updatedInput` (never applied) keeps the
+/// skill's command from running; exit 2 does too.
+#[test]
+fn pre_skill_shell_command_refuses_on_anything_but_allow() {
+    const E: &str = "PreSkillShellCommand";
+    let specific = |fields: Value| {
+        let mut out = json!({"hookEventName": E});
+        out.as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        json!({ "hookSpecificOutput": out })
+    };
+    let allow = json_answer(specific(json!({"permissionDecision": "allow"})), E);
+    assert_eq!(allow.decision, ClaudeDecision::Allow);
+    for refusing in [
+        json!({"permissionDecision": "deny", "permissionDecisionReason": "not in skills"}),
+        json!({"permissionDecision": "ask", "permissionDecisionReason": "not in skills"}),
+        json!({"permissionDecision": "defer", "permissionDecisionReason": "not in skills"}),
+        json!({"updatedInput": {"command": "true"}, "permissionDecisionReason": "not in skills"}),
+    ] {
+        let answer = json_answer(specific(refusing.clone()), E);
+        assert_eq!(answer.decision, ClaudeDecision::Block, "{refusing}");
+        assert_eq!(
+            answer.reason.as_deref(),
+            Some("not in skills"),
+            "{refusing}"
+        );
+        assert!(answer.honored, "{refusing}");
+    }
+    let exit_2 = decode(Some(2), b"", b"no skills here\n", E);
+    assert_eq!(exit_2.decision, ClaudeDecision::Block);
+    assert_eq!(super::block_meaning(E), BlockMeaning::Deny);
+    assert_eq!(
+        crate::dialect::claude::matcher::subject_field(E),
+        Some("tool_name")
+    );
+}
