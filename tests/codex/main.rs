@@ -449,3 +449,23 @@ async fn continue_false_after_a_tool_replaces_the_result_and_the_turn_goes_on() 
     })
     .await;
 }
+
+/// A UserPromptSubmit block: the prompt is dropped and the person is told
+/// why (the report's user messages); the model never sees it.
+#[tokio::test]
+async fn a_prompt_block_tells_the_person_why() {
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let stack = stack(
+            dir.path(),
+            json!({"UserPromptSubmit": [group("", &[
+                r#"cat >/dev/null; echo '{"decision": "block", "reason": "no secrets in prompts"}'"#,
+            ])]}),
+        );
+        let out = stack.oneshot(HookRequest::input("my key is x")).await.unwrap();
+        assert!(out.is_blocked(), "{out:?}");
+        assert_eq!(out.user_messages(), ["no secrets in prompts"]);
+        assert!(out.context().is_empty());
+    })
+    .await;
+}

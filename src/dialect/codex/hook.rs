@@ -343,6 +343,7 @@ fn neutral(hook: &CodexHook, fail_closed: bool, answer: CodexAnswer) -> (Verdict
         context: answer.context,
         user_messages: answer.user_messages,
         stop: answer.stop,
+        updated_permissions: answer.updated_permissions,
         ..Notes::default()
     };
     if hook.is_async {
@@ -358,6 +359,11 @@ fn neutral(hook: &CodexHook, fail_closed: bool, answer: CodexAnswer) -> (Verdict
             Verdict::Allow
         }
         CodexDecision::Block(reason) => {
+            if hook.event == CodexEvent::UserPromptSubmit {
+                // The person is told why the prompt was refused; the model
+                // never sees it.
+                notes.user_messages.push(reason.clone());
+            }
             if !hook.event.is_stop() {
                 // Codex's block takes effect at every event that has one
                 // (PostToolUse: the model sees the reason instead of the result).

@@ -120,6 +120,24 @@ fn permission_request_deny_uses_its_message_and_allow_approves() {
         json!({"decision": {"behavior": "allow", "updatedInput": {}}}),
     );
     assert!(ok(E::PermissionRequest, &reserved).error.is_some());
+    // Codex takes `updatedPermissions` beside an allow (its sources; the
+    // event does not fire in a headless run to see it).
+    let rules = json!([{"type": "addRules", "rules": [{"toolName": "Bash"}]}]);
+    let granting = hso(
+        "PermissionRequest",
+        json!({"decision": {"behavior": "allow", "updatedPermissions": rules}}),
+    );
+    let answer = ok(E::PermissionRequest, &granting);
+    assert_eq!(answer.decision, CodexDecision::Approve);
+    assert_eq!(
+        answer.updated_permissions,
+        rules.as_array().unwrap().clone()
+    );
+    let denying = hso(
+        "PermissionRequest",
+        json!({"decision": {"behavior": "deny", "updatedPermissions": []}}),
+    );
+    assert!(ok(E::PermissionRequest, &denying).error.is_some());
 }
 
 #[test]

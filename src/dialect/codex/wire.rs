@@ -38,6 +38,10 @@ pub struct CodexAnswer {
     pub stop: Option<String>,
     /// Why the run failed (Codex lets the action proceed and records it).
     pub error: Option<String>,
+    /// `PermissionRequest`'s `decision.updatedPermissions` beside an
+    /// `allow`, as written: the permission rules the person would have
+    /// granted.
+    pub updated_permissions: Vec<Value>,
 }
 
 impl CodexAnswer {
@@ -189,6 +193,8 @@ struct Permission {
     behavior: String,
     #[serde(default)]
     message: Option<String>,
+    #[serde(default, rename = "updatedPermissions")]
+    updated_permissions: Option<Vec<Value>>,
 }
 
 /// A JSON answer at `event`, or why it is not one.
@@ -265,6 +271,12 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
         return refuse("hookSpecificOutput.decision");
     }
     if let Some(permission) = specific.decision {
+        if let Some(updates) = permission.updated_permissions {
+            if permission.behavior != "allow" {
+                return refuse("decision.updatedPermissions without behavior \"allow\"");
+            }
+            out.updated_permissions = updates;
+        }
         out.decision = match permission.behavior.as_str() {
             "allow" => CodexDecision::Approve,
             "deny" => CodexDecision::Block(
