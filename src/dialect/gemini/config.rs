@@ -154,6 +154,9 @@ struct Definition {
     hooks: Option<Vec<Map<String, Value>>>,
 }
 
+/// The keys of a Gemini CLI hook, as its settings schema has them.
+const HANDLER_KEYS: [&str; 6] = ["type", "command", "name", "description", "timeout", "env"];
+
 #[derive(Deserialize)]
 struct Handler {
     #[serde(default, rename = "type")]
@@ -377,6 +380,19 @@ pub fn parse(text: &str) -> Result<GeminiFile, ConfigErrorKind> {
             }
             for (h, handler) in handlers.into_iter().enumerate() {
                 let at = format!("{at}.hooks[{h}]");
+                // Gemini CLI passes over keys it does not read; so do we,
+                // aloud (a `persistent` copied from a Claude Code file, say).
+                for key in handler
+                    .keys()
+                    .filter(|k| !HANDLER_KEYS.contains(&k.as_str()))
+                {
+                    file.warnings.push(ConfigWarningKind::UnknownKey {
+                        at: format!("{at}.{key}"),
+                        expected: "a key of a Gemini CLI hook (type, command, name, \
+                                   description, timeout, env; \"persistent\" is a tower-hooks \
+                                   extension of nanopi and Claude Code files only)",
+                    });
+                }
                 let handler: Handler = read(Value::Object(handler), &at)?;
                 let kind = string(handler.kind).unwrap_or_else(|| "command".into());
                 if kind != "command" {
@@ -461,6 +477,27 @@ mod tests {
         let file = parse(r#"{"hooks": {"PreToolUse": [], "enabled": true}}"#).unwrap();
         assert_eq!(file.warnings.len(), 1);
         assert!(file.warnings[0].to_string().contains("PreToolUse"));
+    }
+
+    #[test]
+    fn a_key_gemini_does_not_read_is_a_warning_and_persistent_says_why() {
+        let file = parse(
+            r#"{"hooks": {"BeforeTool": [{"hooks": [
+                {"command": "./guard", "persistent": true, "timout": 5}]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(file.entries.len(), 1, "the hook still loads");
+        let warnings: Vec<String> = file.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("hooks.BeforeTool[0].hooks[0].persistent is not")
+                && warnings[0].contains("tower-hooks extension"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].starts_with("hooks.BeforeTool[0].hooks[0].timout"),
+            "{warnings:?}"
+        );
     }
 
     #[test]
