@@ -38,7 +38,8 @@ def cells(line):
 
 
 def rows(page_text):
-    """(line number, feature, here) of the page's `| feature | … | here |` table."""
+    """(line number, feature, here) of the page's `| feature | … | here |` table
+    (the middle column is `upstream` on one page, the host's name on another)."""
     lines = page_text.splitlines()
     for at, line in enumerate(lines):
         head = cells(line) if line.lstrip().startswith("|") else []
@@ -65,6 +66,9 @@ def check(repo, host, outcomes):
             continue
         checked += 1
         where = f"{page}:{number} ({feature})"
+        if word not in ("yes", "partly", "no"):
+            problems.append(f"{where} names scenarios but its `here` starts with {word!r}, not yes, partly or no")
+            continue
         missing = [n for n in named if n not in outcomes]
         if missing:
             problems.append(f"{where} names {', '.join(missing)}, which did not run")
