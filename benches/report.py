@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn criterion's results for `cargo bench --bench overhead` (and `--bench http`, `--bench replay`) into BENCHMARKS.md
+"""Turn criterion's results for `cargo bench --bench overhead` (and `--bench http`, `--bench replay`, `--bench hosts`) into BENCHMARKS.md
 and benches/overhead.svg.
 
 Usage: python3 benches/report.py [--criterion target/criterion] [--out BENCHMARKS.md]
@@ -11,7 +11,8 @@ interval, median absolute deviation), computes the ratios that issue #6 sets as
 targets, and writes a Markdown table and an SVG chart of the ratios against their
 targets. `--pinned` names the criterion data of the same benches run on one core
 (`taskset -c 0`, see REPRODUCE), shown beside the normal run. `--sections` prints
-only the sections of the ids that ran (HTTP hooks, the physical floor) to stdout,
+only the sections of the ids that ran (HTTP hooks, the physical floor, the real
+hosts side by side) to stdout,
 for a run of a few groups. Standard library only. Exits 1 when a target does not hold.
 """
 from __future__ import annotations
@@ -333,6 +334,85 @@ def floor_section(root: str, pinned: str | None) -> list[str]:
     return md
 
 
+# `benches/hosts.rs`: shell calls in each session's one turn (its `K`), and the
+# hosts it runs, with how each is driven.
+HOST_CALLS = 4
+HOSTS = [
+    ("Claude Code", "claude", HOST_CALLS, "a whole `claude -p` session"),
+    ("Codex", "codex", HOST_CALLS, "a whole `codex exec` session"),
+    ("Gemini CLI", "gemini", 1, "one `BeforeTool` through its own `HookSystem`"),
+]
+
+
+def hosts_section(root: str) -> list[str]:
+    """The same hook through each real host and through tower-hooks, from
+    `benches/hosts.rs` (left out when its tower-hooks ids have not run; a host
+    it skipped has no row)."""
+    floor, ours, ours_idle = (try_load(root, f"hosts/{i}") for i in ("floor", "tower_hooks", "tower_hooks_idle"))
+    if floor is None or ours is None:
+        return []
+    md = ["## Real hosts, side by side", "",
+          "`cargo bench --bench hosts` (`benches/hosts.rs`), all ids in one run: one `PreToolUse` "
+          "command hook for the shell tool (Gemini CLI: `BeforeTool`), `cat >/dev/null; exit 0` "
+          "under bash, through each pinned host of `conformance/hosts/pins.json` and through "
+          "tower-hooks; \"idle\" is the same hook with a matcher that does not match the call.", "",
+          "* `hosts/floor`: `bash -c` of that script with the runner's own spawn primitive and the "
+          "200-byte stdin line (as `spawn/floor`), timed with `hosts/tower_hooks` run between its "
+          "iterations, and the other way round.",
+          "* `hosts/tower_hooks`: one `Bash` call through a `HookStack` loaded from a Claude Code "
+          "settings file holding the hook; `hosts/tower_hooks_idle`: the idle twin.",
+          f"* `hosts/claude_*`, `hosts/codex_*`: a whole headless session against "
+          f"`conformance/hosts/model_server.py` on 127.0.0.1 whose one turn makes {HOST_CALLS} shell "
+          f"calls, with no hook (`none`), the hook (`hook`), the idle hook (`idle`); per call, the "
+          f"hook costs (hook − none) / {HOST_CALLS} and the idle hook (idle − none) / {HOST_CALLS}.",
+          "* `hosts/gemini_*`: one `BeforeTool` event fired through Gemini CLI's own `HookSystem` "
+          "(`conformance/hosts/gemini_bench.mjs`), likewise none / hook / idle; per event, "
+          "hook − none and idle − none.", "",
+          "The range is what the 95% confidence intervals of the two medians allow for their "
+          "difference: a session's own time varies by far more than one hook costs, so a range "
+          "that spans zero says the hook's cost is lost in that noise.", "",
+          "| path | hook per call | range | hook / floor | idle per call | range |",
+          "| --- | ---: | ---: | ---: | ---: | ---: |",
+          f"| tower-hooks (`hosts/tower_hooks`) | {human(ours['median'])} | {human(ours['lo'])} – "
+          f"{human(ours['hi'])} | {ours['median'] / floor['median']:.3f} | "
+          + (f"{human(ours_idle['median'])} | {human(ours_idle['lo'])} – {human(ours_idle['hi'])} |"
+             if ours_idle else "– | – |")]
+
+    def signed(ns: float) -> str:
+        return ("−" if ns < 0 else "") + human(abs(ns))
+
+    ran = []
+    for label, name, calls, how in HOSTS:
+        none, hook, idle = (try_load(root, f"hosts/{name}_{v}") for v in ("none", "hook", "idle"))
+        if none is None or hook is None:
+            continue
+        ran.append(label)
+        per = (hook["median"] - none["median"]) / calls
+        lo, hi = (hook["lo"] - none["hi"]) / calls, (hook["hi"] - none["lo"]) / calls
+        row = (f"| {label}, {how} | {signed(per)} | {signed(lo)} – {signed(hi)} | "
+               f"{per / floor['median']:.3f} | ")
+        if idle is not None:
+            idle_per = (idle["median"] - none["median"]) / calls
+            ilo, ihi = (idle["lo"] - none["hi"]) / calls, (idle["hi"] - none["lo"]) / calls
+            row += f"{signed(idle_per)} | {signed(ilo)} – {signed(ihi)} |"
+        else:
+            row += "– | – |"
+        md.append(row)
+    md += ["", f"Spawn floor (`hosts/floor`): {human(floor['median'])}. "
+           + ("Hosts not installed for this run, so without a row: "
+              + ", ".join(label for label, *_ in HOSTS if label not in ran) + ". "
+              if len(ran) < len(HOSTS) else ""), "",
+           "| id | median | 95% CI of the median | MAD |", "| --- | ---: | ---: | ---: |"]
+    ids = ["floor", "tower_hooks", "tower_hooks_idle"] + [f"{name}_{v}" for _, name, _, _ in HOSTS
+                                                          for v in ("none", "hook", "idle")]
+    for i in ids:
+        r = try_load(root, f"hosts/{i}")
+        if r is not None:
+            md.append(f"| `hosts/{i}` | {human(r['median'])} | {human(r['lo'])} – {human(r['hi'])} | {human(r['mad'])} |")
+    md.append("")
+    return md
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--criterion", default="target/criterion")
@@ -344,12 +424,12 @@ def main() -> int:
     ap.add_argument("--pinned", default=None,
                     help="criterion data of the same benches run under `taskset -c 0`")
     ap.add_argument("--sections", action="store_true",
-                    help="print only the HTTP and floor sections, from the ids that ran")
+                    help="print only the HTTP, floor and real hosts' sections, from the ids that ran")
     a = ap.parse_args()
 
     if a.sections:
         http_md, http_ok = http_section(a.criterion)
-        print("\n".join(http_md + floor_section(a.criterion, a.pinned)))
+        print("\n".join(http_md + floor_section(a.criterion, a.pinned) + hosts_section(a.criterion)))
         return 0 if all(http_ok) else 1
 
     results = {i: load(a.criterion, i) for i in IDS}
@@ -420,6 +500,7 @@ def main() -> int:
     md += http_md
     md += floor_section(a.criterion, a.pinned)
     md += replay_section(a.criterion)
+    md += hosts_section(a.criterion)
     md += burst_section(a.burst)
 
     with open(a.out, "w") as f:

@@ -78,10 +78,10 @@ fn cloexec_pipe() -> (OwnedFd, OwnedFd) {
     }
 }
 
-/// `posix_spawn` of `bash -c true` as the runner spawns a hook: its pid, the
+/// `posix_spawn` of `bash -c SCRIPT` as the runner spawns a hook: its pid, the
 /// write end of its stdin and our copy of the read end, and the read ends of
 /// its stdout and stderr.
-fn spawn_bash_true() -> (rustix::process::Pid, OwnedFd, OwnedFd, OwnedFd, OwnedFd) {
+fn spawn_bash(script: &CStr) -> (rustix::process::Pid, OwnedFd, OwnedFd, OwnedFd, OwnedFd) {
     let env: Vec<CString> = std::env::vars_os()
         .filter_map(|(key, value)| {
             let mut entry = key.into_vec();
@@ -107,7 +107,7 @@ fn spawn_bash_true() -> (rustix::process::Pid, OwnedFd, OwnedFd, OwnedFd, OwnedF
     attr.set_pgroup(nix::unistd::Pid::from_raw(0)).unwrap();
     attr.set_sigmask(&SigSet::empty()).unwrap();
     attr.set_sigdefault(&SigSet::all()).unwrap();
-    let args = [c"bash", c"-c", c"true"];
+    let args = [c"bash", c"-c", script];
     let pid = posix_spawn(bash(), &actions, &attr, &args, &env).unwrap();
     let pid = rustix::process::Pid::from_raw(pid.as_raw()).unwrap();
     (pid, stdin, stdin_theirs, stdout, stderr)
@@ -122,7 +122,12 @@ fn spawn_bash_true() -> (rustix::process::Pid, OwnedFd, OwnedFd, OwnedFd, OwnedF
 /// group kill, no reaping of leftovers, no deadline): what a command hook
 /// cannot avoid. It checks that bash exited 0, so a failing floor is not timed.
 pub(crate) async fn spawn_floor(line: &[u8]) {
-    let (pid, stdin, stdin_theirs, stdout, stderr) = spawn_bash_true();
+    spawn_floor_of(c"true", line).await
+}
+
+/// [`spawn_floor`] of `bash -c SCRIPT` (a hook's own script, in place of `true`).
+pub(crate) async fn spawn_floor_of(script: &CStr, line: &[u8]) {
+    let (pid, stdin, stdin_theirs, stdout, stderr) = spawn_bash(script);
 
     // 200 bytes fit in the pipe: written at once, then our end is closed.
     let mut written = 0;
