@@ -32,7 +32,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::event::GeminiEvent;
-use super::hook::{GeminiMatcher, CWD_VAR, PROJECT_DIR_VAR, SESSION_ID_VAR};
+use super::matcher::{GeminiMatcher, CWD_VAR, PROJECT_DIR_VAR, SESSION_ID_VAR};
 use crate::process::substitute::{evaluated_twice, References};
 
 /// The variables Gemini CLI replaces in a command (as `$NAME`) before the

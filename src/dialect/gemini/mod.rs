@@ -20,12 +20,13 @@ pub mod config;
 mod event;
 pub(crate) mod hook;
 pub(crate) mod loader;
+mod matcher;
 mod request;
 mod wire;
 
 pub use self::event::GeminiEvent;
 #[doc(hidden)] // for tests; not API
-pub use self::hook::{CWD_VAR, PROJECT_DIR_VAR, SESSION_ID_VAR};
+pub use self::matcher::{CWD_VAR, PROJECT_DIR_VAR, SESSION_ID_VAR};
 pub use self::request::request;
 #[doc(hidden)] // the wire's pure functions, for fuzz targets and tests; not API
 pub use self::wire::{decode, stdin_bytes, GeminiAnswer, GeminiDecision, NO_REASON};
