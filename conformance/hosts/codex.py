@@ -33,7 +33,9 @@ BLOCKED = re.compile(r"^Command blocked by PreToolUse hook: (?P<reason>.*)\. Com
 # The start of the shell tool's own output.
 TOOL_OUTPUT = re.compile(r"^Chunk ID: ")
 STATUS = re.compile(r"^hook: (?P<event>\w+) (?P<status>Completed|Blocked|Failed|Stopped)\s*$", re.M)
-HOOK_PROMPT = re.compile(r"^<hook_prompt[^>]*>(?P<text>.*)</hook_prompt>$", re.S)
+# A Stop block's reason, given to the model as the next instruction: one
+# element per blocking hook, several in one message.
+HOOK_PROMPT = re.compile(r"<hook_prompt[^>]*>(?P<text>.*?)</hook_prompt>", re.S)
 
 # The settings every run starts from; a scenario's `config` overrides them.
 CONFIG = {
@@ -102,9 +104,9 @@ def conversation(reqs, prompt):
             results.append(result_of(item.get("output")))
         elif kind == "message" and item.get("role") in ("user", "developer"):
             text = text_of(item)
-            hook_prompt = HOOK_PROMPT.match(text)
-            if hook_prompt:
-                instructions.append(hook_prompt["text"])
+            prompts = [m["text"] for m in HOOK_PROMPT.finditer(text)] if text.lstrip().startswith("<hook_prompt") else []
+            if prompts:
+                instructions.extend(prompts)
             elif item.get("role") == "developer":
                 context.append(text)
             elif text != prompt:
@@ -247,7 +249,8 @@ def observe_ours(scenario, sandbox, hooks_bin):
             continue
         report = s.fire("Stop", {"stop_hook_active": stop_hook_active, "last_assistant_message": turn["text"]})
         if s.blocked(report):
-            s.instructions.append(report["reason"])
+            # Each blocking hook's reason, as Codex gives each its own element.
+            s.instructions.extend(h["reason"] for h in report["hooks"] if h["outcome"] == "block")
             stop_hook_active = True
             continue
         return observation()
