@@ -653,7 +653,9 @@ impl HookOutcome {
 
     /// The instruction to keep going, when there is one: the reason of an
     /// honored block at the agent's stop ([`BlockPolicy::FollowUp`](crate::BlockPolicy::FollowUp)),
-    /// or a hook's own follow-up field.
+    /// with what the blocking hook's dialect added after it (Claude Code's
+    /// `additionalContext` beside a Stop block), or a hook's own follow-up
+    /// field.
     ///
     /// ```
     /// use tower_hooks::{HookOutcome, HookRequest};
@@ -661,7 +663,10 @@ impl HookOutcome {
     /// ```
     pub fn follow_up(&self) -> Option<&str> {
         if self.is_blocked() && self.event.block_policy() == crate::BlockPolicy::FollowUp {
-            return Some(self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON));
+            let reason = self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON);
+            // A follow-up its dialect made of this reason and more.
+            let made = self.notes.as_deref().and_then(|n| n.follow_up.as_deref());
+            return Some(made.filter(|m| m.starts_with(reason)).unwrap_or(reason));
         }
         self.notes.as_deref().and_then(|n| n.follow_up.as_deref())
     }

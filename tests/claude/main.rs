@@ -739,6 +739,30 @@ exit 2"#;
     .await;
 }
 
+/// A Stop block with `additionalContext`: the agent goes on with both, the
+/// block's reason first (Claude Code 2.1.332 gives the model both; the host
+/// scenario `claude/stop_block_and_context` shows it).
+#[tokio::test]
+async fn a_stop_blocks_context_follows_its_reason() {
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let both = r#"cat >/dev/null
+echo '{"decision": "block", "reason": "fix lint", "hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "see CI"}}'"#;
+        let stack = settings_stack(
+            dir.path(),
+            json!({"hooks": {"Stop": [{"hooks": [handler(both)]}]}}),
+        );
+        let outcome = stack
+            .oneshot(HookRequest::stop(false, "done"))
+            .await
+            .unwrap();
+        assert!(outcome.is_blocked());
+        assert_eq!(outcome.reason(), Some("fix lint"));
+        assert_eq!(outcome.follow_up(), Some("fix lint\nsee CI"));
+    })
+    .await;
+}
+
 /// A Stop hook's `additionalContext` sends the agent back to work without a
 /// block: the outcome allows, and its follow-up is the text.
 #[tokio::test]
