@@ -90,6 +90,7 @@ use crate::request::HookRequest;
 
 mod path;
 mod shell;
+mod split;
 
 use path::path_matches;
 use shell::shell_matches;
