@@ -399,57 +399,58 @@ fn claude(c: &mut Criterion) {
     let call = |command: &str| json!({"name": "Bash", "input": {"command": command, "description": "mark"}});
     // Enough turns for every session of the run (criterion's and the checks).
     let server = ModelServer::start(root.path(), &turns(call, &marker, 10_000));
-    let mut sessions = Vec::new();
-    for variant in VARIANTS {
-        let pair: Vec<Session> = [false, true]
-            .into_iter()
-            .map(|checked| {
-                let (dir, home, proj) = sandbox(root.path(), variant, checked);
-                if let Some(file) = hook_file(variant, checked, json!({"shell": "bash"})) {
-                    write_json(&home.join(".claude/settings.json"), &file);
-                }
-                let mut env = base_env(&home, &marker);
-                for (k, v) in [
-                    (
-                        "ANTHROPIC_BASE_URL",
-                        format!("http://127.0.0.1:{}", server.port),
-                    ),
-                    ("ANTHROPIC_API_KEY", "sk-ant-loopback".into()),
-                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-                    ("DISABLE_TELEMETRY", "1".into()),
-                    ("DISABLE_AUTOUPDATER", "1".into()),
-                    ("DISABLE_ERROR_REPORTING", "1".into()),
-                ] {
-                    env.push((k.into(), v));
-                }
-                Session {
-                    argv: [
-                        install.join(BINARY).display().to_string().as_str(),
-                        "-p",
-                        "go",
-                        "--allowedTools",
-                        "Bash",
-                        "--output-format",
-                        "json",
-                        "--max-turns",
-                        "4",
-                    ]
-                    .map(String::from)
-                    .to_vec(),
-                    env,
-                    cwd: proj,
-                    marker: marker.clone(),
-                    log: dir.join("session"),
-                }
-            })
-            .collect();
-        let [timed, checked] = <[Session; 2]>::try_from(pair).ok().unwrap();
-        sessions.push((variant, timed, checked));
-    }
-    let mut group = slow_group(c, "hosts");
-    bench_sessions(&mut group, "claude", &sessions);
-    group.finish();
+    bench_variants(c, "claude", |variant, checked| {
+        let (dir, home, proj) = sandbox(root.path(), variant, checked);
+        if let Some(file) = hook_file(variant, checked, json!({"shell": "bash"})) {
+            write_json(&home.join(".claude/settings.json"), &file);
+        }
+        let mut env = base_env(&home, &marker);
+        for (k, v) in [
+            (
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", server.port),
+            ),
+            ("ANTHROPIC_API_KEY", "sk-ant-loopback".into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+            ("DISABLE_ERROR_REPORTING", "1".into()),
+        ] {
+            env.push((k.into(), v));
+        }
+        Session {
+            argv: [
+                install.join(BINARY).display().to_string().as_str(),
+                "-p",
+                "go",
+                "--allowedTools",
+                "Bash",
+                "--output-format",
+                "json",
+                "--max-turns",
+                "4",
+            ]
+            .map(String::from)
+            .to_vec(),
+            env,
+            cwd: proj,
+            marker: marker.clone(),
+            log: dir.join("session"),
+        }
+    });
     drop(server);
+}
+
+/// Benches `host`'s sessions of every variant, each made by `session`
+/// twice: the timed one, and the checked twin whose hook writes a line.
+fn bench_variants(c: &mut Criterion, host: &str, session: impl Fn(Variant, bool) -> Session) {
+    let sessions: Vec<_> = VARIANTS
+        .into_iter()
+        .map(|variant| (variant, session(variant, false), session(variant, true)))
+        .collect();
+    let mut group = slow_group(c, "hosts");
+    bench_sessions(&mut group, host, &sessions);
+    group.finish();
 }
 
 /// Codex: `codex exec` against the model server (a Responses API provider),
@@ -470,57 +471,46 @@ fn codex(c: &mut Criterion) {
     let call = |command: &str| json!({"name": "exec_command", "input": {"cmd": command}});
     let server = ModelServer::start(root.path(), &turns(call, &marker, 10_000));
     let bash = bash_path().display().to_string();
-    let mut sessions = Vec::new();
-    for variant in VARIANTS {
-        let pair: Vec<Session> = [false, true]
-            .into_iter()
-            .map(|checked| {
-                let (dir, home, proj) = sandbox(root.path(), variant, checked);
-                let codex_home = home.join(".codex");
-                if let Some(file) = hook_file(variant, checked, json!({})) {
-                    write_json(&codex_home.join("hooks.json"), &file);
-                }
-                std::fs::create_dir_all(&codex_home).unwrap();
-                std::fs::write(
-                    codex_home.join("config.toml"),
-                    format!(
-                        "model_provider = \"mock\"\nmodel = \"gpt-5\"\napproval_policy = \"never\"\n\
+    bench_variants(c, "codex", |variant, checked| {
+        let (dir, home, proj) = sandbox(root.path(), variant, checked);
+        let codex_home = home.join(".codex");
+        if let Some(file) = hook_file(variant, checked, json!({})) {
+            write_json(&codex_home.join("hooks.json"), &file);
+        }
+        std::fs::create_dir_all(&codex_home).unwrap();
+        std::fs::write(
+            codex_home.join("config.toml"),
+            format!(
+                "model_provider = \"mock\"\nmodel = \"gpt-5\"\napproval_policy = \"never\"\n\
                          sandbox_mode = \"danger-full-access\"\n\n[model_providers.mock]\n\
                          name = \"mock\"\nbase_url = \"http://127.0.0.1:{}/v1\"\n\
                          wire_api = \"responses\"\nrequires_openai_auth = false\n",
-                        server.port
-                    ),
-                )
-                .unwrap();
-                let mut env = base_env(&home, &marker);
-                env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
-                env.push(("OPENAI_API_KEY".into(), "dummy".into()));
-                env.push(("SHELL".into(), bash.clone()));
-                Session {
-                    argv: [
-                        install.join(BINARY).display().to_string().as_str(),
-                        "exec",
-                        "--skip-git-repo-check",
-                        "--dangerously-bypass-hook-trust",
-                        "--color",
-                        "never",
-                        "go",
-                    ]
-                    .map(String::from)
-                    .to_vec(),
-                    env,
-                    cwd: proj,
-                    marker: marker.clone(),
-                    log: dir.join("session"),
-                }
-            })
-            .collect();
-        let [timed, checked] = <[Session; 2]>::try_from(pair).ok().unwrap();
-        sessions.push((variant, timed, checked));
-    }
-    let mut group = slow_group(c, "hosts");
-    bench_sessions(&mut group, "codex", &sessions);
-    group.finish();
+                server.port
+            ),
+        )
+        .unwrap();
+        let mut env = base_env(&home, &marker);
+        env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
+        env.push(("OPENAI_API_KEY".into(), "dummy".into()));
+        env.push(("SHELL".into(), bash.clone()));
+        Session {
+            argv: [
+                install.join(BINARY).display().to_string().as_str(),
+                "exec",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-hook-trust",
+                "--color",
+                "never",
+                "go",
+            ]
+            .map(String::from)
+            .to_vec(),
+            env,
+            cwd: proj,
+            marker: marker.clone(),
+            log: dir.join("session"),
+        }
+    });
     drop(server);
 }
 
