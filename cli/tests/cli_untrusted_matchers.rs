@@ -111,6 +111,19 @@ fn list_and_check(s: &Sandbox, dialect: &str, file: &str, check_code: i32) -> Ru
     check
 }
 
+/// `COUNT` Claude-shaped groups of hostile matchers, then a guard on `Bash`.
+fn hostile_groups() -> Vec<Value> {
+    let mut groups: Vec<Value> = (0..COUNT)
+        .map(|i| {
+            json!({"matcher": hostile(i), "hooks": [
+                {"type": "command", "command": format!("echo {i}")}]})
+        })
+        .collect();
+    groups.push(json!({"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo guard"}]}));
+    groups
+}
+
 #[test]
 fn a_gemini_file_of_huge_matchers_lists_in_seconds_and_warns_about_each() {
     let s = Sandbox::new();
@@ -136,14 +149,7 @@ fn a_gemini_file_of_huge_matchers_lists_in_seconds_and_warns_about_each() {
 #[test]
 fn a_claude_file_of_huge_matchers_drops_each_group_and_keeps_the_rest() {
     let s = Sandbox::new();
-    let mut groups: Vec<Value> = (0..COUNT)
-        .map(|i| {
-            json!({"matcher": hostile(i), "hooks": [
-                {"type": "command", "command": format!("echo {i}")}]})
-        })
-        .collect();
-    groups.push(json!({"matcher": "Bash", "hooks": [
-        {"type": "command", "command": "echo guard"}]}));
+    let groups = hostile_groups();
     s.write(
         "proj/.claude/settings.json",
         &json!({"hooks": {"PreToolUse": groups}}).to_string(),
@@ -159,14 +165,7 @@ fn a_claude_file_of_huge_matchers_drops_each_group_and_keeps_the_rest() {
 #[test]
 fn codex_and_cursor_files_of_huge_matchers_warn_and_skip_those_entries() {
     let s = Sandbox::new();
-    let mut groups: Vec<Value> = (0..COUNT)
-        .map(|i| {
-            json!({"matcher": hostile(i), "hooks": [
-                {"type": "command", "command": format!("echo {i}")}]})
-        })
-        .collect();
-    groups.push(json!({"matcher": "Bash", "hooks": [
-        {"type": "command", "command": "echo guard"}]}));
+    let groups = hostile_groups();
     s.write(
         "proj/.codex/hooks.json",
         &json!({"hooks": {"PreToolUse": groups}}).to_string(),
