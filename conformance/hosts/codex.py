@@ -3,7 +3,12 @@ server (OpenAI's Responses API, a custom provider), and the same scenario
 through `hooks test --discover codex`.
 
 Codex offers the model a shell tool named `exec_command` (input `{"cmd":
-...}`); its hooks see it as `Bash` with `{"command": ...}`. What is compared:
+...}`); its hooks see it as `Bash` with `{"command": ...}`. With a model
+whose edit tool is the freeform `apply_patch` (a scenario's `"config":
+{"model": "gpt-5.5"}`), a call's `input` is the patch text and its `as` is
+the same change as a host with Claude Code's tools makes it (`Edit`,
+`Write`, `MultiEdit`): that is what tower-hooks is given, and its hooks must
+see Codex's patch. What is compared:
 
 * `marker`: the lines the tool calls and hooks wrote (whether and what ran);
 * `results`: per tool call, what went back to the model in its
@@ -14,6 +19,8 @@ Codex offers the model a shell tool named `exec_command` (input `{"cmd":
   plain text at SessionStart and UserPromptSubmit), in the order the model
   saw them;
 * `instructions`: what a Stop block gave the model as its next instruction;
+* `files`: the contents, after the session, of the files a scenario lists
+  in `observe` (what the edits did);
 * `model_requests`: how many requests the session made (whether it went on);
 * `statuses`: the `hook: EVENT STATUS` lines `codex exec` prints (Completed,
   Blocked, Failed, Stopped), one per hook run (sorted within one event's
@@ -30,8 +37,8 @@ from common import base_env, model_server, run_bounded
 BINARY = "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
 # Codex's text to the model for a call its PreToolUse hook blocked.
 BLOCKED = re.compile(r"^Command blocked by PreToolUse hook: (?P<reason>.*)\. Command: (?P<command>.*)$", re.S)
-# The start of the shell tool's own output.
-TOOL_OUTPUT = re.compile(r"^Chunk ID: ")
+# The start of a tool's own output: the shell tool's, or `apply_patch`'s.
+TOOL_OUTPUT = re.compile(r"^(Chunk ID: |Exit code: 0\n)")
 STATUS = re.compile(r"^hook: (?P<event>\w+) (?P<status>Completed|Blocked|Failed|Stopped)\s*$", re.M)
 # A Stop block's reason, given to the model as the next instruction: one
 # element per blocking hook, several in one message.
@@ -100,7 +107,7 @@ def conversation(reqs, prompt):
     results, context, instructions = [], [], []
     for item in items[start:]:
         kind = item.get("type")
-        if kind == "function_call_output":
+        if kind in ("function_call_output", "custom_tool_call_output"):
             results.append(result_of(item.get("output")))
         elif kind == "message" and item.get("role") in ("user", "developer"):
             text = text_of(item)
@@ -133,7 +140,35 @@ def observe_host(scenario, sandbox, install):
         "instructions": instructions,
         "model_requests": len(reqs),
         "statuses": host_statuses(err),
+        **observed_files(scenario, sandbox),
     }
+
+
+def observed_files(scenario, sandbox):
+    """The files the scenario's `observe` lists, as they are now (`None`
+    for one that is not there)."""
+    if "observe" not in scenario:
+        return {}
+    def content(rel):
+        path = sandbox.root / rel
+        return path.read_text() if path.exists() else None
+    return {"files": {rel: content(rel) for rel in scenario["observe"]}}
+
+
+def run_edit(name, args):
+    """The host's own edit or write tool, as Claude Code's tools do it."""
+    path = args["file_path"]
+    if name == "Write":
+        with open(path, "w") as f:
+            f.write(args["content"])
+        return
+    with open(path) as f:
+        text = f.read()
+    edits = args.get("edits", [args])
+    for edit in edits:
+        text = text.replace(edit["old_string"], edit["new_string"], 1)
+    with open(path, "w") as f:
+        f.write(text)
 
 
 def statuses_of(event, report):
@@ -180,9 +215,11 @@ class Session:
         self.extra_env = sandbox.fill(scenario.get("env", {}))
         self.statuses, self.context, self.instructions, self.results = [], [], [], []
 
-    def fire(self, event, payload):
+    def fire(self, event, payload, call_id=None):
         argv = [str(self.hooks_bin), "test", "--json", "--discover", "codex", "--event", event,
                 "--payload", json.dumps(payload)]
+        if call_id is not None:
+            argv += ["--tool-call-id", call_id]
         code, out, err = run_bounded(argv, cwd=self.sandbox.proj, env=self.env())
         if code != 0:
             raise RuntimeError(f"hooks test exited {code}: {err.strip()}")
@@ -210,7 +247,8 @@ def observe_ours(scenario, sandbox, hooks_bin):
     def observation():
         return {"marker": sandbox.marker(), "results": s.results, "context": s.context,
                 "instructions": s.instructions, "model_requests": requests,
-                "statuses": host_statuses("".join(f"hook: {line}\n" for line in s.statuses))}
+                "statuses": host_statuses("".join(f"hook: {line}\n" for line in s.statuses)),
+                **observed_files(scenario, sandbox)}
 
     report = s.fire("SessionStart", {"source": "startup"})
     s.context += report["context"]
@@ -226,17 +264,25 @@ def observe_ours(scenario, sandbox, hooks_bin):
         requests += 1
         if "tools" in turn:
             stopped = False
-            for call in turn["tools"]:
-                tool_input = {"command": call["input"]["cmd"]}
-                report = s.fire("PreToolUse", {"tool_name": "Bash", "tool_input": tool_input})
+            for i, call in enumerate(turn["tools"]):
+                # The model server's id for the call, which Codex passes on.
+                call_id = f"call_{k - 1}_{i}"
+                if call["name"] == "apply_patch":
+                    name, tool_input = call["as"]["name"], call["as"]["input"]
+                else:
+                    name, tool_input = "Bash", {"command": call["input"]["cmd"]}
+                report = s.fire("PreToolUse", {"tool_name": name, "tool_input": tool_input}, call_id)
                 s.context += report["context"]
                 if s.blocked(report):
                     s.results.append({"output": "blocked", "reason": report["reason"]})
                     continue
                 tool_input = report["arguments"]
-                run_bounded(["bash", "-lc", tool_input["command"]], cwd=sandbox.proj, env=s.env())
-                report = s.fire("PostToolUse", {"tool_name": "Bash", "tool_input": tool_input,
-                                                "tool_response": ""})
+                if name == "Bash":
+                    run_bounded(["bash", "-lc", tool_input["command"]], cwd=sandbox.proj, env=s.env())
+                else:
+                    run_edit(name, tool_input)
+                report = s.fire("PostToolUse", {"tool_name": name, "tool_input": tool_input,
+                                                "tool_response": ""}, call_id)
                 s.context += report["context"]
                 if s.blocked(report):
                     s.results.append({"output": "replaced", "text": report["reason"]})

@@ -127,9 +127,14 @@ class Handler(BaseHTTPRequestHandler):
         events = [{"type": "response.created", "response": {"id": rid}}]
         if "tools" in turn:
             for i, t in enumerate(turn["tools"]):
-                events.append({"type": "response.output_item.done", "output_index": i, "item": {
-                    "type": "function_call", "id": f"fc_{k}_{i}", "call_id": f"call_{k}_{i}",
-                    "name": t["name"], "arguments": json.dumps(t["input"])}})
+                if isinstance(t["input"], str):
+                    # A freeform tool (Codex's `apply_patch`): its input is raw text.
+                    item = {"type": "custom_tool_call", "id": f"ctc_{k}_{i}", "call_id": f"call_{k}_{i}",
+                            "name": t["name"], "input": t["input"]}
+                else:
+                    item = {"type": "function_call", "id": f"fc_{k}_{i}", "call_id": f"call_{k}_{i}",
+                            "name": t["name"], "arguments": json.dumps(t["input"])}
+                events.append({"type": "response.output_item.done", "output_index": i, "item": item})
         else:
             events.append({"type": "response.output_item.done", "output_index": 0, "item": {
                 "type": "message", "role": "assistant", "id": f"msg_{k}",

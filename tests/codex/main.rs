@@ -469,3 +469,56 @@ async fn a_prompt_block_tells_the_person_why() {
     })
     .await;
 }
+
+/// A guard that writes what it read and rewrites the patch's added line.
+const PATCH_REWRITER: &str = r#"#!/bin/sh
+input=$(cat)
+printf '%s' "$input" > "$(dirname "$0")/seen.json"
+patch=$(printf '%s' "$input" | sed -n 's/.*"command":"\([^"]*\)".*/\1/p' | sed 's/+new/+rewritten/')
+printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"%s"}}}' "$patch"
+"#;
+
+#[tokio::test]
+async fn a_hosts_edit_reaches_a_codex_hook_as_apply_patch_and_its_rewrite_comes_back_as_an_edit() {
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let hook = script(&dir.path().join("hooks/rewrite.sh"), PATCH_REWRITER);
+        let rewriting = stack(dir.path(), json!({"PreToolUse": [group("Edit", &[&hook])]}));
+        let edit = json!({"file_path": "src/a.rs", "old_string": "old", "new_string": "new", "replace_all": false});
+        let req = HookRequest::tool_execution_start("Edit", edit);
+        let out = rewriting.oneshot(req).await.unwrap();
+
+        let seen: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("hooks/seen.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(seen["tool_name"], "apply_patch");
+        assert_eq!(
+            seen["tool_input"],
+            json!({"command": "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-old\n+new\n*** End Patch\n"})
+        );
+        // The hook's patch, read back into the Edit tool's own arguments.
+        assert_eq!(out.decision(), Decision::Transform);
+        assert_eq!(
+            out.arguments(),
+            &json!({"file_path": "src/a.rs", "old_string": "old", "new_string": "rewritten", "replace_all": false})
+        );
+
+        // A patch the Edit tool cannot take (it deletes the file) refuses
+        // the call: the call as it was is not what the hook allowed.
+        let delete = r#"printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"*** Begin Patch\n*** Delete File: src/a.rs\n*** End Patch\n"}}}'"#;
+        let deleting = stack(&dir.path().join("other"), json!({"PreToolUse": [group("Write", &[delete])]}));
+        let req = HookRequest::tool_execution_start(
+            "Edit",
+            json!({"file_path": "src/a.rs", "old_string": "old", "new_string": "new"}),
+        );
+        let out = deleting.oneshot(req).await.unwrap();
+        assert!(out.is_blocked());
+        let reason = out.reason().unwrap();
+        assert!(
+            reason.contains("the Edit tool cannot take") && reason.contains("*** Delete File: src/a.rs"),
+            "{reason}"
+        );
+    })
+    .await;
+}

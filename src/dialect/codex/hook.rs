@@ -6,11 +6,12 @@ use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::config::CodexHandler;
 use super::event::CodexEvent;
 use super::matcher::{tool_aliases, CodexMatcher};
+use super::patch;
 use super::wire::{decode, CodexAnswer, CodexDecision};
 use crate::dialect::claude::{stdin_bytes, Envelope};
 use crate::dialect::Failure;
@@ -183,17 +184,16 @@ impl DialectHook for CodexHook {
                 CodexAnswer::failed(Failure::CouldNotStart(error.to_string()).to_string())
             }
         };
-        if let CodexDecision::Rewrite(input) = &answer.decision {
-            // Codex's shell and patch tools take one string, `command`.
-            let tool = crate::dialect::tool_name(self, req);
-            let needs_command = matches!(tool, Some("Bash" | "apply_patch"));
-            if needs_command && !input.get("command").is_some_and(Value::is_string) {
-                answer = CodexAnswer::failed(format!(
-                    "hook returned invalid PreToolUse JSON output: updatedInput for {} \
-                     needs a string \"command\"",
-                    tool.unwrap_or_default()
-                ));
-            }
+        let tool = crate::dialect::tool_name(self, req);
+        let rewritten = match &mut answer.decision {
+            CodexDecision::Rewrite(input) => host_input(tool, req, input),
+            _ => Ok(()),
+        };
+        if let Err(error) = rewritten {
+            // Codex refuses the call with the error as its result (the hook
+            // itself completed): the rewrite the hook asked for cannot run,
+            // and the call as it was is not what the hook allowed.
+            answer.decision = CodexDecision::Block(error);
         }
         Ok(neutral(
             self,
@@ -210,6 +210,48 @@ impl DialectHook for CodexHook {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// The call's arguments as a patch, where the hook sees `apply_patch` for
+/// a host's edit or write tool of another shape.
+fn as_patch(tool: Option<&str>, req: &HookRequest) -> Option<String> {
+    let args = req.arguments();
+    let input = match req.event() {
+        // After the call, the arguments hold the input beside the result.
+        Event::ToolExecutionEnd => args.get("tool_input")?,
+        _ => args,
+    };
+    (tool == Some("apply_patch") && patch::needs_patch(input))
+        .then(|| patch::to_patch(input))
+        .flatten()
+}
+
+/// A rewrite's `updatedInput` made the host's arguments: Codex's shell and
+/// patch tools take one string, `command`, and a patch written for a host
+/// tool of another shape is read back into that tool's arguments. The error
+/// is what the model is told of a rewrite that cannot run.
+fn host_input(
+    tool: Option<&str>,
+    req: &HookRequest,
+    input: &mut Map<String, Value>,
+) -> Result<(), String> {
+    if !matches!(tool, Some("Bash" | "apply_patch")) {
+        return Ok(());
+    }
+    let Some(command) = input.get("command").and_then(Value::as_str) else {
+        // Codex 0.171's own words (the host scenario
+        // `pre_rewrite_without_command_refuses_the_call`).
+        return Err("hook returned updatedInput without string field `command`".into());
+    };
+    if as_patch(tool, req).is_some() {
+        let host = req.tool_name().unwrap_or_default();
+        *input = patch::from_patch(command, req.arguments()).map_err(|why| {
+            format!(
+                "hook returned an apply_patch updatedInput that the {host} tool cannot take: {why}"
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// Codex's name for a tool of `kind`: `Bash` for a shell tool,
@@ -238,22 +280,39 @@ fn subject(hook: &CodexHook, req: &HookRequest) -> String {
     crate::dialect::claude::matcher::subject_seen(claude, req, tool).into_owned()
 }
 
-/// The fields that open a Codex envelope, in Codex's order; the event's own
-/// fields follow, in Claude Code's order.
+/// The fields that open a Codex envelope, in the order Codex 0.171 writes
+/// them (the `stdin_key_order` host scenario); the event's own fields
+/// follow, in Claude Code's order but for [`TAIL`].
 const HEAD: [&str; 7] = [
     "session_id",
+    "turn_id",
     "transcript_path",
     "cwd",
     "hook_event_name",
     "model",
-    "turn_id",
     "permission_mode",
 ];
 
+/// The fields a Codex envelope ends with, in Codex's order: a tool call's
+/// id after its input and result, a stop's flag before its last message.
+const TAIL: [&str; 3] = ["tool_use_id", "stop_hook_active", "last_assistant_message"];
+
+/// Whether Codex writes `key` of the head at `event`, when the host gave
+/// no value: `turn_id` only on events inside a turn, `model` and
+/// `permission_mode` not at SessionEnd.
+fn in_head(event: CodexEvent, key: &str) -> bool {
+    match key {
+        "turn_id" => !matches!(event, CodexEvent::SessionStart | CodexEvent::SessionEnd),
+        "model" | "permission_mode" => event != CodexEvent::SessionEnd,
+        _ => true,
+    }
+}
+
 /// The stdin of a Codex hook: Claude Code's envelope of the same event, with
-/// Codex's differences: `transcript_path` is `null` when unknown, `model`
-/// and `turn_id` are there (`null` when the host gives none), and it is one
-/// compact object with no newline after it.
+/// Codex's differences: the head's order, `transcript_path` `null` when
+/// unknown, `model` and `turn_id` there (`null` when the host gives none),
+/// Codex's `apply_patch` input for another host's edit, and one compact
+/// object with no newline after it.
 fn stdin(hook: &CodexHook, req: &HookRequest, cwd: &str) -> Vec<u8> {
     let mut envelope = Envelope::new(cwd).with_event_name(hook.event.name());
     let tool = crate::dialect::tool_name(hook, req);
@@ -271,23 +330,31 @@ fn stdin(hook: &CodexHook, req: &HookRequest, cwd: &str) -> Vec<u8> {
     if hook.event == CodexEvent::PermissionRequest {
         fields.retain(|(key, _)| key != "tool_use_id");
     }
+    if let Some(patch) = as_patch(tool, req) {
+        // Another host's edit or write, as Codex's `apply_patch` takes it.
+        if let Some((_, input)) = fields.iter_mut().find(|(key, _)| key == "tool_input") {
+            *input = serde_json::json!({ "command": patch });
+        }
+    }
     let mut take = |key: &str| {
         let at = fields.iter().position(|(k, _)| k == key)?;
         Some(fields.remove(at).1)
     };
-    let head: Vec<(String, Value)> = HEAD
+    let mut head: Vec<(String, Value)> = Vec::with_capacity(HEAD.len());
+    for key in HEAD {
+        let value = match take(key) {
+            Some(Value::String(path)) if key == "transcript_path" && path.is_empty() => Value::Null,
+            Some(value) if !value.is_null() => value,
+            _ if !in_head(hook.event, key) => continue,
+            _ => Value::Null,
+        };
+        head.push((key.to_owned(), value));
+    }
+    let tail: Vec<(String, Value)> = TAIL
         .iter()
-        .map(|&key| {
-            let value = match take(key) {
-                Some(Value::String(path)) if key == "transcript_path" && path.is_empty() => {
-                    Value::Null
-                }
-                Some(value) => value,
-                None => Value::Null,
-            };
-            (key.to_owned(), value)
-        })
+        .filter_map(|&key| Some((key.to_owned(), take(key)?)))
         .collect();
+    let fields = fields.into_iter().chain(tail);
     // The head, then the event's fields in the order Claude Code writes them.
     let mut out = vec![b'{'];
     for (i, (key, value)) in head.into_iter().chain(fields).enumerate() {

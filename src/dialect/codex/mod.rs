@@ -20,6 +20,7 @@ mod event;
 mod hook;
 pub(crate) mod loader;
 mod matcher;
+mod patch;
 mod wire;
 
 #[doc(hidden)] // for the crate's fuzz target and tests; not API

@@ -287,13 +287,11 @@ async fn the_envelope_opens_with_codex_fields_in_order() {
     let stdin = crate::dialect::input(spec, &req);
     let text = String::from_utf8(stdin).unwrap();
     assert!(
-        text.starts_with(r#"{"session_id":"","transcript_path":null,"cwd":"#),
+        text.starts_with(r#"{"session_id":"","turn_id":null,"transcript_path":null,"cwd":"#),
         "{text}"
     );
     assert!(
-        text.contains(
-            r#""model":null,"turn_id":null,"permission_mode":"default","tool_name":"Bash""#
-        ),
+        text.contains(r#""model":null,"permission_mode":"default","tool_name":"Bash""#),
         "{text}"
     );
     assert!(
