@@ -718,15 +718,28 @@ fn shown_arguments<'a>(outcome: &'a HookOutcome, named: Named, given: &'a Value)
     }
 }
 
-/// The text the agent shows for an honored block: nanopi's own for a nanopi
-/// name; for another dialect's, the blocking hook's dialect's own wording
-/// when it has one, else `blocked by hook: <reason>` before a tool runs and
-/// the reason itself elsewhere.
+/// The report's `message` for an honored block: nanopi's own for a nanopi
+/// name (`blocked by hook: <reason>` before a tool, whichever dialect
+/// blocked); for another dialect's, `blocked by hook: <reason>` before a tool
+/// runs, elsewhere the blocking hook's dialect's own wording when it has
+/// one, else the reason itself. (The host's own words before a tool are the
+/// report's `host_message`.)
 fn message(outcome: &HookOutcome, named: Named) -> Option<String> {
     match named {
+        Named::Nanopi(Event::ToolExecutionStart) if outcome.is_blocked() => {
+            let reason = outcome
+                .reason()
+                .unwrap_or(tower_hooks::DEFAULT_BLOCK_REASON);
+            Event::ToolExecutionStart.refusal_message(reason)
+        }
         Named::Nanopi(_) => outcome.message(),
         Named::Other(_) if !outcome.is_blocked() => None,
-        Named::Other(_) if outcome.dialect_message().is_some() => outcome.dialect_message(),
+        Named::Other(other)
+            if other.event() != Event::ToolExecutionStart
+                && outcome.dialect_message().is_some() =>
+        {
+            outcome.dialect_message()
+        }
         Named::Other(other) => {
             let reason = outcome.reason().unwrap_or_default();
             Some(if other.event() == Event::ToolExecutionStart {

@@ -50,8 +50,12 @@ fn a_claude_command_handler_with_on_failure_block_blocks_when_its_script_is_miss
     );
     let report = pre_tool_use(&s, path(&closed), &[]);
     assert_eq!(report["decision"], "block", "{report}");
+    // Claude Code's own words for its own switch, then what the shell said.
     let reason = report["reason"].as_str().unwrap();
-    assert!(reason.starts_with("hook failed closed:"), "{reason}");
+    assert!(
+        reason.starts_with("failed; blocking because onFailure is \"block\"\n"),
+        "{reason}"
+    );
 }
 
 #[test]

@@ -221,6 +221,10 @@ def observe_ours(scenario, sandbox, hooks_bin):
                 payload = {"tool_name": call["name"], "tool_input": call["input"]}
                 report = s.fire("PreToolUse", payload)
                 s.add_context("PreToolUse", report)
+                if report.get("deferred"):
+                    # The call waits for a resume: a headless run ends here,
+                    # with no result for the model.
+                    return observation()
                 if report["decision"] in ("block", "ask") and report["honored"]:
                     # headless: an `ask` has nobody to ask, the call is refused
                     s.show("results", {"blocked": True, "reason": report["reason"]})

@@ -129,10 +129,10 @@ def observe_ours(scenario, sandbox, hooks_bin):
                             {"tool_name": call["name"], "tool_input": call["input"]})
         seen["user_messages"] += report["user_messages"]
         if report["stop"] is not None:
-            seen.update(before="stop", reason=report["stop"], model_text=report["message"])
+            seen.update(before="stop", reason=report["stop"], model_text=report["host_message"])
             break
         if report["decision"] == "block" and report["honored"]:
-            seen.update(before="block", reason=report["reason"], model_text=report["message"])
+            seen.update(before="block", reason=report["reason"], model_text=report["host_message"])
             continue
         args = report["arguments"]
         if args != call["input"] and call["name"] == "run_shell_command":
@@ -157,10 +157,10 @@ def observe_ours(scenario, sandbox, hooks_bin):
         })
         seen["user_messages"] += report["user_messages"]
         if report["stop"] is not None:
-            seen.update(after="stop", reason=report["stop"], model_text=report["message"])
+            seen.update(after="stop", reason=report["stop"], model_text=report["host_message"])
             break
         if report["decision"] == "block" and report["honored"]:
-            seen.update(after="block", reason=report["reason"], model_text=report["message"])
+            seen.update(after="block", reason=report["reason"], model_text=report["host_message"])
             continue
         seen["context"] = joined(report["context"])
     stopped = not goes_on or any("stop" in (c["before"], c["after"]) for c in raw["calls"])

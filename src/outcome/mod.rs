@@ -512,7 +512,11 @@ impl HookOutcome {
         &self.hooks
     }
 
-    /// For an honored block, the exact text the agent shows; otherwise `None`.
+    /// For an honored block, the exact text the agent shows: in the words
+    /// of the blocking hook's own host where its dialect has them (Gemini
+    /// CLI's `Tool execution blocked: <reason>`), else the event's
+    /// (`blocked by hook: <reason>`); otherwise `None`. The CLI's report
+    /// gives it as `host_message`.
     pub fn message(&self) -> Option<String> {
         if !self.is_blocked() {
             return None;
@@ -523,9 +527,21 @@ impl HookOutcome {
         })
     }
 
+    /// The report's `message`: [`message`](Self::message), but before a
+    /// tool runs always the event's own wording, `blocked by hook: <reason>`
+    /// (the CLI's contract), whichever dialect blocked.
+    fn report_message(&self) -> Option<String> {
+        if self.event == Event::ToolExecutionStart && self.is_blocked() {
+            let reason = self.reason.as_deref().unwrap_or(DEFAULT_BLOCK_REASON);
+            return self.event.refusal_message(reason);
+        }
+        self.message()
+    }
+
     /// For an honored block whose hook's dialect words the refusal its own
-    /// way (Gemini CLI's `Tool result blocked: <reason>` after a tool), that
-    /// text; otherwise `None`.
+    /// way (Gemini CLI's `Tool execution blocked: <reason>` before a tool
+    /// and `Tool result blocked: <reason>` after it), that text; otherwise
+    /// `None`.
     pub fn dialect_message(&self) -> Option<String> {
         if !self.is_blocked() {
             return None;
@@ -691,17 +707,19 @@ impl HookOutcome {
 impl Serialize for HookOutcome {
     /// The JSON report of the `hooks` CLI.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut m = serializer.serialize_map(Some(12))?;
+        let mut m = serializer.serialize_map(Some(14))?;
         m.serialize_entry("event", &self.event)?;
         m.serialize_entry("decision", self.decision.as_str())?;
         m.serialize_entry("honored", &self.honored)?;
         m.serialize_entry("reason", &self.reason)?;
-        m.serialize_entry("message", &self.message())?;
+        m.serialize_entry("message", &self.report_message())?;
+        m.serialize_entry("host_message", &self.message())?;
         m.serialize_entry("arguments", &*self.arguments)?;
         m.serialize_entry("context", self.context())?;
         m.serialize_entry("user_messages", self.user_messages())?;
         m.serialize_entry("stop", &self.stop())?;
         m.serialize_entry("follow_up", &self.follow_up())?;
+        m.serialize_entry("deferred", &self.is_deferred())?;
         m.serialize_entry("env", &EnvObject(self.env()))?;
         m.serialize_entry("hooks", &self.hooks[..])?;
         m.end()

@@ -90,8 +90,10 @@ fn serializes_to_the_contract_shape() {
         json!({
             "event": "tool_execution_start", "decision": "block", "honored": true,
             "reason": "why", "message": "blocked by hook: why",
+            "host_message": "blocked by hook: why",
             "arguments": {"command": "rm"},
-            "context": [], "user_messages": [], "stop": null, "follow_up": null, "env": {},
+            "context": [], "user_messages": [], "stop": null, "follow_up": null,
+            "deferred": false, "env": {},
             "hooks": [{"dialect": "nanopi", "scope": "user", "event": "tool_execution_start", "source": "/h/.nanopi/config.toml", "index": 0, "name": null, "matcher": "^bash$",
                        "outcome": "block", "outcome_detail": "block", "reason": "why",
                        "duration_ms": 4, "exit": null, "signal": null, "stderr": null,

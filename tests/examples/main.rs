@@ -741,7 +741,9 @@ async fn gemini_hooks_add_context_redact_deny_rewrite_and_send_the_agent_back_on
     // npm install runs as npm ci.
     let reason = "rm -rf is not allowed in this project: delete the files you mean by name";
     assert!(
-        has(&format!("model  < (error) blocked by hook: {reason}")),
+        has(&format!(
+            "model  < (error) Tool execution blocked: {reason}"
+        )),
         "{text}"
     );
     assert!(!text.contains("pretends to run `rm -rf"), "{text}");
@@ -802,16 +804,16 @@ async fn a_mixed_project_runs_four_dialects_through_one_stack_each_seeing_its_ow
         assert!(lines.iter().any(|l| l.starts_with(&line)), "{line}: {text}");
     }
     assert!(has("model  < src/\\nCargo.toml\\n"), "{text}");
-    // Each guard refuses its own command.
-    for reason in [
-        "nanopi: no sudo",
-        "claude: no rm -rf",
-        "codex: no force push",
-        "gemini: no curl",
+    // Each guard refuses its own command, in its own host's words.
+    for refusal in [
+        "blocked by hook: nanopi: no sudo",
+        "blocked by hook: claude: no rm -rf",
+        "blocked by hook: codex: no force push",
+        "Tool execution blocked: gemini: no curl",
     ] {
         assert!(
-            has(&format!("model  < (error) blocked by hook: {reason}")),
-            "{reason}: {text}"
+            has(&format!("model  < (error) {refusal}")),
+            "{refusal}: {text}"
         );
     }
 }

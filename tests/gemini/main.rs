@@ -130,7 +130,7 @@ async fn a_gemini_guard_refuses_a_shell_call_through_the_tool_layer_unchanged() 
     for (command, want) in [
         (
             "rm -rf build",
-            ToolResult::error("blocked by hook: rm -rf is not allowed here"),
+            ToolResult::error("Tool execution blocked: rm -rf is not allowed here"),
         ),
         ("ls", ToolResult::ok("ran")),
     ] {
@@ -883,6 +883,34 @@ async fn session_matchers_and_fields_use_gemini_clis_words() {
     let got: Vec<RecordOutcome> = records(&outcome).into_iter().map(|r| r.1).collect();
     assert_eq!(got, [RecordOutcome::Allow, RecordOutcome::Skipped]);
     assert_eq!(saved(&out)["reason"], "exit");
+    })
+    .await;
+}
+
+/// Before a tool, the model reads a Gemini CLI block in Gemini CLI's words;
+/// the report keeps the contract's `message` and gives those words as
+/// `host_message`.
+#[tokio::test]
+async fn a_before_tool_block_reaches_the_model_in_gemini_words() {
+    support::bounded(async {
+        let dir = tempfile::tempdir().unwrap();
+        let config = load_project(
+            dir.path(),
+            json!({"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+                {"command": "echo 'no rm here' >&2; exit 2"}
+            ]}]}),
+        );
+        let req = HookRequest::tool_execution_start("Bash", json!({"command": "rm -rf /"}));
+        let outcome = stack_of(&config).oneshot(req).await.unwrap();
+        assert!(outcome.is_blocked());
+        assert_eq!(outcome.reason(), Some("no rm here"));
+        assert_eq!(
+            outcome.message().as_deref(),
+            Some("Tool execution blocked: no rm here")
+        );
+        let report = serde_json::to_value(&outcome).unwrap();
+        assert_eq!(report["message"], "blocked by hook: no rm here");
+        assert_eq!(report["host_message"], "Tool execution blocked: no rm here");
     })
     .await;
 }

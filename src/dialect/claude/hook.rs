@@ -17,7 +17,7 @@ use super::ClaudeEvent;
 use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts, ModelAnswer};
 use crate::event::Event;
 use crate::layer::mcp::McpTarget;
-use crate::outcome::{Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
+use crate::outcome::{BlockCause, Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::process::Job;
 use crate::request::{HookRequest, ToolKind};
 use crate::spec::{Dialect, HookKind, HookSpec, HttpTarget, Program};
@@ -41,6 +41,9 @@ pub(crate) struct ClaudeHook {
     /// A model's no on a tool call lets the turn go on (`continueOnBlock`,
     /// and every `agent` handler).
     pub(crate) continue_on_block: bool,
+    /// `onFailure: "block"` in its own file (not only the host's policy):
+    /// a failure then blocks in Claude Code's words.
+    pub(crate) on_failure_block: bool,
 }
 
 /// The hook specs of loaded Claude Code handlers, in order. A handler of an
@@ -82,6 +85,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         is_async: handler.is_async,
         rewake: handler.async_rewake,
         continue_on_block: handler.continue_on_block || kind == HookKind::Agent,
+        on_failure_block: handler.fail_closed,
     };
     let mut spec = HookSpec::command(event, handler.command.clone().unwrap_or_default())
         .with_source(handler.source.display().to_string(), handler.index)
@@ -195,7 +199,17 @@ impl DialectHook for ClaudeHook {
             ),
             Err(error) => ClaudeAnswer::could_not_start(error),
         };
-        let (verdict, mut notes) = neutral(self, spec.is_some_and(HookSpec::fail_closed), answer);
+        let (mut verdict, mut notes) =
+            neutral(self, spec.is_some_and(HookSpec::fail_closed), answer);
+        if let Verdict::Block {
+            reason,
+            cause: BlockCause::FailedClosed,
+        } = &mut verdict
+        {
+            if self.on_failure_block {
+                *reason = on_failure_reason(&ended);
+            }
+        }
         read_env_file(req, &mut notes);
         notes.warnings.extend(ignored);
         if let Ok(finished) = ended {
@@ -366,6 +380,33 @@ fn answer(
         Termination::Exited(code) => decode(Some(code), stdout, stderr, hook.event.name()),
         Termination::Signaled(_) => decode(None, stdout, stderr, hook.event.name()),
         Termination::TimedOut => ClaudeAnswer::timed_out(timeout),
+    }
+}
+
+/// The reason a hook with `onFailure: "block"` blocks with when it fails,
+/// in Claude Code 2.1.332's words (the host scenario
+/// `pre_on_failure_block`): `failed; blocking because onFailure is
+/// "block"`, then the hook's stderr on a line of its own; `timed out; …`
+/// with nothing after it for a hook past its timeout.
+fn on_failure_reason(ended: &Ended<'_>) -> String {
+    const WHY: &str = "blocking because onFailure is \"block\"";
+    let (what, output) = match ended {
+        Ok(finished) if finished.termination == Termination::TimedOut => {
+            ("timed out", String::new())
+        }
+        Ok(finished) => (
+            "failed",
+            String::from_utf8_lossy(&finished.stderr).trim().to_owned(),
+        ),
+        Err(error) => (
+            "failed",
+            crate::dialect::Failure::CouldNotStart(error.to_string()).to_string(),
+        ),
+    };
+    if output.is_empty() {
+        format!("{what}; {WHY}")
+    } else {
+        format!("{what}; {WHY}\n{output}")
     }
 }
 

@@ -167,6 +167,8 @@ impl DialectHook for GeminiHook {
 
     fn refusal(&self, event: Event) -> Option<(&'static str, &'static str)> {
         match event {
+            // The model sees this instead of the call's result.
+            Event::ToolExecutionStart => Some(("Tool execution blocked: ", "")),
             // The model sees this instead of the tool's result.
             Event::ToolExecutionEnd => Some(("Tool result blocked: ", "")),
             // The person sees the reason as it is.
