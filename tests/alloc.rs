@@ -144,3 +144,73 @@ fn the_model_points_without_hooks_allocate_nothing() {
         assert_eq!(n, 0, "a {event} call with no hooks allocated {n} times");
     }
 }
+
+/// A project's file of `dialect`'s shape at `rel`, holding one guard for
+/// another tool than the call's, loaded the way a host hands it over.
+fn loaded_guard(rel: &str, text: serde_json::Value) -> (tempfile::TempDir, HookStack) {
+    use tower_hooks::config::{Config, ConfigFile};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text.to_string()).unwrap();
+    let config = Config::load_files(&[ConfigFile::detect(&path)], dir.path()).unwrap();
+    assert!(
+        config.warnings().is_empty(),
+        "{rel}: {:?}",
+        config.warnings()
+    );
+    assert_eq!(config.hooks().len(), 1, "{rel}");
+    let stack = HookStack::builder()
+        .command_hooks(config.into_hooks())
+        .build();
+    (dir, stack)
+}
+
+/// In every dialect, a hook whose matcher does not match the call is
+/// skipped without an allocation: its matcher is tested against the tool's
+/// name in that dialect (`Bash`, `Shell`, `run_shell_command`) without
+/// building it, and nothing of the request is copied.
+#[test]
+fn a_hook_of_every_dialect_skipped_by_its_matcher_allocates_nothing() {
+    let command = |c: &str| json!({"type": "command", "command": c});
+    let cases = [
+        (
+            ".claude/settings.json",
+            json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [command("exit 2")]}]}}),
+        ),
+        (
+            ".codex/hooks.json",
+            json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [command("exit 2")]}]}}),
+        ),
+        (
+            ".gemini/settings.json",
+            json!({"hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [command("exit 2")]}]}}),
+        ),
+        (
+            ".cursor/hooks.json",
+            json!({"version": 1, "hooks": {"preToolUse": [{"command": "exit 2", "matcher": "Write"}]}}),
+        ),
+        (
+            ".agents/hooks.json",
+            json!({"PreToolUse": [{"matcher": "write", "command": "exit 2"}]}),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (rel, text) in cases {
+        let (_dir, mut stack) = loaded_guard(rel, text);
+        count_call(&mut stack, request());
+        let (outcome, n) = count_call(&mut stack, request());
+        assert_eq!(
+            outcome.hooks()[0].outcome(),
+            RecordOutcome::Skipped,
+            "{rel}"
+        );
+        if n != 0 {
+            failures.push(format!("{rel}: {n} allocations"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "a skipped hook allocated: {failures:?}"
+    );
+}

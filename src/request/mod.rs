@@ -430,6 +430,15 @@ impl HookRequest {
         &self.arguments
     }
 
+    /// Whether the arguments say the tool call failed
+    /// (`tool_response.is_error` is `true`), read in place.
+    pub(crate) fn tool_failed(&self) -> bool {
+        self.arguments
+            .get("tool_response")
+            .and_then(|response| response.get("is_error"))
+            == Some(&Value::Bool(true))
+    }
+
     /// The arguments as the next hook of a group run in order sees them:
     /// the [chained](Self::set_chained_arguments) ones if a hook before it
     /// left some, else the arguments.

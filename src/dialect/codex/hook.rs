@@ -3,6 +3,7 @@
 //! neutral [`Verdict`] and [`Notes`].
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -110,10 +111,11 @@ impl DialectHook for CodexHook {
         if !self.applies(req) {
             return false;
         }
+        // The name and its aliases, tested in place: a skip allocates nothing.
         let subject = subject(self, req);
-        let mut subjects = vec![subject.as_str()];
-        subjects.extend_from_slice(tool_aliases(&subject));
-        self.matcher.matches(&subjects)
+        let aliases = tool_aliases(&subject);
+        self.matcher
+            .matches_any(std::iter::once(&*subject).chain(aliases.iter().copied()))
     }
 
     fn encode(&self, req: &HookRequest, cwd: &str) -> Encoded {
@@ -272,12 +274,12 @@ fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
 /// the tool events, else the Claude Code subject of the same event
 /// (`source`, `trigger`, `agent_type`, `reason`); empty where the matcher
 /// is ignored.
-fn subject(hook: &CodexHook, req: &HookRequest) -> String {
+fn subject<'r>(hook: &CodexHook, req: &'r HookRequest) -> Cow<'r, str> {
     let Some(claude) = hook.event.claude() else {
-        return String::new();
+        return Cow::Borrowed("");
     };
     let tool = crate::dialect::tool_name(hook, req);
-    crate::dialect::claude::matcher::subject_seen(claude, req, tool).into_owned()
+    crate::dialect::claude::matcher::subject_seen(claude, req, tool)
 }
 
 /// The fields that open a Codex envelope, in the order Codex 0.171 writes

@@ -72,12 +72,17 @@ impl CodexMatcher {
 
     /// Whether any of `subjects` (a tool's name and its aliases) matches.
     pub fn matches(&self, subjects: &[&str]) -> bool {
+        self.matches_any(subjects.iter().copied())
+    }
+
+    /// [`matches`](Self::matches), for subjects given one by one.
+    pub(crate) fn matches_any<'s>(&self, mut subjects: impl Iterator<Item = &'s str>) -> bool {
         match self {
             CodexMatcher::All => true,
-            CodexMatcher::Names(names) => subjects
-                .iter()
-                .any(|subject| names.iter().any(|name| name == subject)),
-            CodexMatcher::Regex(regex) => subjects.iter().any(|subject| regex.is_match(subject)),
+            CodexMatcher::Names(names) => {
+                subjects.any(|subject| names.iter().any(|name| name == subject))
+            }
+            CodexMatcher::Regex(regex) => subjects.any(|subject| regex.is_match(subject)),
         }
     }
 }

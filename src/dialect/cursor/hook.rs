@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::config::{run_dir, CursorEntry, CursorFile};
 use super::event::CursorEvent;
-use super::matcher::{subject, CursorMatcher};
+use super::matcher::{subject_seen, CursorMatcher};
 use super::wire::{
     decode, env_vars, prefix, stdin_bytes, CursorAnswer, CursorPermission, Envelope,
 };
@@ -349,7 +349,7 @@ fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
             tool == kind || (kind == ToolKind::Edit && tool == ToolKind::Write)
         });
     }
-    let failed = req.arguments().pointer("/tool_response/is_error") == Some(&Value::Bool(true));
+    let failed = req.tool_failed();
     match hook.event {
         CursorEvent::PostToolUse => !failed,
         CursorEvent::PostToolUseFailure => failed,
@@ -359,10 +359,10 @@ fn applies(hook: &CursorHook, req: &HookRequest) -> bool {
 
 /// Whether the hook runs for `req`: it applies, and its matcher selects the call.
 fn runs_for(hook: &CursorHook, req: &HookRequest) -> bool {
-    applies(hook, req)
-        && hook
-            .matcher
-            .matches(&subject(hook.event, &as_seen(hook, req)))
+    applies(hook, req) && {
+        let tool = crate::dialect::tool_name(hook, req);
+        hook.matcher.matches(&subject_seen(hook.event, req, tool))
+    }
 }
 
 /// Cursor's own tool names, which a host that uses them keeps.

@@ -125,6 +125,16 @@ fn strip_prefix_ignoring_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str
 /// the subagent events; on the others, Cursor's fixed word
 /// (`UserPromptSubmit`, `Stop`, `AgentResponse`, `AgentThought`), or nothing.
 pub fn subject<'r>(event: CursorEvent, req: &'r HookRequest) -> Cow<'r, str> {
+    subject_seen(event, req, req.tool_name())
+}
+
+/// [`subject`], with `tool` as the call's name: the name the hook's dialect
+/// gives the host's tool, read in place (no copy of the request).
+pub(crate) fn subject_seen<'r>(
+    event: CursorEvent,
+    req: &'r HookRequest,
+    tool: Option<&'r str>,
+) -> Cow<'r, str> {
     let args = req.arguments();
     let input = || match req.event() {
         crate::Event::ToolExecutionEnd => {
@@ -139,8 +149,8 @@ pub fn subject<'r>(event: CursorEvent, req: &'r HookRequest) -> Cow<'r, str> {
         CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => {
             text(input().get("command").or_else(|| input().get("cmd")))
         }
-        CursorEvent::BeforeReadFile => Cow::Borrowed(tab_or(req, "TabRead", "Read")),
-        CursorEvent::AfterFileEdit => Cow::Borrowed(tab_or(req, "TabWrite", "Write")),
+        CursorEvent::BeforeReadFile => Cow::Borrowed(tab_or(tool, "TabRead", "Read")),
+        CursorEvent::AfterFileEdit => Cow::Borrowed(tab_or(tool, "TabWrite", "Write")),
         CursorEvent::SubagentStart | CursorEvent::SubagentStop => {
             text(args.get("subagent_type").or_else(|| args.get("agent_type")))
         }
@@ -152,14 +162,14 @@ pub fn subject<'r>(event: CursorEvent, req: &'r HookRequest) -> Cow<'r, str> {
         | CursorEvent::PostToolUse
         | CursorEvent::PostToolUseFailure
         | CursorEvent::BeforeMcpExecution
-        | CursorEvent::AfterMcpExecution => Cow::Borrowed(req.tool_name().unwrap_or("")),
+        | CursorEvent::AfterMcpExecution => Cow::Borrowed(tool.unwrap_or("")),
         _ => Cow::Borrowed(""),
     }
 }
 
 /// `tab` when `req`'s tool is named `tab` (ignoring case), else `agent`.
-fn tab_or(req: &HookRequest, tab: &'static str, agent: &'static str) -> &'static str {
-    if req.tool_name().is_some_and(|t| t.eq_ignore_ascii_case(tab)) {
+fn tab_or(tool: Option<&str>, tab: &'static str, agent: &'static str) -> &'static str {
+    if tool.is_some_and(|t| t.eq_ignore_ascii_case(tab)) {
         tab
     } else {
         agent

@@ -82,14 +82,10 @@ pub fn event_name(req: &HookRequest) -> Option<&str> {
         return req.named_event();
     }
     let names = req.event().claude_names();
-    if req.event() == Event::ToolExecutionEnd && tool_failed(req.arguments()) {
+    if req.event() == Event::ToolExecutionEnd && req.tool_failed() {
         return names.get(1).or(names.first()).copied();
     }
     names.first().copied()
-}
-
-fn tool_failed(arguments: &Value) -> bool {
-    arguments.pointer("/tool_response/is_error") == Some(&Value::Bool(true))
 }
 
 // --- the answer -------------------------------------------------------------
