@@ -15,6 +15,7 @@ pub mod layer;
 pub mod outcome;
 pub mod pattern;
 pub mod process;
+mod profile;
 pub mod report;
 pub mod request;
 pub mod spec;

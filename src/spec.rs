@@ -14,89 +14,10 @@ pub(crate) mod target;
 pub use self::scope::Scope;
 pub use self::target::{HttpTarget, McpTarget};
 pub use crate::process::Program;
+pub use crate::profile::Dialect;
 
 /// The timeout a hook gets when its entry names none: 5000 ms.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
-
-/// The hook ecosystem whose rules a hook follows: its config file, the event
-/// names and stdin envelope it sees, how its answer is read, and how several of
-/// its hooks at one event combine (see [`dialect`](crate::dialect)).
-///
-/// Each dialect declares its own constant in its folder (`Dialect::Claude` in
-/// `dialect/claude/`), and [`all`](Self::all) lists those the loaders read;
-/// the default is nanopi, the dialect of every spec made by hand. Dialects
-/// compare and order by name.
-///
-/// ```
-/// use tower_hooks::Dialect;
-///
-/// assert_eq!(Dialect::default(), Dialect::Nanopi);
-/// assert_eq!(Dialect::from_name("claude"), Some(Dialect::Claude));
-/// assert!(Dialect::all().contains(&Dialect::Cursor));
-/// assert!(Dialect::Claude.runs_hooks_at_once());
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Dialect {
-    name: &'static str,
-    at_once: bool,
-    answer: crate::dialect::AnswerForm,
-}
-
-impl Dialect {
-    /// The dialect named `name` (the word of reports), whose hooks at one
-    /// event run one after another.
-    pub(crate) const fn new(name: &'static str) -> Dialect {
-        Dialect {
-            name,
-            at_once: false,
-            answer: crate::dialect::AnswerForm::Own,
-        }
-    }
-
-    /// This dialect, whose hooks answer on stdout in `form`: what the
-    /// checks every dialect shares look at when a hook fails closed.
-    pub(crate) const fn with_answers(self, answer: crate::dialect::AnswerForm) -> Dialect {
-        Dialect { answer, ..self }
-    }
-
-    /// How this dialect's hooks answer on stdout.
-    pub(crate) const fn answer_form(self) -> crate::dialect::AnswerForm {
-        self.answer
-    }
-
-    /// This dialect, with the hooks that stand next to each other at an
-    /// event run all at once ([`runs_hooks_at_once`](Self::runs_hooks_at_once)).
-    pub(crate) const fn with_hooks_at_once(self) -> Dialect {
-        Dialect {
-            at_once: true,
-            ..self
-        }
-    }
-
-    /// Whether the hooks of this dialect that stand next to each other at a
-    /// event run all at once, to completion, and are then merged (Claude
-    /// Code's rule), rather than one after another.
-    pub const fn runs_hooks_at_once(self) -> bool {
-        self.at_once
-    }
-
-    /// `nanopi`, `claude`, `cursor` or `agents`: the word reports use.
-    pub const fn as_str(self) -> &'static str {
-        self.name
-    }
-}
-
-impl Default for Dialect {
-    fn default() -> Self {
-        Dialect::Nanopi
-    }
-}
-
-impl fmt::Debug for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Dialect").field(&self.name).finish()
-    }
-}
 
 /// Which hooks a stack makes fail closed beyond what their own configuration
 /// says: the host-wide switch of [`Builder::fail_closed`](crate::Builder::fail_closed).
@@ -167,12 +88,6 @@ impl FailClosedPolicy {
             Reach::Only(dialects) => dialects.contains(&spec.dialect()),
         };
         reached && spec.block_takes_effect() && !spec.runs_in_background()
-    }
-}
-
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -459,7 +374,7 @@ impl HookSpec {
     /// How the agent words a block this hook made at `event`, when its
     /// dialect words it its own way; `None`: the event's wording.
     pub(crate) fn refusal(&self, event: Event) -> Option<(&'static str, &'static str)> {
-        self.hook.refusal(event)
+        self.dialect().refusal(event)
     }
 
     /// The directory the hook runs in when its dialect decides it (a Cursor

@@ -88,23 +88,7 @@ fn stderr_head(stderr: &[u8]) -> String {
     }
 }
 
-/// How a dialect reads a hook's answer on stdout, as far as the checks that
-/// every dialect shares need to know ([`review`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum AnswerForm {
-    /// By rules of its own, which leave nothing to check here (nanopi's:
-    /// its answer is its last line, cut or not by its own rule).
-    Own,
-    /// All of stdout is one JSON object, or text that is no answer (Claude
-    /// Code, Codex, Cursor, Gemini CLI).
-    Object,
-    /// The last non-empty line of stdout is the JSON answer
-    /// (react-agent-mini).
-    LastLine,
-    /// All of stdout is the JSON object, else its last line that is one
-    /// (Cursor).
-    ObjectOrLastLine,
-}
+pub(crate) use crate::profile::AnswerForm;
 
 /// What makes a hook's stdout none of its dialect's answers.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -34,6 +34,7 @@ use crate::host::Host;
 use crate::outcome::{Notes, Verdict};
 use crate::process::persistent::PROTOCOL_VAR;
 use crate::process::{Finished, Job};
+use crate::profile::ToolNames;
 use crate::request::{HookRequest, SeenName, ToolKind};
 use crate::spec::{Dialect, HookSpec};
 use crate::BoxError;
@@ -80,13 +81,6 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
         assemble(spec, leaf, req, self.encode(req, leaf.cwd))
     }
 
-    /// Whether a run gets a task of its own, so that the hooks of a group
-    /// that runs at once start side by side (nanopi's run one after
-    /// another, on the caller's task).
-    fn own_task(&self) -> bool {
-        true
-    }
-
     /// How a run ended, as the neutral verdict and notes. `Err` is a run
     /// that could not give an answer, for the fail-open layer to report
     /// (nanopi's report line); the other dialects answer every failure
@@ -131,34 +125,10 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
         None
     }
 
-    /// Whether its dialect has HTTP hooks (one without could not read a
-    /// policy server's answer, so nothing is posted).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    fn has_http_hooks(&self) -> bool {
-        false
-    }
-
     /// The directory the hook runs in when its dialect decides it; `None`:
     /// the session's working directory.
     fn run_dir(&self) -> Option<&Path> {
         None
-    }
-
-    /// Its dialect's own name for a tool of `kind` that the host calls
-    /// `host` (Claude Code's `Bash` for a shell tool); `None`: the host's
-    /// name (nanopi's rule for every kind, every dialect's for a tool of
-    /// kind "other", and for a host name that is already one of the
-    /// dialect's own). See [`tool_name`].
-    fn kind_tool_name(&self, _kind: ToolKind, _host: &str) -> Option<&'static str> {
-        None
-    }
-
-    /// Whether its dialect may call a host's tool otherwise than the host
-    /// does ([`kind_tool_name`](Self::kind_tool_name),
-    /// [`made_tool_name`](Self::made_tool_name)); `false` spares the
-    /// question on every call (nanopi hooks see the host's names).
-    fn names_tools(&self) -> bool {
-        true
     }
 
     /// The reason of a group of this dialect's hooks that ran at once
@@ -171,17 +141,9 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
 
     /// Its dialect's own name for a tool of `kind` that the host calls
     /// `host`, when that name is made from the host's (Gemini CLI's
-    /// `mcp_<server>_<tool>` for an MCP tool); asked only when
-    /// [`kind_tool_name`](Self::kind_tool_name) has none. `None`: the
-    /// host's name.
+    /// `mcp_<server>_<tool>` for an MCP tool); asked only when its
+    /// [table](Dialect::tool_names) has none. `None`: the host's name.
     fn made_tool_name(&self, _kind: ToolKind, _host: &str) -> Option<Arc<str>> {
-        None
-    }
-
-    /// How an agent words a block this hook made at `event`, `(before, after)`
-    /// the reason, when its dialect words it otherwise than the event's
-    /// [refusal](crate::Event::refusal_message); `None`: the event's wording.
-    fn refusal(&self, _event: Event) -> Option<(&'static str, &'static str)> {
         None
     }
 
@@ -191,14 +153,6 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
     /// `sequential`).
     fn runs_group_in_order(&self) -> bool {
         false
-    }
-
-    /// Whether a block from this hook, in a group [run in
-    /// order](Self::runs_group_in_order), stops the rest of its group (it
-    /// always stops the groups after it). Gemini CLI runs a `sequential`
-    /// group to its end.
-    fn block_ends_group_in_order(&self) -> bool {
-        true
     }
 
     /// What the next hook of its group [run in
@@ -391,7 +345,7 @@ pub(crate) fn assemble(
 /// The tool's name as the hooks of `hook`'s dialect see it, on an event with
 /// a tool: the host's alias for that dialect
 /// ([`HookRequest::with_tool_alias`]), else the dialect's own name for the
-/// tool's kind ([`DialectHook::kind_tool_name`]), else the host's name. A
+/// tool's kind (its profile's [table](Dialect::tool_names)), else the host's name. A
 /// name the dialect makes ([`DialectHook::made_tool_name`]) is not borrowed
 /// from the request, so this leaves it out: such a dialect asks
 /// [`tool_name_seen`].
@@ -413,14 +367,14 @@ pub(crate) fn tool_name_seen<'r>(
     if let Some(alias) = req.tool_alias_shared(hook.dialect()) {
         return Some(SeenName::Shared(alias));
     }
-    if !hook.names_tools() {
+    let Some(names) = hook.dialect().tool_names() else {
         return Some(SeenName::Shared(host));
-    }
+    };
     // The kind is inferred from the name once for both questions.
     let Some(kind) = req.tool_kind() else {
         return Some(SeenName::Shared(host));
     };
-    if let Some(name) = hook.kind_tool_name(kind, host) {
+    if let Some(name) = kind_tool_name(names, kind, host) {
         return Some(SeenName::Static(name));
     }
     Some(
@@ -439,15 +393,35 @@ fn tool_name_seen_static<'r>(
     if let Some(alias) = req.tool_alias_shared(hook.dialect()) {
         return SeenName::Shared(alias);
     }
-    if !hook.names_tools() {
+    let Some(names) = hook.dialect().tool_names() else {
         return SeenName::Shared(host);
-    }
+    };
     match req
         .tool_kind()
-        .and_then(|kind| hook.kind_tool_name(kind, host))
+        .and_then(|kind| kind_tool_name(names, kind, host))
     {
         Some(name) => SeenName::Static(name),
         None => SeenName::Shared(host),
+    }
+}
+
+/// A dialect's name, from its table, for a tool of `kind` that the host
+/// calls `host`; `None` (the host's name) for a kind the table has no name
+/// for and for a host name that is already the dialect's own.
+pub(crate) fn kind_tool_name(
+    names: &ToolNames,
+    kind: ToolKind,
+    host: &str,
+) -> Option<&'static str> {
+    if names.own.contains(&host) {
+        return None;
+    }
+    match kind {
+        ToolKind::Shell => names.shell,
+        ToolKind::Read => names.read,
+        ToolKind::Edit => names.edit,
+        ToolKind::Write => names.write,
+        _ => None,
     }
 }
 

@@ -198,7 +198,7 @@ async fn run_and_answer(
     // started on every worker thread, not one after another on the caller's;
     // dropping the call aborts the task, whose run then kills its process.
     let run = match tokio::runtime::Handle::try_current() {
-        Ok(runtime) if dialect.own_task() => {
+        Ok(runtime) if dialect.dialect().runs_on_own_task() => {
             let task = AbortOnDrop(runtime.spawn(run));
             Box::pin(async move {
                 let mut task = task;

@@ -19,7 +19,7 @@ use crate::event::Event;
 use crate::layer::mcp::McpTarget;
 use crate::outcome::{BlockCause, Notes, Termination, Verdict, DEFAULT_BLOCK_REASON};
 use crate::process::Job;
-use crate::request::{HookRequest, ToolKind};
+use crate::request::HookRequest;
 use crate::spec::{Dialect, HookKind, HookSpec, HttpTarget, Program};
 use crate::BoxError;
 
@@ -160,10 +160,6 @@ impl DialectHook for ClaudeHook {
         encode(self, req, cwd)
     }
 
-    fn kind_tool_name(&self, kind: ToolKind, host: &str) -> Option<&'static str> {
-        kind_tool_name(kind, host)
-    }
-
     fn job(&self, spec: Option<&HookSpec>, leaf: &JobParts<'_>, req: &HookRequest) -> Job {
         let mut encoded = encode(self, req, leaf.cwd);
         if let Some(path) = env_file(self, req) {
@@ -228,10 +224,6 @@ impl DialectHook for ClaudeHook {
         Some(neutral(self, spec.fail_closed(), answer))
     }
 
-    fn has_http_hooks(&self) -> bool {
-        true
-    }
-
     fn http_answer(
         &self,
         spec: &HookSpec,
@@ -269,26 +261,6 @@ impl DialectHook for ClaudeHook {
 
     fn as_any(&self) -> &dyn Any {
         self
-    }
-}
-
-/// Claude Code's own tool names, which a host that uses them keeps.
-const CLAUDE_TOOLS: [&str; 6] = ["Bash", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit"];
-
-/// Claude Code's name for a tool of `kind` that the host calls `host`:
-/// `Bash`, `Read`, `Edit`, `Write`; `None` (the host's name) for an MCP
-/// tool, a tool of another kind, and a host name that is already Claude
-/// Code's (`MultiEdit` stays `MultiEdit`).
-fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
-    if CLAUDE_TOOLS.contains(&host) {
-        return None;
-    }
-    match kind {
-        ToolKind::Shell => Some("Bash"),
-        ToolKind::Read => Some("Read"),
-        ToolKind::Edit => Some("Edit"),
-        ToolKind::Write => Some("Write"),
-        _ => None,
     }
 }
 

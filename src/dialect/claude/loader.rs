@@ -11,6 +11,7 @@ use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::trust::Switch;
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format};
 use crate::dialect::EventNames;
+use crate::profile::ToolNames;
 use crate::spec::Dialect;
 
 #[allow(non_upper_case_globals)]
@@ -19,8 +20,21 @@ impl Dialect {
     /// whose neighbouring hooks at an event run all at once.
     pub const Claude: Dialect = Dialect::new("claude")
         .with_hooks_at_once()
-        .with_answers(crate::dialect::AnswerForm::Object);
+        .with_answers(crate::dialect::AnswerForm::Object)
+        .with_tool_names(&TOOL_NAMES)
+        .with_http_hooks();
 }
+
+/// Claude Code's names for the host's tools: `Bash`, `Read`, `Edit`,
+/// `Write`; a name that is already Claude Code's is kept (`MultiEdit` stays
+/// `MultiEdit`).
+const TOOL_NAMES: ToolNames = ToolNames {
+    shell: Some("Bash"),
+    read: Some("Read"),
+    edit: Some("Edit"),
+    write: Some("Write"),
+    own: &["Bash", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit"],
+};
 
 #[allow(non_upper_case_globals)]
 impl Format {

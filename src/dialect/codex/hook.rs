@@ -20,7 +20,7 @@ use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts};
 use crate::event::Event;
 use crate::outcome::{Notes, Termination, Verdict};
 use crate::process::Job;
-use crate::request::{HookRequest, ToolKind};
+use crate::request::HookRequest;
 use crate::spec::{Dialect, HookKind, HookSpec, Program};
 use crate::BoxError;
 
@@ -150,10 +150,6 @@ impl DialectHook for CodexHook {
         job
     }
 
-    fn kind_tool_name(&self, kind: ToolKind, host: &str) -> Option<&'static str> {
-        kind_tool_name(kind, host)
-    }
-
     fn group_block_reason(&self, _event: Event, reasons: Vec<String>) -> String {
         if self.event.is_stop() {
             // Every Stop block's reason, one continuation prompt.
@@ -254,20 +250,6 @@ fn host_input(
         })?;
     }
     Ok(())
-}
-
-/// Codex's name for a tool of `kind`: `Bash` for a shell tool,
-/// `apply_patch` for an edit or a write; `None` (the host's name) for the
-/// others and for a name that is already Codex's.
-fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
-    if matches!(host, "Bash" | "apply_patch" | "spawn_agent") {
-        return None;
-    }
-    match kind {
-        ToolKind::Shell => Some("Bash"),
-        ToolKind::Edit | ToolKind::Write => Some("apply_patch"),
-        _ => None,
-    }
 }
 
 /// What a Codex hook's matcher is tested against: the tool's Codex name on

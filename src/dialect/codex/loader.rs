@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::config::{ConfigError, ConfigFile, Discovery, Format};
 use crate::dialect::{EventNames, FireError};
 use crate::event::Event;
+use crate::profile::ToolNames;
 use crate::request::HookRequest;
 use crate::spec::Dialect;
 
@@ -20,8 +21,20 @@ impl Dialect {
     /// at once.
     pub const Codex: Dialect = Dialect::new("codex")
         .with_hooks_at_once()
-        .with_answers(crate::dialect::AnswerForm::Object);
+        .with_answers(crate::dialect::AnswerForm::Object)
+        .with_tool_names(&TOOL_NAMES);
 }
+
+/// Codex's names for the host's tools: `Bash` for a shell tool,
+/// `apply_patch` for an edit or a write (whose input the hook sees as
+/// Codex's patch); the other tools keep the host's name.
+const TOOL_NAMES: ToolNames = ToolNames {
+    shell: Some("Bash"),
+    read: None,
+    edit: Some("apply_patch"),
+    write: Some("apply_patch"),
+    own: &["Bash", "apply_patch", "spawn_agent"],
+};
 
 #[allow(non_upper_case_globals)]
 impl Format {

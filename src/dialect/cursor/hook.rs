@@ -278,10 +278,6 @@ impl DialectHook for CursorHook {
         runs_for(self, req)
     }
 
-    fn kind_tool_name(&self, kind: ToolKind, host: &str) -> Option<&'static str> {
-        kind_tool_name(kind, host)
-    }
-
     fn encode(&self, req: &HookRequest, cwd: &str) -> Encoded {
         encode(self, req, cwd)
     }
@@ -362,24 +358,6 @@ fn runs_for(hook: &CursorHook, req: &HookRequest) -> bool {
     applies(hook, req) && {
         let tool = crate::dialect::tool_name(hook, req);
         hook.matcher.matches(&subject_seen(hook.event, req, tool))
-    }
-}
-
-/// Cursor's own tool names, which a host that uses them keeps.
-const CURSOR_TOOLS: [&str; 5] = ["Shell", "Read", "Write", "TabRead", "TabWrite"];
-
-/// Cursor's name for a tool of `kind` that the host calls `host`: `Shell`,
-/// `Read`, `Write` (for an edit too); `None` (the host's name) for an MCP
-/// tool, a tool of another kind, and a host name that is already Cursor's.
-fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
-    if CURSOR_TOOLS.contains(&host) {
-        return None;
-    }
-    match kind {
-        ToolKind::Shell => Some("Shell"),
-        ToolKind::Read => Some("Read"),
-        ToolKind::Edit | ToolKind::Write => Some("Write"),
-        _ => None,
     }
 }
 

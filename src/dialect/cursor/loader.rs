@@ -12,14 +12,26 @@ use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::read::{read_config, MAX_CONFIG_SIZE};
 use crate::config::{ConfigError, ConfigFile, Discovery, Format};
 use crate::dialect::EventNames;
+use crate::profile::ToolNames;
 use crate::spec::{Dialect, HookSpec};
 
 #[allow(non_upper_case_globals)]
 impl Dialect {
     /// Cursor and OpenHuman (`hooks.json` with `"version": 1`).
-    pub const Cursor: Dialect =
-        Dialect::new("cursor").with_answers(crate::dialect::AnswerForm::ObjectOrLastLine);
+    pub const Cursor: Dialect = Dialect::new("cursor")
+        .with_answers(crate::dialect::AnswerForm::ObjectOrLastLine)
+        .with_tool_names(&TOOL_NAMES);
 }
+
+/// Cursor's names for the host's tools: `Shell`, `Read`, and `Write` for an
+/// edit too; Cursor's own names (`TabRead`, `TabWrite`) are kept.
+const TOOL_NAMES: ToolNames = ToolNames {
+    shell: Some("Shell"),
+    read: Some("Read"),
+    edit: Some("Write"),
+    write: Some("Write"),
+    own: &["Shell", "Read", "Write", "TabRead", "TabWrite"],
+};
 
 #[allow(non_upper_case_globals)]
 impl Format {

@@ -157,35 +157,14 @@ impl DialectHook for GeminiHook {
         ))
     }
 
-    fn kind_tool_name(&self, kind: ToolKind, host: &str) -> Option<&'static str> {
-        kind_tool_name(kind, host)
-    }
-
     fn made_tool_name(&self, kind: ToolKind, host: &str) -> Option<Arc<str>> {
         (kind == ToolKind::Mcp).then(|| mcp_name(host)).flatten()
-    }
-
-    fn refusal(&self, event: Event) -> Option<(&'static str, &'static str)> {
-        match event {
-            // The model sees this instead of the call's result.
-            Event::ToolExecutionStart => Some(("Tool execution blocked: ", "")),
-            // The model sees this instead of the tool's result.
-            Event::ToolExecutionEnd => Some(("Tool result blocked: ", "")),
-            // The person sees the reason as it is.
-            Event::Input => Some(("", "")),
-            _ => None,
-        }
     }
 
     fn runs_group_in_order(&self) -> bool {
         // The allowed tools of several hooks add up: each hook's are added
         // to what the ones before it left.
         self.sequential || self.event == GeminiEvent::BeforeToolSelection
-    }
-
-    fn block_ends_group_in_order(&self) -> bool {
-        // Gemini CLI runs every hook of a sequential run; the block still wins.
-        false
     }
 
     fn chained_arguments(
@@ -220,23 +199,6 @@ fn seen_str<'a>(seen: &'a SeenName<'_>) -> &'a str {
         SeenName::Static(name) => name,
         SeenName::Shared(name) => name,
         SeenName::Made(name) => name,
-    }
-}
-
-/// Gemini CLI's own tool names, which a host that uses them keeps.
-const GEMINI_TOOLS: [&str; 4] = ["run_shell_command", "read_file", "write_file", "replace"];
-
-/// Gemini CLI's name for a tool of `kind` that the host calls `host`.
-fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
-    if GEMINI_TOOLS.contains(&host) {
-        return None;
-    }
-    match kind {
-        ToolKind::Shell => Some("run_shell_command"),
-        ToolKind::Read => Some("read_file"),
-        ToolKind::Write => Some("write_file"),
-        ToolKind::Edit => Some("replace"),
-        _ => None,
     }
 }
 
@@ -442,6 +404,12 @@ mod tests {
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    /// Gemini CLI's name for a tool of `kind` the host calls `host`.
+    fn kind_tool_name(kind: ToolKind, host: &str) -> Option<&'static str> {
+        let names = Dialect::Gemini.tool_names().unwrap();
+        crate::dialect::kind_tool_name(names, kind, host)
     }
 
     #[test]

@@ -11,7 +11,9 @@ use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::trust::Switch;
 use crate::config::{ConfigError, ConfigFile, Discovery, Format};
 use crate::dialect::EventNames;
+use crate::event::Event;
 use crate::process::substitute::{placeholders, substitute, Form};
+use crate::profile::{Refusal, ToolNames};
 use crate::spec::Dialect;
 
 #[allow(non_upper_case_globals)]
@@ -21,8 +23,30 @@ impl Dialect {
     /// `sequential`.
     pub const Gemini: Dialect = Dialect::new("gemini")
         .with_hooks_at_once()
-        .with_answers(crate::dialect::AnswerForm::Object);
+        .with_answers(crate::dialect::AnswerForm::Object)
+        .with_tool_names(&TOOL_NAMES)
+        .with_refusals(&REFUSALS)
+        // Gemini CLI runs every hook of a sequential run; a block still wins.
+        .with_groups_run_to_their_end();
 }
+
+/// Gemini CLI's names for the host's tools.
+const TOOL_NAMES: ToolNames = ToolNames {
+    shell: Some("run_shell_command"),
+    read: Some("read_file"),
+    edit: Some("replace"),
+    write: Some("write_file"),
+    own: &["run_shell_command", "read_file", "write_file", "replace"],
+};
+
+/// How Gemini CLI words a block: the model sees the first two in place of
+/// the call's and the tool's result; the person sees a prompt's refusal as
+/// the reason alone.
+const REFUSALS: [Refusal; 3] = [
+    (Event::ToolExecutionStart, "Tool execution blocked: ", ""),
+    (Event::ToolExecutionEnd, "Tool result blocked: ", ""),
+    (Event::Input, "", ""),
+];
 
 #[allow(non_upper_case_globals)]
 impl Format {

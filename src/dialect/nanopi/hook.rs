@@ -24,11 +24,6 @@ impl DialectHook for NanopiHook {
         Dialect::Nanopi
     }
 
-    #[inline]
-    fn names_tools(&self) -> bool {
-        false
-    }
-
     fn runs_for(&self, spec: &HookSpec, req: &HookRequest) -> bool {
         spec.pattern().matches(req.matcher_subject().as_str())
     }
@@ -79,11 +74,6 @@ impl DialectHook for NanopiHook {
         job.current_dir = leaf.current_dir.cloned();
         job.deadline = req.deadline();
         job
-    }
-
-    /// nanopi's hooks run one after another, on the caller's task.
-    fn own_task(&self) -> bool {
-        false
     }
 
     fn finish(

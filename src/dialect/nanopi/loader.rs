@@ -10,7 +10,7 @@ use crate::spec::Dialect;
 #[allow(non_upper_case_globals)]
 impl Dialect {
     /// nanopi v0.12 (`[[hooks.<event>]]` in TOML); also every in-process hook.
-    pub const Nanopi: Dialect = Dialect::new("nanopi");
+    pub const Nanopi: Dialect = Dialect::new("nanopi").on_the_callers_task();
 }
 
 #[allow(non_upper_case_globals)]

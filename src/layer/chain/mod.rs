@@ -629,7 +629,7 @@ where
         // In a group run one hook after another, a block may leave the rest
         // of the group to run (Gemini CLI's `sequential`).
         let in_group = *self.next < *self.in_order_until;
-        let rest_of_group = in_group && !spec.dialect_hook().block_ends_group_in_order();
+        let rest_of_group = in_group && !spec.dialect().block_ends_group_in_order();
         // What the next hook of the group sees, when its dialect chains a
         // rewrite otherwise than it applies it (Gemini CLI's `sequential`).
         let chained = match &verdict {

@@ -219,7 +219,7 @@ impl Service<HookRequest> for HttpHook {
             let target = spec
                 .http_target()
                 .ok_or("this hook has no URL to post to")?;
-            if !spec.dialect_hook().has_http_hooks() {
+            if !spec.dialect().has_http_hooks() {
                 // Nothing is posted for a dialect that could not read the answer.
                 const NONE: &str = "this dialect has no HTTP hooks";
                 return Ok(if spec.fail_closed() {
