@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::event::Event;
+use crate::event::{BlockPolicy, Event};
 
 /// The hook ecosystem whose rules a hook follows: its config file, the event
 /// names and stdin envelope it sees, how its answer is read, and how several of
@@ -35,6 +35,7 @@ pub struct Dialect {
     answer: AnswerForm,
     tools: Option<&'static ToolNames>,
     refusals: &'static [Refusal],
+    group_reason: GroupReason,
     callers_task: bool,
     // Read by the HTTP layer, which only the `http` feature builds.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
@@ -78,6 +79,18 @@ pub(crate) struct ToolNames {
     pub(crate) own: &'static [&'static str],
 }
 
+/// How a dialect makes one reason of the blocks of a group of its hooks that
+/// ran at once ([`Dialect::runs_hooks_at_once`]), from their reasons in
+/// config order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum GroupReason {
+    /// Every reason, joined by the text (Claude Code's: a new line).
+    Joined(&'static str),
+    /// The first reason; but where a block is the agent's next instruction
+    /// (a stop), every reason joined by the text (Codex: a blank line).
+    FirstButFollowUpsJoined(&'static str),
+}
+
 /// How a dialect words a block at an event, where it words it otherwise
 /// than the event does ([`Event::refusal_message`]): the text before and
 /// after the reason.
@@ -94,6 +107,7 @@ impl Dialect {
             answer: AnswerForm::Own,
             tools: None,
             refusals: &[],
+            group_reason: GroupReason::Joined("\n"),
             callers_task: false,
             http_hooks: false,
             block_ends_group_in_order: true,
@@ -132,6 +146,15 @@ impl Dialect {
     /// own way.
     pub(crate) const fn with_refusals(self, refusals: &'static [Refusal]) -> Dialect {
         Dialect { refusals, ..self }
+    }
+
+    /// This dialect, which makes one reason of a group's blocks as
+    /// `group_reason` says.
+    pub(crate) const fn with_group_reason(self, group_reason: GroupReason) -> Dialect {
+        Dialect {
+            group_reason,
+            ..self
+        }
     }
 
     /// This dialect, whose hooks run on the caller's task, one after
@@ -186,6 +209,19 @@ impl Dialect {
             .iter()
             .find(|(at, _, _)| *at == event)
             .map(|&(_, before, after)| (before, after))
+    }
+
+    /// One reason for the blocks of a group of its hooks that ran at once
+    /// at `event`, from their `reasons` in config order.
+    pub(crate) fn group_block_reason(self, event: Event, reasons: Vec<String>) -> String {
+        match self.group_reason {
+            GroupReason::FirstButFollowUpsJoined(_)
+                if event.block_policy() != BlockPolicy::FollowUp =>
+            {
+                reasons.into_iter().next().unwrap_or_default()
+            }
+            GroupReason::Joined(by) | GroupReason::FirstButFollowUpsJoined(by) => reasons.join(by),
+        }
     }
 
     /// Whether a run gets a task of its own, so that the hooks of a group

@@ -131,14 +131,6 @@ pub(crate) trait DialectHook: fmt::Debug + Send + Sync + 'static {
         None
     }
 
-    /// The reason of a group of this dialect's hooks that ran at once
-    /// ([`Dialect::runs_hooks_at_once`]) and blocked at `event`, from the
-    /// blocks' reasons in config order: by default they are joined on new
-    /// lines (Codex takes the first, and joins a stop's with a blank line).
-    fn group_block_reason(&self, _event: crate::event::Event, reasons: Vec<String>) -> String {
-        reasons.join("\n")
-    }
-
     /// Its dialect's own name for a tool of `kind` that the host calls
     /// `host`, when that name is made from the host's (Gemini CLI's
     /// `mcp_<server>_<tool>` for an MCP tool); asked only when its

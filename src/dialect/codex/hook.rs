@@ -150,15 +150,6 @@ impl DialectHook for CodexHook {
         job
     }
 
-    fn group_block_reason(&self, _event: Event, reasons: Vec<String>) -> String {
-        if self.event.is_stop() {
-            // Every Stop block's reason, one continuation prompt.
-            return reasons.join("\n\n");
-        }
-        // The first block in configured order gives the reason.
-        reasons.into_iter().next().unwrap_or_default()
-    }
-
     fn finish(
         &self,
         spec: Option<&HookSpec>,

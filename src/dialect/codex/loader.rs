@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::config::{ConfigError, ConfigFile, Discovery, Format};
 use crate::dialect::{EventNames, FireError};
 use crate::event::Event;
-use crate::profile::ToolNames;
+use crate::profile::{GroupReason, ToolNames};
 use crate::request::HookRequest;
 use crate::spec::Dialect;
 
@@ -22,7 +22,10 @@ impl Dialect {
     pub const Codex: Dialect = Dialect::new("codex")
         .with_hooks_at_once()
         .with_answers(crate::dialect::AnswerForm::Object)
-        .with_tool_names(&TOOL_NAMES);
+        .with_tool_names(&TOOL_NAMES)
+        // The first block in configured order gives the reason; at a stop,
+        // every block's reason, one continuation prompt.
+        .with_group_reason(GroupReason::FirstButFollowUpsJoined("\n\n"));
 }
 
 /// Codex's names for the host's tools: `Bash` for a shell tool,

@@ -697,8 +697,7 @@ where
             }
         }
         // The group's dialect makes one reason of its blocks.
-        let spec = hooks[*self.next].spec.clone();
-        let dialect = spec.dialect_hook();
+        let dialect = hooks[*self.next].spec.dialect();
         let event = *self.event;
         // Its members all saw the old arguments: the more trusted of them run
         // again, as the more trusted hooks before the group do.
