@@ -66,6 +66,15 @@ use std::borrow::Cow;
 mod twice;
 pub(crate) use twice::{evaluated_twice, evaluated_twice_exec, References};
 
+/// A shell variable name: a letter or `_`, then letters, digits and `_`.
+pub(crate) fn is_var_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// How the text a path goes into is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

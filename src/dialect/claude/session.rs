@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::wire::{PLUGIN_ROOT_VAR, PROJECT_DIR_VAR};
 use super::ClaudeEvent;
+use crate::process::substitute::is_var_name;
 
 /// The variable that names the file.
 pub(crate) const ENV_FILE_VAR: &str = "CLAUDE_ENV_FILE";
@@ -133,7 +134,7 @@ pub(crate) fn parse(text: &str) -> Parsed {
             ));
             continue;
         };
-        if !is_name(name) {
+        if !is_var_name(name) {
             parsed.warnings.push(format!(
                 "CLAUDE_ENV_FILE line {}: {name:?} is not a variable name; ignored",
                 number + 1
@@ -154,15 +155,6 @@ pub(crate) fn parse(text: &str) -> Parsed {
         }
     }
     parsed
-}
-
-/// A shell variable name: a letter or `_`, then letters, digits and `_`.
-fn is_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// `value` without one level of matching quotes around it.

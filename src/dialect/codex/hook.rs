@@ -232,9 +232,9 @@ fn host_input(
         // `pre_rewrite_without_command_refuses_the_call`).
         return Err("hook returned updatedInput without string field `command`".into());
     };
-    if as_patch(tool, req).is_some() {
+    if let Some(sent) = as_patch(tool, req) {
         let host = req.tool_name().unwrap_or_default();
-        *input = patch::from_patch(command, req.arguments()).map_err(|why| {
+        *input = patch::from_patch(command, &sent, req.arguments()).map_err(|why| {
             format!(
                 "hook returned an apply_patch updatedInput that the {host} tool cannot take: {why}"
             )

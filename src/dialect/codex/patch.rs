@@ -69,14 +69,19 @@ pub(super) fn to_patch(arguments: &Value) -> Option<String> {
     Some(out)
 }
 
-/// A hook's rewritten `patch` read back into the host's `arguments`: the
-/// same keys, with the path, content or edits the patch names. The patch
+/// A hook's rewritten `patch` read back into the host's `arguments`, which
+/// the hook was sent as `sent` ([`to_patch`]): the same keys, with the path,
+/// content or edits the patch names. The patch
 /// must make the kind of change the host's tool makes (one file; an
 /// `Add File` for a write, an `Update File` with one hunk per edit for an
 /// edit); anything else is an error that says what the tool cannot take.
-pub(super) fn from_patch(patch: &str, arguments: &Value) -> Result<Map<String, Value>, String> {
+pub(super) fn from_patch(
+    patch: &str,
+    sent: &str,
+    arguments: &Value,
+) -> Result<Map<String, Value>, String> {
     let mut out = arguments.as_object().cloned().unwrap_or_default();
-    if to_patch(arguments).as_deref() == Some(patch) {
+    if patch == sent {
         return Ok(out);
     }
     let file = read(patch)?;
@@ -323,6 +328,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// [`from_patch`] of arguments that were sent as their own patch.
+    fn back(patch: &str, arguments: &Value) -> Result<Map<String, Value>, String> {
+        from_patch(patch, &to_patch(arguments).unwrap(), arguments)
+    }
+
     #[test]
     fn an_edit_is_an_update_with_one_hunk() {
         let args = json!({"file_path": "/p/a.rs", "old_string": "x\ny", "new_string": "z"});
@@ -367,7 +377,7 @@ mod tests {
             json!({"file_path": "m", "edits": [{"old_string": "a", "new_string": "b"}]}),
         ] {
             let patch = to_patch(&args).unwrap();
-            assert_eq!(Value::Object(from_patch(&patch, &args).unwrap()), args);
+            assert_eq!(Value::Object(back(&patch, &args).unwrap()), args);
         }
     }
 
@@ -376,19 +386,19 @@ mod tests {
         let edit = json!({"path": "a", "old_str": "x\n", "new_str": "y\n", "other": 1});
         let patch = "*** Begin Patch\n*** Update File: b\n@@\n ctx\n-old\n+new\n*** End Patch\n";
         assert_eq!(
-            Value::Object(from_patch(patch, &edit).unwrap()),
+            Value::Object(back(patch, &edit).unwrap()),
             json!({"path": "b", "old_str": "ctx\nold\n", "new_str": "ctx\nnew\n", "other": 1})
         );
         let write = json!({"file_path": "a", "content": "one\n"});
         let patch = "*** Begin Patch\n*** Add File: a\n+two\n+three\n*** End Patch";
         assert_eq!(
-            Value::Object(from_patch(patch, &write).unwrap()),
+            Value::Object(back(patch, &write).unwrap()),
             json!({"file_path": "a", "content": "two\nthree\n"})
         );
         let multi = json!({"file_path": "m", "edits": [{"old_string": "a", "new_string": "b", "replace_all": false}]});
         let patch = "*** Begin Patch\n*** Update File: m\n@@\n-a\n+B\n@@\n-c\n+d\n*** End Patch\n";
         assert_eq!(
-            Value::Object(from_patch(patch, &multi).unwrap()),
+            Value::Object(back(patch, &multi).unwrap()),
             json!({"file_path": "m", "edits": [
                 {"old_string": "a", "new_string": "B", "replace_all": false},
                 {"old_string": "c", "new_string": "d"}
@@ -410,11 +420,11 @@ mod tests {
             ("*** Begin Patch\n*** End Patch\n", "no file"),
         ];
         for (patch, want) in cases {
-            let error = from_patch(patch, &edit).unwrap_err();
+            let error = back(patch, &edit).unwrap_err();
             assert!(error.contains(want), "{patch:?}: {error}");
         }
         let write = json!({"file_path": "a", "content": "x"});
-        let error = from_patch(
+        let error = back(
             "*** Begin Patch\n*** Update File: a\n@@\n-x\n*** End Patch\n",
             &write,
         )

@@ -368,7 +368,9 @@ pub fn expand(value: &str, allowed: &[String], lookup: impl Fn(&str) -> Option<S
         let after = &rest[at + 1..];
         let (name, consumed) = if let Some(braced) = after.strip_prefix('{') {
             match braced.find('}') {
-                Some(end) if is_name(&braced[..end]) => (&braced[..end], end + 2),
+                Some(end) if crate::process::substitute::is_var_name(&braced[..end]) => {
+                    (&braced[..end], end + 2)
+                }
                 _ => ("", 0),
             }
         } else {
@@ -392,15 +394,6 @@ pub fn expand(value: &str, allowed: &[String], lookup: impl Fn(&str) -> Option<S
     }
     out.push_str(rest);
     out
-}
-
-/// A variable name: a letter or `_`, then letters, digits and `_`.
-fn is_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 /// The system resolver (`getaddrinfo`, on tokio's blocking pool).

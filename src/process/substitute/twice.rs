@@ -137,11 +137,8 @@ const WRAPPERS: &[&str] = &[
 
 /// Whether `word` is an assignment, `NAME=value`.
 fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    })
+    word.split_once('=')
+        .is_some_and(|(name, _)| super::is_var_name(name))
 }
 
 /// The evaluator of a simple command `words`, if its program is one: what

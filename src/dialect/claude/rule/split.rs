@@ -3,6 +3,8 @@
 //! each as words the way the shell reads them; or `Unreadable`, when the
 //! line holds what this reader cannot follow (then the rule matches).
 
+use crate::process::substitute::is_var_name;
+
 /// One word of a simple command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Word {
@@ -48,16 +50,7 @@ fn is_assignment(word: &str) -> bool {
     let Some((name, _)) = word.split_once('=') else {
         return false;
     };
-    is_name(name)
-}
-
-/// A shell variable name.
-fn is_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    is_var_name(name)
 }
 
 /// A command line this reader cannot follow, so the rule matches: an unclosed
@@ -342,7 +335,7 @@ impl<'a> Splitter<'a> {
                     .word
                     .strip_prefix('{')
                     .and_then(|w| w.strip_suffix('}'))
-                    .is_some_and(is_name));
+                    .is_some_and(is_var_name));
         if fd {
             cur.drop_word();
         } else {
