@@ -7,11 +7,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::config::{Handler, POWERSHELL};
+use super::family::{Family, CLAUDE_CODE};
 use super::rule::{if_allows_seen, PermissionRule};
 use super::session::{takes_env_file, EnvFile, ENV_FILE_VAR};
 use super::wire::{
-    decode, env_vars, event_name, stdin_bytes, tool_output_transform, ClaudeAnswer, ClaudeDecision,
-    Envelope,
+    decode, event_name, stdin_bytes, tool_output_transform, ClaudeAnswer, ClaudeDecision, Envelope,
 };
 use super::ClaudeEvent;
 use crate::dialect::{assemble, DialectHook, Encoded, Ended, JobParts, ModelAnswer};
@@ -26,11 +26,14 @@ use crate::BoxError;
 /// What a Claude Code hook keeps on its spec.
 #[derive(Debug)]
 pub(crate) struct ClaudeHook {
+    /// The host of the family whose hook it is (Claude Code's unless a
+    /// clone's loader made it).
+    pub(crate) family: &'static Family,
     /// The Claude Code event (`PostToolUse`, not the neutral event).
     pub(crate) event: ClaudeEvent,
-    /// `CLAUDE_PROJECT_DIR`.
+    /// The project root (`CLAUDE_PROJECT_DIR`).
     pub(crate) project_dir: Box<str>,
-    /// `CLAUDE_PLUGIN_ROOT`, for a plugin's hook.
+    /// The plugin's root (`CLAUDE_PLUGIN_ROOT`), for a plugin's hook.
     pub(crate) plugin_root: Option<Box<str>>,
     /// `if`: the hook runs only for tool calls it matches.
     pub(crate) if_rule: Option<PermissionRule>,
@@ -58,12 +61,16 @@ pub fn specs<'a>(
     let project_dir: Box<str> = project_dir.display().to_string().into();
     handlers
         .into_iter()
-        .filter_map(|handler| spec(handler, &project_dir))
+        .filter_map(|handler| spec(handler, &project_dir, &CLAUDE_CODE))
         .collect()
 }
 
-/// The hook spec of `handler`.
-pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
+/// The hook spec of `handler`, a handler of `family`'s host.
+pub(crate) fn spec(
+    handler: &Handler,
+    project_dir: &str,
+    family: &'static Family,
+) -> Option<HookSpec> {
     let claude_event = handler.claude_event()?;
     // An event with no neutral point runs when the host fires it by name.
     let event = handler.neutral_event.unwrap_or(Event::Named);
@@ -75,6 +82,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         (None, _) => Program::Sh,
     };
     let extra = ClaudeHook {
+        family,
         event: claude_event,
         project_dir: project_dir.into(),
         plugin_root: handler
@@ -125,11 +133,14 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
         }
         spec = spec.with_http(target);
     }
-    if !super::config::type_runs_at(&handler.kind, &handler.event) {
+    if !family.runs_type(&handler.kind) {
+        let reason = format!("{} runs no {} handler", family.host, handler.kind);
+        spec.disabled = Some(reason.into());
+    } else if !super::config::type_runs_at(&handler.kind, &handler.event) {
         spec.disabled = Some(
             format!(
-                "Claude Code runs no {} handler at {}",
-                handler.kind, handler.event
+                "{} runs no {} handler at {}",
+                family.host, handler.kind, handler.event
             )
             .into(),
         );
@@ -141,7 +152,7 @@ pub(crate) fn spec(handler: &Handler, project_dir: &str) -> Option<HookSpec> {
 
 impl DialectHook for ClaudeHook {
     fn dialect(&self) -> Dialect {
-        Dialect::Claude
+        self.family.dialect
     }
 
     fn event_name<'a>(&'a self, _spec: &'a HookSpec) -> &'a str {
@@ -288,11 +299,15 @@ fn runs_for(spec: &HookSpec, hook: &ClaudeHook, req: &HookRequest) -> bool {
 /// project's (and plugin's) roots, and what the session's env files set.
 fn encode(hook: &ClaudeHook, req: &HookRequest, cwd: &str) -> Encoded {
     let mut envelope = Envelope::new(cwd).with_event_name(hook.event.name());
+    if !hook.family.tool_use_id {
+        envelope = envelope.without_tool_use_id();
+    }
     if let Some(tool) = crate::dialect::tool_name(hook, req) {
         envelope = envelope.with_tool_name(tool);
     }
     let stdin = stdin_bytes(req, &envelope);
-    let env = env_vars(&hook.project_dir, hook.plugin_root.as_deref())
+    let env = (hook.family)
+        .env_vars(&hook.project_dir, hook.plugin_root.as_deref())
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
         .collect();
     Encoded {

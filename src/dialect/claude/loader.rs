@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::config::{self, Handler, HttpGates, Scope};
+use super::config::{self, Handler, HooksFile, HttpGates, Scope};
+use super::family::{Family, CLAUDE_CODE};
 use crate::config::loader::{Load, LoadCtx, Loader};
 use crate::config::trust::Switch;
 use crate::config::{ConfigError, ConfigFile, ConfigWarning, ConfigWarningKind, Discovery, Format};
@@ -105,13 +106,26 @@ impl Loader for ClaudeLoader {
     }
 
     fn start(&self) -> Box<dyn Load> {
-        Box::new(ClaudeLoad::default())
+        load_of(&CLAUDE_CODE)
     }
 }
 
-/// A load of Claude Code files.
-#[derive(Debug, Default)]
+/// A load of the files of `family`'s host: Claude Code's, or a clone's
+/// (the `start` of its loader).
+pub(crate) fn load_of(family: &'static Family) -> Box<dyn Load> {
+    Box::new(ClaudeLoad {
+        family,
+        handlers: Vec::new(),
+        switches: Vec::new(),
+        http_gates: HttpGates::default(),
+    })
+}
+
+/// A load of the files of one host of Claude Code's family.
+#[derive(Debug)]
 struct ClaudeLoad {
+    /// The host whose files they are.
+    family: &'static Family,
     /// The handlers loaded so far, with the position of their hook in the
     /// load, for the dedup across files.
     handlers: Vec<(usize, Handler)>,
@@ -127,19 +141,21 @@ struct Switches {
     path: PathBuf,
     /// The file's scope of trust (not its place in Claude Code's precedence).
     trust: crate::Scope,
+    /// The host's switch (`disableAllHooks`), as written.
     disable_all_hooks: Option<bool>,
 }
 
 impl Load for ClaudeLoad {
     fn load(&mut self, file: &ConfigFile, ctx: &mut LoadCtx<'_>) -> Result<(), ConfigError> {
         let path = file.path();
-        let context = config::Context::for_file(ctx.project, path);
+        let mut context = config::Context::for_file(ctx.project, path);
+        context.plugin_root = self.family.plugin_root_of(path);
         let loaded = config::load(path, &context)?;
         self.http_gates.add(&loaded);
         self.switches.push(Switches {
             path: path.to_path_buf(),
             trust: ctx.scope,
-            disable_all_hooks: loaded.disable_all_hooks,
+            disable_all_hooks: self.switch_of(&loaded),
         });
         if loaded.allow_managed_hooks_only {
             ctx.allow_managed_hooks_only(path, ctx.scope, "allowManagedHooksOnly");
@@ -152,8 +168,14 @@ impl Load for ClaudeLoad {
                 .into_iter()
                 .map(|w| ConfigWarning::in_file(w.path(), w.kind().clone())),
         );
-        for handler in loaded.handlers {
-            if let Some(spec) = super::hook::spec(&handler, &project_dir) {
+        for mut handler in loaded.handlers {
+            if !self.takes(&handler, ctx) {
+                continue;
+            }
+            if let (Some(timeout), false) = (self.family.default_timeout, handler.timeout_written) {
+                handler.timeout = timeout;
+            }
+            if let Some(spec) = super::hook::spec(&handler, &project_dir, self.family) {
                 self.handlers.push((ctx.hooks.len(), handler));
                 ctx.hooks.push(spec);
             }
@@ -169,6 +191,41 @@ impl Load for ClaudeLoad {
 }
 
 impl ClaudeLoad {
+    /// The file's value of its host's switch that turns every hook off.
+    fn switch_of(&self, file: &HooksFile) -> Option<bool> {
+        match self.family.disable_key {
+            "hooksDisabled" => file.hooks_disabled,
+            _ => file.disable_all_hooks,
+        }
+    }
+
+    /// Whether the host runs `handler`'s event: a handler of an event of
+    /// Claude Code's that the host does not fire is left out, with a
+    /// warning (those of no Claude Code event are already warned of).
+    fn takes(&self, handler: &Handler, ctx: &mut LoadCtx<'_>) -> bool {
+        let Some(event) = handler.claude_event() else {
+            return true;
+        };
+        if self.family.fires(event) {
+            return true;
+        }
+        let warning = ConfigWarningKind::UnsupportedEvent {
+            event: handler.event.clone(),
+            runs_on: self.family.runs_on,
+            suggestion: None,
+        };
+        // One warning per event, however many handlers it has.
+        let warned = ctx
+            .warnings
+            .iter()
+            .any(|w| w.path() == handler.source.as_path() && *w.kind() == warning);
+        if !warned {
+            ctx.warnings
+                .push(ConfigWarning::in_file(&handler.source, warning));
+        }
+        false
+    }
+
     /// Applies `disableAllHooks` to the Claude Code hooks of the load. The
     /// value that counts is the one of the file of highest precedence that
     /// says it ([`Scope`]); its `true` turns off every hook but the managed
@@ -178,7 +235,8 @@ impl ClaudeLoad {
     /// `allowManagedHooksOnly` is the load's, for every dialect.
     fn switch_hooks_off(&self, ctx: &mut LoadCtx<'_>) {
         let home = ctx.home;
-        let scope = |path: &Path| Scope::of(path, home);
+        let family = self.family;
+        let scope = |path: &Path| family.scope_of(path, home);
         let deciding = [Scope::Managed, Scope::Local, Scope::Project, Scope::User]
             .into_iter()
             .find_map(|wanted| {
@@ -199,8 +257,9 @@ impl ClaudeLoad {
                 _ => None,
             };
             if let Some(file) = by {
-                let switch = Switch::new(&file.path, file.trust, "disableAllHooks");
-                let reason = format!("disableAllHooks is true in {}", file.path.display());
+                let key = self.family.disable_key;
+                let switch = Switch::new(&file.path, file.trust, key);
+                let reason = format!("{key} is true in {}", file.path.display());
                 ctx.turn_off(*at, &switch, reason);
             }
         }

@@ -18,6 +18,7 @@
 #[doc(hidden)] // for the crate's fuzz targets, benches and property tests; not API
 pub mod config;
 mod event;
+pub(crate) mod family;
 mod glob;
 #[doc(hidden)] // for the crate's fuzz targets, benches and property tests; not API
 pub mod hook;

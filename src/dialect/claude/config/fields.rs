@@ -104,11 +104,12 @@ impl Written<InOrder> {
 
 /// The top-level keys read besides `hooks`, in the order they are checked
 /// (the first fault of a file is the first one met in this order).
-pub(super) const SWITCHES: [&str; 4] = [
+pub(super) const SWITCHES: [&str; 5] = [
     "allowedHttpHookUrls",
     "httpHookAllowedEnvVars",
     "disableAllHooks",
     "allowManagedHooksOnly",
+    "hooksDisabled",
 ];
 
 /// The [`SWITCHES`], each checked.
@@ -123,6 +124,8 @@ pub(super) struct Switches {
     pub(super) disable_all_hooks: Option<bool>,
     #[serde(default, deserialize_with = "flag")]
     pub(super) allow_managed_hooks_only: Option<bool>,
+    #[serde(default, deserialize_with = "flag")]
+    pub(super) hooks_disabled: Option<bool>,
 }
 
 /// An event's matcher groups, each as written; `null` is none.

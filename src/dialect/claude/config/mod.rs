@@ -346,6 +346,9 @@ pub struct Handler {
     pub shell: Option<String>,
     /// `timeout`, or the default of the event and type.
     pub timeout: Duration,
+    /// Whether the handler writes its `timeout` (a host of the family with
+    /// another default gives it to those that do not).
+    pub timeout_written: bool,
     /// `async` (or `asyncRewake`): runs in the background.
     pub is_async: bool,
     /// `asyncRewake`: runs in the background, and its exit 2 wakes the
@@ -476,6 +479,9 @@ pub struct HooksFile {
     pub disabled: bool,
     /// `disableAllHooks` as written, `None` when the file does not say.
     pub disable_all_hooks: Option<bool>,
+    /// `hooksDisabled` as written (Factory Droid's switch), `None` when the
+    /// file does not say.
+    pub hooks_disabled: Option<bool>,
     /// `"allowManagedHooksOnly": true`: in the managed file, only managed
     /// hooks run.
     pub allow_managed_hooks_only: bool,
@@ -627,6 +633,7 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
             .collect(),
         disabled: switches.disable_all_hooks == Some(true),
         disable_all_hooks: switches.disable_all_hooks,
+        hooks_disabled: switches.hooks_disabled,
         allow_managed_hooks_only: switches.allow_managed_hooks_only == Some(true),
         handlers: Vec::new(),
         dropped: Vec::new(),

@@ -287,6 +287,7 @@ impl Reader<'_> {
                 });
             }
         }
+        let timeout_written = raw.timeout.is_some();
         let timeout = match raw.timeout {
             None => default_timeout(event, &kind),
             Some(n) => {
@@ -504,6 +505,7 @@ impl Reader<'_> {
             args,
             shell,
             timeout,
+            timeout_written,
             is_async: is_async || rewake,
             async_rewake: rewake,
             if_rule,

@@ -28,6 +28,7 @@ pub struct Envelope<'a> {
     agent_id: Option<&'a str>,
     agent_type: Option<&'a str>,
     fields: Option<&'a Map<String, Value>>,
+    tool_use_id: bool,
 }
 
 impl<'a> Envelope<'a> {
@@ -43,7 +44,15 @@ impl<'a> Envelope<'a> {
             agent_id: None,
             agent_type: None,
             fields: None,
+            tool_use_id: true,
         }
+    }
+
+    /// Leaves `tool_use_id` out of a tool call's envelope, for a host of
+    /// the family that does not write it (Factory Droid).
+    pub const fn without_tool_use_id(mut self) -> Self {
+        self.tool_use_id = false;
+        self
     }
 
     /// Writes `name` as `tool_name` instead of the request's (the tool's
@@ -134,7 +143,7 @@ pub fn stdin_bytes(req: &HookRequest, envelope: &Envelope<'_>) -> Vec<u8> {
     entries.push(("cwd", text(envelope.cwd)));
     entries.push(("permission_mode", text(envelope.permission_mode)));
     entries.push(("hook_event_name", text(name)));
-    event_fields(req, name, envelope.tool_name, &mut entries);
+    event_fields(req, name, envelope, &mut entries);
     for (key, value) in [
         ("agent_id", envelope.agent_id),
         ("agent_type", envelope.agent_type),
@@ -155,9 +164,11 @@ pub fn stdin_bytes(req: &HookRequest, envelope: &Envelope<'_>) -> Vec<u8> {
 fn event_fields<'r>(
     req: &'r HookRequest,
     name: &str,
-    tool: Option<&str>,
+    envelope: &Envelope<'_>,
     out: &mut Vec<(&'r str, Cow<'r, Value>)>,
 ) {
+    let tool = envelope.tool_name;
+    let tool_use_id = req.tool_call_id().filter(|_| envelope.tool_use_id);
     let args = req.arguments();
     let text = |s: &str| Cow::Owned(Value::String(s.to_owned()));
     let arg = move |key: &str| args.get(key).filter(|v| !v.is_null());
@@ -166,7 +177,7 @@ fn event_fields<'r>(
         Event::ToolExecutionStart => {
             out.push(("tool_name", tool_name()));
             out.push(("tool_input", Cow::Borrowed(args)));
-            if let Some(id) = req.tool_call_id() {
+            if let Some(id) = tool_use_id {
                 out.push(("tool_use_id", text(id)));
             }
         }
@@ -180,7 +191,7 @@ fn event_fields<'r>(
                 .map(Cow::Borrowed)
                 .unwrap_or_else(|| Cow::Owned(Value::Object(Map::new())));
             out.push(("tool_input", input));
-            if let Some(id) = req.tool_call_id() {
+            if let Some(id) = tool_use_id {
                 out.push(("tool_use_id", text(id)));
             }
             let response = args.get("tool_response");
