@@ -144,6 +144,37 @@ fn the_claude_code_feature_table_names_real_tests_and_reasons() {
     check("docs/claude-code.md");
 }
 
+/// Every other page with a feature table, whose host does not run here
+/// (`docs/droid.md`, and the page of each dialect added after it): its rows
+/// name tests. A page of a host that `conformance/hosts/` runs ties its rows
+/// to scenarios instead (below).
+#[test]
+fn every_other_feature_table_names_real_tests_and_reasons() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let mut pages: Vec<String> = std::fs::read_dir(&docs)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("docs/{name}"))
+        .collect();
+    pages.sort();
+    let host_pages = ["docs/claude-code.md", "docs/codex.md", "docs/gemini.md"];
+    let mut checked = 0;
+    for page in pages.iter().filter(|p| !host_pages.contains(&p.as_str())) {
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(page)).unwrap();
+        let has_table = text.lines().any(|l| {
+            let c = cells(l);
+            l.trim_start().starts_with('|') && c.len() == 3 && c[0] == "feature" && c[2] == "here"
+        });
+        if has_table {
+            check(page);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 1, "the Cursor page at least: {checked}");
+}
+
 #[test]
 fn cells_split_on_unescaped_bars_only() {
     assert_eq!(
