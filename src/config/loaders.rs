@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use super::discovery::{ConfigFile, Discovery, Format};
 use super::loader::{Load, LoadCtx, Loader};
 use super::{env_home, home_dir, Config, ConfigError, ConfigWarning, ConfigWarningKind};
-use crate::dialect::{agents, claude, codex, cursor, gemini, nanopi, EventNames};
+use crate::dialect::{agents, claude, codex, cursor, droid, gemini, nanopi, EventNames};
 use crate::spec::{Dialect, Scope};
 
 /// Every dialect's loader. A new dialect is its folder and a line here.
@@ -43,6 +43,7 @@ pub(crate) static LOADERS: &[&dyn Loader] = &[
     &agents::loader::AgentsLoader,
     &codex::loader::CodexLoader,
     &gemini::loader::GeminiLoader,
+    &droid::loader::DroidLoader,
 ];
 
 impl Dialect {

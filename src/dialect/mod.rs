@@ -11,6 +11,7 @@ pub mod agents;
 pub mod claude;
 pub mod codex;
 pub mod cursor;
+pub mod droid;
 mod envelope;
 mod failure;
 pub mod gemini;
