@@ -283,6 +283,21 @@ fn hooks_disabled_is_droids_switch_and_a_project_cannot_turn_off_a_users_hook() 
         .load()
         .unwrap();
     assert!(config.hooks().iter().all(|h| h.disabled().is_none()));
+
+    // And Droid's means nothing to Claude Code, whatever its value.
+    for value in [json!(true), json!("yes")] {
+        write(
+            &project.join(".claude/settings.json"),
+            &json!({"hooksDisabled": value, "hooks": entry("echo claude")}).to_string(),
+        );
+        let config = Discovery::new(&project)
+            .format(Format::Claude)
+            .with_system_files(false)
+            .load()
+            .unwrap();
+        assert_eq!(config.hooks().len(), 1, "{value}");
+        assert_eq!(config.hooks()[0].disabled(), None, "{value}");
+    }
 }
 
 #[tokio::test]

@@ -124,8 +124,10 @@ pub(super) struct Switches {
     pub(super) disable_all_hooks: Option<bool>,
     #[serde(default, deserialize_with = "flag")]
     pub(super) allow_managed_hooks_only: Option<bool>,
-    #[serde(default, deserialize_with = "flag")]
-    pub(super) hooks_disabled: Option<bool>,
+    /// Factory Droid's switch, which Claude Code does not read: taken when it
+    /// is a boolean, never a fault of the file.
+    #[serde(default)]
+    pub(super) hooks_disabled: Option<Value>,
 }
 
 /// An event's matcher groups, each as written; `null` is none.

@@ -633,7 +633,10 @@ pub fn parse(text: &str, path: &Path, ctx: &Context) -> Result<HooksFile, Config
             .collect(),
         disabled: switches.disable_all_hooks == Some(true),
         disable_all_hooks: switches.disable_all_hooks,
-        hooks_disabled: switches.hooks_disabled,
+        hooks_disabled: switches
+            .hooks_disabled
+            .as_ref()
+            .and_then(serde_json::Value::as_bool),
         allow_managed_hooks_only: switches.allow_managed_hooks_only == Some(true),
         handlers: Vec::new(),
         dropped: Vec::new(),
