@@ -291,6 +291,7 @@ fn hooks_disabled_is_droids_switch_and_a_project_cannot_turn_off_a_users_hook() 
             &json!({"hooksDisabled": value, "hooks": entry("echo claude")}).to_string(),
         );
         let config = Discovery::new(&project)
+            .with_home(Some(dir.path().join("home")))
             .format(Format::Claude)
             .with_system_files(false)
             .load()
