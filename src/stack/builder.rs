@@ -21,7 +21,7 @@ use crate::layer::timeout::HookTimeout;
 use crate::outcome::{HookOutcome, RunSlot, Verdict};
 use crate::process::background::{Background, BackgroundLimits, Delivery, OnWakeUp, WakeUp};
 use crate::process::persistent::{Persistent, PersistentLimits};
-use crate::process::{BoxFuture, ProcessRunner, Runner};
+use crate::process::{BoxFuture, Job, ProcessRunner, Runner};
 use crate::report::{Notice, Report, SharedReport, StderrReport};
 use crate::request::HookRequest;
 use crate::spec::{FailClosedPolicy, HookKind, HookSpec};
@@ -463,105 +463,27 @@ impl<C, H> Builder<C, H> {
             .settings
             .report
             .unwrap_or_else(|| Arc::new(StderrReport::new(self.settings.host.name())));
-        let runner = self.settings.runner.unwrap_or_else(ProcessRunner::shared);
-        let host = Arc::new(self.settings.host);
-        let env: Arc<[(String, String)]> = self.settings.env.into();
-        let current_dir: Option<Arc<Path>> = self.settings.current_dir.map(Into::into);
+        let mut leaves = Leaves {
+            report: report.clone(),
+            runner: self.settings.runner.unwrap_or_else(ProcessRunner::shared),
+            host: Arc::new(self.settings.host),
+            env: self.settings.env.into(),
+            current_dir: self.settings.current_dir.map(Into::into),
+            evaluator: self.settings.evaluator,
+            mcp: self.settings.mcp,
+            #[cfg(feature = "http")]
+            http: self.settings.http,
+            #[cfg(feature = "http")]
+            http_leaf: None,
+            persistent: Vec::new(),
+        };
         let mut specs = Vec::with_capacity(self.settings.hooks.len());
         let mut hooks = Vec::with_capacity(self.settings.hooks.len());
-        let mut persistent = Vec::new();
-        // One client for all HTTP hooks, made when the first one needs it.
-        #[cfg(feature = "http")]
-        let mut http_leaf: Option<crate::layer::http::HttpHook> = None;
-        // What answers for a hook that is not a command: a model, a policy
-        // server, or why nothing can. `None`: a command, or a type nothing
-        // answers (listed and skipped).
-        #[cfg_attr(not(feature = "http"), allow(unused_mut))]
-        let mut answerer = |spec: &HookSpec| -> Option<Result<LeafKind, Arc<str>>> {
-            if let Some(why) = &spec.refused {
-                return Some(Err(why.clone()));
-            }
-            if *spec.hook_kind() == HookKind::Command {
-                return None;
-            }
-            if spec.prompt().is_some() {
-                return Some(match &self.settings.evaluator {
-                    Some(evaluator) => Ok(LeafKind::Model(ModelHook::new(evaluator.clone()))),
-                    None => Err("no model to ask: this host has no evaluator".into()),
-                });
-            }
-            if spec.mcp_target().is_some() {
-                return Some(match &self.settings.mcp {
-                    Some(client) => Ok(LeafKind::Mcp(McpHook::new(client.clone()))),
-                    None => Err("no MCP client: this host supplies none".into()),
-                });
-            }
-            spec.http_target()?;
-            #[cfg(feature = "http")]
-            return Some(Ok(LeafKind::Http(
-                http_leaf
-                    .get_or_insert_with(|| {
-                        crate::layer::http::HttpHook::new(self.settings.http.clone(), env.clone())
-                    })
-                    .clone(),
-            )));
-            #[cfg(not(feature = "http"))]
-            Some(Err(
-                "no HTTP client: this host was built without the tower-hooks feature \"http\""
-                    .into(),
-            ))
-        };
         for (mut spec, source) in self.settings.hooks {
             if self.settings.fail_closed.applies_to(&spec) {
                 spec.fail_closed = true;
             }
-            let answered = match source {
-                Source::Command => answerer(&spec),
-                _ => None,
-            };
-            if matches!(source, Source::Command) && *spec.hook_kind() != HookKind::Command {
-                // Attached when something answers for it, or when it fails
-                // closed and blocks with why nothing can; else listed and skipped.
-                spec.attached = match &answered {
-                    Some(Ok(_)) => true,
-                    Some(Err(_)) => spec.fail_closed(),
-                    None => false,
-                };
-            }
-            let kind = match (answered, source) {
-                (Some(Ok(kind)), _) => kind,
-                (Some(Err(why)), _) if spec.fail_closed() => {
-                    LeafKind::Function(Arc::new(move |_: &HookRequest| {
-                        Verdict::failed_closed(&why)
-                    }))
-                }
-                (_, Source::InProcess(service)) => LeafKind::InProcess(service),
-                (_, Source::Function(f)) => LeafKind::Function(f),
-                (_, Source::Command) => {
-                    // A persistent hook has a process of its own.
-                    let process = spec
-                        .is_persistent()
-                        .then(|| persistent_runner(&spec, &report));
-                    let runner = match &process {
-                        Some(process) => Arc::new(process.clone()) as Arc<dyn Runner>,
-                        None => runner.clone(),
-                    };
-                    let command = Command::with_runner(
-                        spec.command_line().unwrap_or_default(),
-                        runner,
-                        host.clone(),
-                    )
-                    .with_shared(env.clone(), current_dir.clone());
-                    if let Some(process) = process {
-                        // What an eager start runs: the job of an event with
-                        // no payload (its input is never sent).
-                        let probe = HookRequest::new(spec.event(), serde_json::json!({}))
-                            .with_hook(Arc::new(spec.clone()));
-                        persistent.push((process, command.job(&probe)));
-                    }
-                    LeafKind::Command(command)
-                }
-            };
+            let kind = leaves.kind(&mut spec, source);
             let base = HookTimeout::new(Leaf { kind }, spec.timeout());
             let hook = FailOpen::new(self.around_hook.layer(base), report.clone());
             let spec = Arc::new(spec);
@@ -587,8 +509,122 @@ impl<C, H> Builder<C, H> {
             gate: self.settings.gate,
             specs: specs.into(),
             background,
-            persistent: persistent.into(),
+            persistent: leaves.persistent.into(),
         }
+    }
+}
+
+/// What the leaves of a stack's hooks are made from: the runner, host and
+/// environment every command shares, and what answers the hooks that are not
+/// commands.
+struct Leaves {
+    report: SharedReport,
+    runner: Arc<dyn Runner>,
+    host: Arc<Host>,
+    env: Arc<[(String, String)]>,
+    current_dir: Option<Arc<Path>>,
+    evaluator: Option<Evaluator>,
+    mcp: Option<McpClient>,
+    #[cfg(feature = "http")]
+    http: crate::layer::http::HttpSettings,
+    /// One client for all HTTP hooks, made when the first one needs it.
+    #[cfg(feature = "http")]
+    http_leaf: Option<crate::layer::http::HttpHook>,
+    /// The processes of the persistent hooks, each with the job that starts it.
+    persistent: Vec<(Persistent, Job)>,
+}
+
+impl Leaves {
+    /// The leaf that runs `spec`, added from `source`. A hook added as a
+    /// command that is of another type is marked attached or not here.
+    fn kind(&mut self, spec: &mut HookSpec, source: Source) -> LeafKind {
+        let answered = match source {
+            Source::Command => self.answer(spec),
+            _ => None,
+        };
+        if matches!(source, Source::Command) && *spec.hook_kind() != HookKind::Command {
+            // Attached when something answers for it, or when it fails
+            // closed and blocks with why nothing can; else listed and skipped.
+            spec.attached = match &answered {
+                Some(Ok(_)) => true,
+                Some(Err(_)) => spec.fail_closed(),
+                None => false,
+            };
+        }
+        match (answered, source) {
+            (Some(Ok(kind)), _) => kind,
+            (Some(Err(why)), _) if spec.fail_closed() => {
+                LeafKind::Function(Arc::new(move |_: &HookRequest| {
+                    Verdict::failed_closed(&why)
+                }))
+            }
+            (_, Source::InProcess(service)) => LeafKind::InProcess(service),
+            (_, Source::Function(f)) => LeafKind::Function(f),
+            (_, Source::Command) => self.command(spec),
+        }
+    }
+
+    /// What answers for a hook that is not a command: a model, a policy
+    /// server, or why nothing can. `None`: a command, or a type nothing
+    /// answers (listed and skipped).
+    fn answer(&mut self, spec: &HookSpec) -> Option<Result<LeafKind, Arc<str>>> {
+        if let Some(why) = &spec.refused {
+            return Some(Err(why.clone()));
+        }
+        if *spec.hook_kind() == HookKind::Command {
+            return None;
+        }
+        if spec.prompt().is_some() {
+            return Some(match &self.evaluator {
+                Some(evaluator) => Ok(LeafKind::Model(ModelHook::new(evaluator.clone()))),
+                None => Err("no model to ask: this host has no evaluator".into()),
+            });
+        }
+        if spec.mcp_target().is_some() {
+            return Some(match &self.mcp {
+                Some(client) => Ok(LeafKind::Mcp(McpHook::new(client.clone()))),
+                None => Err("no MCP client: this host supplies none".into()),
+            });
+        }
+        spec.http_target()?;
+        #[cfg(feature = "http")]
+        return Some(Ok(LeafKind::Http(
+            self.http_leaf
+                .get_or_insert_with(|| {
+                    crate::layer::http::HttpHook::new(self.http.clone(), self.env.clone())
+                })
+                .clone(),
+        )));
+        #[cfg(not(feature = "http"))]
+        Some(Err(
+            "no HTTP client: this host was built without the tower-hooks feature \"http\"".into(),
+        ))
+    }
+
+    /// The leaf of a command hook. A persistent hook has a process of its
+    /// own, kept with the job an eager start runs.
+    fn command(&mut self, spec: &HookSpec) -> LeafKind {
+        let process = spec
+            .is_persistent()
+            .then(|| persistent_runner(spec, &self.report));
+        let runner = match &process {
+            Some(process) => Arc::new(process.clone()) as Arc<dyn Runner>,
+            None => self.runner.clone(),
+        };
+        let command = Command::with_runner(
+            spec.command_line().unwrap_or_default(),
+            runner,
+            self.host.clone(),
+        )
+        .with_shared(self.env.clone(), self.current_dir.clone());
+        if let Some(process) = process {
+            // What an eager start runs: the job of an event with no payload
+            // (its input is never sent).
+            let probe = HookRequest::new(spec.event(), serde_json::json!({}))
+                .with_hook(Arc::new(spec.clone()));
+            self.persistent.push((process, command.job(&probe)));
+        }
+        LeafKind::Command(command)
     }
 }
 

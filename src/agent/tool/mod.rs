@@ -286,7 +286,7 @@ where
         if let Some(error) = self.ready_error.take() {
             return ResponseFuture {
                 state: State::Failed {
-                    result: Some(ToolResult::error(format!("hook stack failed: {error}"))),
+                    result: Some(not_run(&error)),
                 },
                 tool: self.inner.clone(),
                 hooks: self.hooks.clone(),
@@ -460,6 +460,9 @@ where
     tool_context: Kept,
 }
 
+/// What a future polled again after its answer panics with.
+const POLLED_AFTER_DONE: &str = "ToolHooks future polled after completion";
+
 #[pin_project(project = StateProj)]
 enum State<F, G> {
     /// `tool_execution_start` is running.
@@ -530,70 +533,20 @@ where
                 StateProj::Start { future, seen } => {
                     let outcome = match ready!(future.poll(cx)) {
                         Ok(outcome) => outcome,
-                        Err(err) => {
-                            this.state.set(State::Done);
-                            let error = stack_failure(err);
-                            return Poll::Ready(Ok(ToolResult::error(format!(
-                                "hook stack failed: {error}"
-                            ))));
-                        }
+                        Err(err) => return finish(this.state, Ok(not_run(&stack_failure(err)))),
                     };
                     this.carried.observe(seen.take(), &outcome);
-                    this.context.extend_from_slice(outcome.context());
-                    // An ask with nobody to ask is a refusal, never an allow;
-                    // a hook that stops the agent is not asked about, and a
-                    // deferred call waits for the session to resume.
-                    let ask = if outcome.needs_approval()
-                        && outcome.stop().is_none()
-                        && !outcome.is_deferred()
-                    {
-                        this.approver.take()
-                    } else {
-                        None
-                    };
-                    if ask.is_none() && refuses(&outcome) {
-                        this.state.set(State::Done);
-                        let refused = refusal(&outcome).after_context(mem::take(this.context));
-                        return Poll::Ready(Ok(refused));
-                    }
-                    let reason = outcome.reason().unwrap_or_default().to_owned();
-                    // A hook that asked may have rewritten the input it asks about.
-                    let asked = ask
-                        .as_ref()
-                        .and_then(|_| outcome.ask_input().cloned())
-                        .map(Value::Object);
-                    let (name, call_id) = this
-                        .names
-                        .take()
-                        .expect("ToolHooks future polled after completion");
-                    let call = ToolCall {
-                        name,
-                        call_id,
-                        arguments: asked.unwrap_or_else(|| outcome.into_arguments()),
-                    };
-                    match ask {
-                        Some(approver) => {
-                            let request = ApprovalRequest::new(call.clone(), reason);
-                            this.state.set(State::Approval {
-                                future: Approver::clone(&approver).oneshot(request),
-                                call: Some(call),
-                            });
-                        }
-                        None => this.state.set(State::ToolReady { call: Some(call) }),
+                    match after_start(outcome, this.approver, this.names, this.context) {
+                        Ok(next) => this.state.set(next),
+                        Err(refused) => return finish(this.state, Ok(refused)),
                     }
                 }
                 StateProj::Approval { future, call } => {
-                    let refused = match ready!(future.poll(cx)) {
-                        Ok(Approval::Approve) => None,
-                        Ok(Approval::Deny(reason)) => Some(approval::denial_text(&reason)),
-                        Err(err) => Some(format!("approval failed: {}", error_text(&*err))),
-                    };
-                    match refused {
+                    match approval_refusal(ready!(future.poll(cx))) {
                         Some(text) => {
-                            this.state.set(State::Done);
                             let refused =
                                 ToolResult::error(text).after_context(mem::take(this.context));
-                            return Poll::Ready(Ok(refused));
+                            return finish(this.state, Ok(refused));
                         }
                         None => {
                             let call = call.take();
@@ -603,12 +556,9 @@ where
                 }
                 StateProj::ToolReady { call } => {
                     if let Err(err) = ready!(this.tool.poll_ready(cx)) {
-                        this.state.set(State::Done);
-                        return Poll::Ready(Err(err));
+                        return finish(this.state, Err(err));
                     }
-                    let call = call
-                        .take()
-                        .expect("ToolHooks future polled after completion");
+                    let call = call.take().expect(POLLED_AFTER_DONE);
                     let input = call.arguments.clone();
                     let future = this.tool.call(call);
                     this.state.set(State::Tool {
@@ -624,10 +574,7 @@ where
                 } => {
                     let result = match ready!(future.poll(cx)) {
                         Ok(result) => result,
-                        Err(err) => {
-                            this.state.set(State::Done);
-                            return Poll::Ready(Err(err));
-                        }
+                        Err(err) => return finish(this.state, Err(err)),
                     };
                     let duration = started.elapsed();
                     let input = input.take().unwrap_or(Value::Null);
@@ -646,14 +593,10 @@ where
                 }
                 StateProj::EndReady { request } => {
                     if let Err(err) = ready!(this.hooks.poll_ready(cx)) {
-                        this.state.set(State::Done);
-                        return Poll::Ready(Ok(
-                            withheld(err).after_context(mem::take(this.context))
-                        ));
+                        let withheld = withheld(err).after_context(mem::take(this.context));
+                        return finish(this.state, Ok(withheld));
                     }
-                    let request = request
-                        .take()
-                        .expect("ToolHooks future polled after completion");
+                    let request = request.take().expect(POLLED_AFTER_DONE);
                     let seen = this.carried.seen(&request);
                     let future = this.hooks.call(request);
                     this.state.set(State::End { future, seen });
@@ -662,34 +605,95 @@ where
                     let outcome = match ready!(future.poll(cx)) {
                         Ok(outcome) => outcome,
                         Err(err) => {
-                            this.state.set(State::Done);
-                            return Poll::Ready(Ok(
-                                withheld(err).after_context(mem::take(this.context))
-                            ));
+                            let withheld = withheld(err).after_context(mem::take(this.context));
+                            return finish(this.state, Ok(withheld));
                         }
                     };
                     this.carried.observe(seen.take(), &outcome);
-                    this.state.set(State::Done);
                     let first = mem::take(this.context);
                     let kept = mem::take(this.tool_context);
-                    return Poll::Ready(Ok(result_of(outcome).with_kept(first, kept)));
+                    return finish(this.state, Ok(result_of(outcome).with_kept(first, kept)));
                 }
                 StateProj::Failed { result } => {
-                    let result = result
-                        .take()
-                        .expect("ToolHooks future polled after completion");
-                    this.state.set(State::Done);
-                    return Poll::Ready(Ok(result));
+                    let result = result.take().expect(POLLED_AFTER_DONE);
+                    return finish(this.state, Ok(result));
                 }
-                StateProj::Done => panic!("ToolHooks future polled after completion"),
+                StateProj::Done => panic!("{POLLED_AFTER_DONE}"),
             }
         }
+    }
+}
+
+/// Ends the future with `output`: from here on its state is `Done`.
+fn finish<F, G, T>(mut state: Pin<&mut State<F, G>>, output: T) -> Poll<T> {
+    state.set(State::Done);
+    Poll::Ready(output)
+}
+
+/// What follows the `tool_execution_start` hooks' answer: the approver's
+/// question, the call for the tool (as the hooks left its input), or, as
+/// `Err`, the refusal the model sees.
+fn after_start<F, G>(
+    outcome: HookOutcome,
+    approver: &mut Option<Arc<Approver>>,
+    names: &mut Option<(String, String)>,
+    context: &mut Vec<String>,
+) -> Result<State<F, G>, ToolResult> {
+    context.extend_from_slice(outcome.context());
+    // An ask with nobody to ask is a refusal, never an allow; a hook that
+    // stops the agent is not asked about, and a deferred call waits for the
+    // session to resume.
+    let ask = if outcome.needs_approval() && outcome.stop().is_none() && !outcome.is_deferred() {
+        approver.take()
+    } else {
+        None
+    };
+    if ask.is_none() && refuses(&outcome) {
+        return Err(refusal(&outcome).after_context(mem::take(context)));
+    }
+    let reason = outcome.reason().unwrap_or_default().to_owned();
+    // A hook that asked may have rewritten the input it asks about.
+    let asked = ask
+        .as_ref()
+        .and_then(|_| outcome.ask_input().cloned())
+        .map(Value::Object);
+    let (name, call_id) = names.take().expect(POLLED_AFTER_DONE);
+    let call = ToolCall {
+        name,
+        call_id,
+        arguments: asked.unwrap_or_else(|| outcome.into_arguments()),
+    };
+    Ok(match ask {
+        Some(approver) => {
+            let request = ApprovalRequest::new(call.clone(), reason);
+            State::Approval {
+                future: Approver::clone(&approver).oneshot(request),
+                call: Some(call),
+            }
+        }
+        None => State::ToolReady { call: Some(call) },
+    })
+}
+
+/// The text the model sees when the approver says no or fails; `None` when
+/// it approves.
+fn approval_refusal(answer: Result<Approval, BoxError>) -> Option<String> {
+    match answer {
+        Ok(Approval::Approve) => None,
+        Ok(Approval::Deny(reason)) => Some(approval::denial_text(&reason)),
+        Err(err) => Some(format!("approval failed: {}", error_text(&*err))),
     }
 }
 
 /// A stack's error, on one line.
 fn stack_failure(err: impl Into<BoxError>) -> String {
     error_text(&*err.into())
+}
+
+/// The result the model sees when the stack failed before the tool ran, so
+/// that the tool does not run.
+fn not_run(error: &str) -> ToolResult {
+    ToolResult::error(format!("hook stack failed: {error}"))
 }
 
 /// The result the model sees when the stack failed after the tool ran.

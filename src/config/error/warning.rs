@@ -384,6 +384,43 @@ pub enum ConfigWarningKind {
 
 impl fmt::Display for ConfigWarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ConfigWarningKind as K;
+        match self {
+            K::UnsupportedEvent { .. }
+            | K::UnknownType { .. }
+            | K::UnfiredEvent { .. }
+            | K::UnknownEvent { .. }
+            | K::UnknownEntryType { .. }
+            | K::UnknownKey { .. }
+            | K::OtherVersion { .. } => self.fmt_unknown_name(f),
+            K::UnsupportedType { .. }
+            | K::HttpUrlNotAllowed { .. }
+            | K::HttpUrlNeverAllowed { .. }
+            | K::ModelHook { .. }
+            | K::TypeNotOnEvent { .. } => self.fmt_not_runnable(f),
+            K::IgnoredMatcher { .. }
+            | K::InvalidMatcher { .. }
+            | K::MatcherTooBig { .. }
+            | K::IgnoredEntryMatcher { .. }
+            | K::RuleOnNonToolEvent { .. } => self.fmt_matcher(f),
+            K::MissingProgram { .. }
+            | K::ShellNotFound { .. }
+            | K::EvaluatedTwice { .. }
+            | K::IgnoredFailClosedKey { .. } => self.fmt_failing_command(f),
+            K::LongTimeout { .. } | K::ShortTimeout { .. } => self.fmt_timeout(f),
+            K::SwitchRefused { .. }
+            | K::ManagedOnlyIgnored { .. }
+            | K::UnreadFolder { .. }
+            | K::DuplicateKey { .. } => self.fmt_file(f),
+        }
+    }
+}
+
+// The text of each theme of warning. `Display::fmt` picks the theme, so each
+// match below meets only its own variants.
+impl ConfigWarningKind {
+    /// A name the dialect does not know: an event, a type, a key or a version.
+    fn fmt_unknown_name(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             ConfigWarningKind::UnsupportedEvent {
                 ref event,
@@ -394,10 +431,7 @@ impl fmt::Display for ConfigWarningKind {
                     f,
                     "{event:?}: {runs_on}, so the hooks listed under it never run"
                 )?;
-                match suggestion {
-                    Some(known) => write!(f, "; did you mean {known:?}?"),
-                    None => Ok(()),
-                }
+                did_you_mean(f, suggestion)
             }
             ConfigWarningKind::UnknownType {
                 ref kind,
@@ -408,10 +442,7 @@ impl fmt::Display for ConfigWarningKind {
                     "type = {kind:?} is not a hook type (only \"command\" runs), so this hook \
                      never runs"
                 )?;
-                match suggestion {
-                    Some(known) => write!(f, "; did you mean {known:?}?"),
-                    None => Ok(()),
-                }
+                did_you_mean(f, suggestion)
             }
             ConfigWarningKind::UnfiredEvent { ref event } => write!(
                 f,
@@ -427,11 +458,35 @@ impl fmt::Display for ConfigWarningKind {
                     f,
                     "hooks.{event}: {event:?} is not {expected}, so its hooks never run"
                 )?;
-                match suggestion {
-                    Some(known) => write!(f, "; did you mean {known:?}?"),
-                    None => Ok(()),
-                }
+                did_you_mean(f, suggestion)
             }
+            ConfigWarningKind::UnknownEntryType {
+                ref at,
+                ref kind,
+                expected,
+                entry,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "{at}: type {kind:?} is not {expected}, so this {entry} never runs"
+                )?;
+                did_you_mean(f, suggestion)
+            }
+            ConfigWarningKind::UnknownKey { ref at, expected } => {
+                write!(f, "{at} is not {expected}, so it changes nothing")
+            }
+            ConfigWarningKind::OtherVersion { ref found } => write!(
+                f,
+                "\"version\" is {found}; only version 1 is read, so this file's hooks never run"
+            ),
+            _ => unreachable!("Display::fmt sends {self:?} elsewhere"),
+        }
+    }
+
+    /// A handler that loads but that this host does not run.
+    fn fmt_not_runnable(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
             ConfigWarningKind::UnsupportedType {
                 ref at,
                 entries,
@@ -471,22 +526,6 @@ impl fmt::Display for ConfigWarningKind {
                  the host supplies one (hooks test --evaluator-command CMD), and is skipped \
                  otherwise"
             ),
-            ConfigWarningKind::UnknownEntryType {
-                ref at,
-                ref kind,
-                expected,
-                entry,
-                suggestion,
-            } => {
-                write!(
-                    f,
-                    "{at}: type {kind:?} is not {expected}, so this {entry} never runs"
-                )?;
-                match suggestion {
-                    Some(known) => write!(f, "; did you mean {known:?}?"),
-                    None => Ok(()),
-                }
-            }
             ConfigWarningKind::TypeNotOnEvent {
                 ref at,
                 dialect,
@@ -497,17 +536,68 @@ impl fmt::Display for ConfigWarningKind {
                 "{at}: {dialect} runs no handler of type {kind:?} at {event}, so this one \
                  never runs; use a \"command\" handler there"
             ),
-            ConfigWarningKind::DuplicateKey {
+            _ => unreachable!("Display::fmt sends {self:?} elsewhere"),
+        }
+    }
+
+    /// A matcher or rule that is ignored, invalid or never tested.
+    fn fmt_matcher(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ConfigWarningKind::RuleOnNonToolEvent {
                 ref at,
-                ref key,
-                first,
-                second,
+                key,
+                tool_events,
             } => write!(
                 f,
-                "{at}: key {key:?} is written twice (line {} column {} and line {} column {}); \
-                 only the second counts, so remove one",
-                first.0, first.1, second.0, second.1
+                "{at}: {key:?} is only tested on tool events ({tool_events}), so this handler \
+                 never runs"
             ),
+            ConfigWarningKind::IgnoredMatcher {
+                ref at,
+                ref event,
+                ref matcher,
+            } => write!(
+                f,
+                "{at}: matcher \"{}\" is ignored: {event} has no matcher, so the group's hooks \
+                 run every time",
+                crate::pattern::display_pattern(matcher)
+            ),
+            ConfigWarningKind::InvalidMatcher {
+                ref at,
+                ref matcher,
+                ref error,
+            } => write!(
+                f,
+                "{at}: matcher \"{}\" is not a valid regex ({error}), so this hook never runs",
+                crate::pattern::display_pattern(matcher)
+            ),
+            ConfigWarningKind::MatcherTooBig {
+                ref at,
+                ref matcher,
+                effect,
+            } => write!(
+                f,
+                "{at}: matcher \"{}\" is not compiled, {effect}: {}",
+                crate::pattern::display_pattern(matcher),
+                crate::pattern::TOO_BIG
+            ),
+            ConfigWarningKind::IgnoredEntryMatcher {
+                ref at,
+                ref event,
+                ref matcher,
+            } => write!(
+                f,
+                "{at}: matcher \"{}\" is ignored: {event} has nothing to match, so this hook \
+                 runs every time",
+                crate::pattern::display_pattern(matcher)
+            ),
+            _ => unreachable!("Display::fmt sends {self:?} elsewhere"),
+        }
+    }
+
+    /// A command that fails at every run, or fails open where closed was meant.
+    fn fmt_failing_command(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
             ConfigWarningKind::MissingProgram {
                 ref hook,
                 ref event,
@@ -538,67 +628,11 @@ impl fmt::Display for ConfigWarningKind {
                 "{at}: {key:?} is not a {dialect} key and is ignored, so this handler fails \
                  open; write {instead} to make a failure block"
             ),
-            ConfigWarningKind::RuleOnNonToolEvent {
-                ref at,
-                key,
-                tool_events,
-            } => write!(
-                f,
-                "{at}: {key:?} is only tested on tool events ({tool_events}), so this handler \
-                 never runs"
-            ),
-            ConfigWarningKind::IgnoredMatcher {
-                ref at,
-                ref event,
-                ref matcher,
-            } => write!(
-                f,
-                "{at}: matcher \"{}\" is ignored: {event} has no matcher, so the group's hooks \
-                 run every time",
-                crate::pattern::display_pattern(matcher)
-            ),
-            ConfigWarningKind::LongTimeout {
-                ref at,
-                dialect,
-                seconds,
-            } => write!(
-                f,
-                "{at}: \"timeout\": {seconds} is {seconds} seconds; {dialect} timeouts are \
-                 in seconds, not milliseconds (write {} for {} seconds)",
-                seconds / 1000,
-                seconds / 1000
-            ),
-            ConfigWarningKind::UnknownKey { ref at, expected } => {
-                write!(f, "{at} is not {expected}, so it changes nothing")
-            }
             ConfigWarningKind::ShellNotFound { ref at, ref shell } => write!(
                 f,
                 "{at}: {shell:?} is not on PATH, so this handler fails to start at every run \
                  and lets the action through unless it fails closed; install it or drop \
                  \"shell\""
-            ),
-            ConfigWarningKind::OtherVersion { ref found } => write!(
-                f,
-                "\"version\" is {found}; only version 1 is read, so this file's hooks never run"
-            ),
-            ConfigWarningKind::InvalidMatcher {
-                ref at,
-                ref matcher,
-                ref error,
-            } => write!(
-                f,
-                "{at}: matcher \"{}\" is not a valid regex ({error}), so this hook never runs",
-                crate::pattern::display_pattern(matcher)
-            ),
-            ConfigWarningKind::MatcherTooBig {
-                ref at,
-                ref matcher,
-                effect,
-            } => write!(
-                f,
-                "{at}: matcher \"{}\" is not compiled, {effect}: {}",
-                crate::pattern::display_pattern(matcher),
-                crate::pattern::TOO_BIG
             ),
             ConfigWarningKind::EvaluatedTwice {
                 ref at,
@@ -612,15 +646,58 @@ impl fmt::Display for ConfigWarningKind {
                  (sh -c '\"$1\"/x.sh' sh \"{reference}\") and keep it out of the text \
                  `{evaluator}` reads"
             ),
-            ConfigWarningKind::IgnoredEntryMatcher {
+            _ => unreachable!("Display::fmt sends {self:?} elsewhere"),
+        }
+    }
+
+    /// A timeout most likely written in the wrong unit.
+    fn fmt_timeout(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ConfigWarningKind::LongTimeout {
                 ref at,
-                ref event,
-                ref matcher,
+                dialect,
+                seconds,
             } => write!(
                 f,
-                "{at}: matcher \"{}\" is ignored: {event} has nothing to match, so this hook \
-                 runs every time",
-                crate::pattern::display_pattern(matcher)
+                "{at}: \"timeout\": {seconds} is {seconds} seconds; {dialect} timeouts are \
+                 in seconds, not milliseconds (write {} for {} seconds)",
+                seconds / 1000,
+                seconds / 1000
+            ),
+            ConfigWarningKind::ShortTimeout { ms } => {
+                let unit = if ms == 1 {
+                    "millisecond"
+                } else {
+                    "milliseconds"
+                };
+                write!(
+                    f,
+                    "timeout = {ms} is {ms} {unit}, not seconds; write {}",
+                    ms * 1000
+                )?;
+                match spelled(ms) {
+                    Some("one") => f.write_str(" for one second"),
+                    Some(words) => write!(f, " for {words} seconds"),
+                    None => write!(f, " for {ms} seconds"),
+                }
+            }
+            _ => unreachable!("Display::fmt sends {self:?} elsewhere"),
+        }
+    }
+
+    /// Something about the file as a whole: its scope, its folder, a key written twice.
+    fn fmt_file(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ConfigWarningKind::DuplicateKey {
+                ref at,
+                ref key,
+                first,
+                second,
+            } => write!(
+                f,
+                "{at}: key {key:?} is written twice (line {} column {} and line {} column {}); \
+                 only the second counts, so remove one",
+                first.0, first.1, second.0, second.1
             ),
             ConfigWarningKind::SwitchRefused {
                 key,
@@ -663,24 +740,16 @@ impl fmt::Display for ConfigWarningKind {
                 "the {format} format reads no extra folder, so nothing in this one is read \
                  (Claude Code's takes a plugin's root, the Cursor family's a workspace)"
             ),
-            ConfigWarningKind::ShortTimeout { ms } => {
-                let unit = if ms == 1 {
-                    "millisecond"
-                } else {
-                    "milliseconds"
-                };
-                write!(
-                    f,
-                    "timeout = {ms} is {ms} {unit}, not seconds; write {}",
-                    ms * 1000
-                )?;
-                match spelled(ms) {
-                    Some("one") => f.write_str(" for one second"),
-                    Some(words) => write!(f, " for {words} seconds"),
-                    None => write!(f, " for {ms} seconds"),
-                }
-            }
+            _ => unreachable!("Display::fmt sends {self:?} elsewhere"),
         }
+    }
+}
+
+/// The hint after a misspelt name, when a known one is close to it.
+fn did_you_mean(f: &mut fmt::Formatter<'_>, suggestion: Option<&str>) -> fmt::Result {
+    match suggestion {
+        Some(known) => write!(f, "; did you mean {known:?}?"),
+        None => Ok(()),
     }
 }
 

@@ -87,42 +87,7 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
         Event::ToolExecutionEnd => {
             let (tool, input, id) = tool_facts(&mut fields)?;
             let failed = event == ClaudeEvent::PostToolUseFailure.name();
-            let mut response = Map::new();
-            match (
-                failed,
-                fields.remove("error"),
-                fields.remove("tool_response"),
-            ) {
-                (true, error, _) => {
-                    let text = match error {
-                        Some(Value::String(text)) => text,
-                        Some(Value::Null) | None => String::new(),
-                        Some(other) => other.to_string(),
-                    };
-                    response.insert("content".into(), Value::String(text));
-                }
-                (false, _, Some(Value::Object(object))) => {
-                    let text = match object.get("content") {
-                        Some(Value::String(text)) => text.clone(),
-                        _ => Value::Object(object.clone()).to_string(),
-                    };
-                    response.insert("content".into(), Value::String(text));
-                    response.insert(STRUCTURED_CONTENT.into(), Value::Object(object));
-                }
-                (false, _, Some(Value::String(text))) => {
-                    response.insert("content".into(), Value::String(text));
-                }
-                (false, _, Some(other)) if !other.is_null() => {
-                    response.insert("content".into(), Value::String(other.to_string()));
-                }
-                (false, _, _) => {
-                    response.insert("content".into(), Value::String(String::new()));
-                }
-            }
-            response.insert("is_error".into(), Value::Bool(failed));
-            if let Some(ms) = fields.remove("duration_ms") {
-                response.insert("duration_ms".into(), ms);
-            }
+            let response = tool_response(&mut fields, failed);
             let args = json!({ "tool_input": input, "tool_response": response });
             let mut req = HookRequest::new(neutral, args).with_tool_name(tool);
             if let Some(id) = id {
@@ -160,6 +125,50 @@ pub fn request(event: &str, mut fields: Map<String, Value>) -> Result<HookReques
         req = req.with_session_id(id);
     }
     Ok(req.with_wire_fields(wire))
+}
+
+/// The neutral response of a finished tool, taken out of `fields`: the text
+/// of its `error` when it failed, else its `tool_response` as text (an object
+/// is also kept whole, as the structured result), then whether it failed and
+/// `duration_ms`.
+fn tool_response(fields: &mut Map<String, Value>, failed: bool) -> Map<String, Value> {
+    let mut response = Map::new();
+    match (
+        failed,
+        fields.remove("error"),
+        fields.remove("tool_response"),
+    ) {
+        (true, error, _) => {
+            let text = match error {
+                Some(Value::String(text)) => text,
+                Some(Value::Null) | None => String::new(),
+                Some(other) => other.to_string(),
+            };
+            response.insert("content".into(), Value::String(text));
+        }
+        (false, _, Some(Value::Object(object))) => {
+            let text = match object.get("content") {
+                Some(Value::String(text)) => text.clone(),
+                _ => Value::Object(object.clone()).to_string(),
+            };
+            response.insert("content".into(), Value::String(text));
+            response.insert(STRUCTURED_CONTENT.into(), Value::Object(object));
+        }
+        (false, _, Some(Value::String(text))) => {
+            response.insert("content".into(), Value::String(text));
+        }
+        (false, _, Some(other)) if !other.is_null() => {
+            response.insert("content".into(), Value::String(other.to_string()));
+        }
+        (false, _, _) => {
+            response.insert("content".into(), Value::String(String::new()));
+        }
+    }
+    response.insert("is_error".into(), Value::Bool(failed));
+    if let Some(ms) = fields.remove("duration_ms") {
+        response.insert("duration_ms".into(), ms);
+    }
+    response
 }
 
 /// `tool_name`, `tool_input` and `tool_use_id`, taken out of `fields`.

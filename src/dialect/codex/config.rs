@@ -273,29 +273,7 @@ fn read_group(
     out: &mut CodexFile,
 ) -> Result<(), ConfigErrorKind> {
     let at = format!("hooks.{name}[{g}]");
-    let mut ignored = Vec::new();
-    let mut note = |path: serde_ignored::Path<'_>| ignored.push(json_path(&path));
-    let de = serde_ignored::Deserializer::new(raw, &mut note);
-    let group: Group = serde_path_to_error::deserialize(de).map_err(|err| {
-        let place = match err.path().to_string() {
-            path if path == "." => at.clone(),
-            path if path.starts_with('[') => format!("{at}{path}"),
-            path => format!("{at}.{path}"),
-        };
-        ConfigErrorKind::InvalidValue {
-            at: place,
-            expected: "what Codex reads there (a group is {\"matcher\": a string, \"hooks\": \
-                       [handlers]}; a handler's \"command\" is a string, its \"timeout\" a \
-                       number of seconds, its \"async\" true or false)",
-            found: err.into_inner().to_string(),
-        }
-    })?;
-    for key in ignored {
-        out.warnings.push(ConfigWarningKind::UnknownKey {
-            at: format!("{at}{key}"),
-            expected: "a key of a Codex matcher group or handler",
-        });
-    }
+    let group = deserialize_group(&at, raw, &mut out.warnings)?;
     let pattern = match CodexMatcher::compile(event, group.matcher.as_deref()) {
         Ok(pattern) => pattern,
         // Over the bound: handled as a matcher that does not compile.
@@ -342,23 +320,7 @@ fn read_group(
                 needs: "a Codex command handler needs the shell command it runs",
             });
         }
-        let timeout = match handler.timeout {
-            None if event == CodexEvent::SessionEnd => SESSION_END_TIMEOUT.0,
-            None => DEFAULT_TIMEOUT,
-            Some(secs) if !secs.is_finite() || secs < 0.0 => {
-                return Err(invalid_value(
-                    format!("\"timeout\" of {at}"),
-                    "a number of seconds",
-                    &Value::from(secs),
-                ));
-            }
-            // Codex raises a timeout below 1 s to 1 s.
-            Some(secs) => Duration::from_secs_f64(secs.clamp(1.0, 1e9)),
-        };
-        let timeout = match event {
-            CodexEvent::SessionEnd => timeout.min(SESSION_END_TIMEOUT.1),
-            _ => timeout,
-        };
+        let timeout = handler_timeout(event, &at, handler.timeout)?;
         if kind != "command" {
             out.warnings.push(ConfigWarningKind::UnsupportedType {
                 at: at.clone(),
@@ -382,6 +344,65 @@ fn read_group(
         });
     }
     Ok(())
+}
+
+/// A matcher group's value read as a [`Group`], with a warning in
+/// `warnings` for each key Codex does not read.
+fn deserialize_group(
+    at: &str,
+    raw: &Value,
+    warnings: &mut Vec<ConfigWarningKind>,
+) -> Result<Group, ConfigErrorKind> {
+    let mut ignored = Vec::new();
+    let mut note = |path: serde_ignored::Path<'_>| ignored.push(json_path(&path));
+    let de = serde_ignored::Deserializer::new(raw, &mut note);
+    let group: Group = serde_path_to_error::deserialize(de).map_err(|err| {
+        let place = match err.path().to_string() {
+            path if path == "." => at.to_owned(),
+            path if path.starts_with('[') => format!("{at}{path}"),
+            path => format!("{at}.{path}"),
+        };
+        ConfigErrorKind::InvalidValue {
+            at: place,
+            expected: "what Codex reads there (a group is {\"matcher\": a string, \"hooks\": \
+                       [handlers]}; a handler's \"command\" is a string, its \"timeout\" a \
+                       number of seconds, its \"async\" true or false)",
+            found: err.into_inner().to_string(),
+        }
+    })?;
+    for key in ignored {
+        warnings.push(ConfigWarningKind::UnknownKey {
+            at: format!("{at}{key}"),
+            expected: "a key of a Codex matcher group or handler",
+        });
+    }
+    Ok(group)
+}
+
+/// A handler's timeout: the event's default when none is written, else the
+/// seconds written, at least 1; never over the cap at `SessionEnd`.
+fn handler_timeout(
+    event: CodexEvent,
+    at: &str,
+    written: Option<f64>,
+) -> Result<Duration, ConfigErrorKind> {
+    let timeout = match written {
+        None if event == CodexEvent::SessionEnd => SESSION_END_TIMEOUT.0,
+        None => DEFAULT_TIMEOUT,
+        Some(secs) if !secs.is_finite() || secs < 0.0 => {
+            return Err(invalid_value(
+                format!("\"timeout\" of {at}"),
+                "a number of seconds",
+                &Value::from(secs),
+            ));
+        }
+        // Codex raises a timeout below 1 s to 1 s.
+        Some(secs) => Duration::from_secs_f64(secs.clamp(1.0, 1e9)),
+    };
+    Ok(match event {
+        CodexEvent::SessionEnd => timeout.min(SESSION_END_TIMEOUT.1),
+        _ => timeout,
+    })
 }
 
 /// Where a plugin's hooks file sits: `<root>/hooks/hooks.json`. `None` for a

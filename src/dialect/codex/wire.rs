@@ -205,18 +205,17 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
     })?;
     use CodexEvent as E;
     let mut out = CodexAnswer::default();
-    let refuse = |what: &str| Err(format!("{what} is not supported at {}", event.name()));
     // The common fields.
     let common_ok = !matches!(event, E::PreToolUse | E::PermissionRequest);
     if !common_ok && (wire.keep_going.is_some() || wire.stop_reason.is_some()) {
-        return refuse("continue/stopReason");
+        return refuse(event, "continue/stopReason");
     }
     // Codex 0.171 takes `suppressOutput` at Stop and SubagentStop (and
     // does nothing with it there); the tool events refuse it.
     if wire.suppress_output.is_some()
         && matches!(event, E::PreToolUse | E::PermissionRequest | E::PostToolUse)
     {
-        return refuse("suppressOutput");
+        return refuse(event, "suppressOutput");
     }
     if wire.keep_going == Some(false) && event != E::SubagentStart {
         out.stop = Some(wire.stop_reason.clone().unwrap_or_default());
@@ -229,9 +228,9 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
     );
     let reason = wire.reason.filter(|r| !r.trim().is_empty());
     match (wire.decision.as_deref(), takes_decision) {
-        (None, _) if reason.is_some() => return refuse("a reason without a decision"),
+        (None, _) if reason.is_some() => return refuse(event, "a reason without a decision"),
         (None, _) => {}
-        (Some(_), false) => return refuse("decision"),
+        (Some(_), false) => return refuse(event, "decision"),
         (Some("block"), true) => match reason {
             Some(reason) => out.decision = CodexDecision::Block(reason),
             None => return Err("decision \"block\" needs a non-empty reason".into()),
@@ -241,6 +240,18 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
     let Some(specific) = wire.hook_specific_output else {
         return Ok(out);
     };
+    read_specific(event, specific, &mut out)?;
+    Ok(out)
+}
+
+/// `hookSpecificOutput` at `event` into `out`: the keys the event takes, and
+/// the decision they make.
+fn read_specific(
+    event: CodexEvent,
+    specific: Specific,
+    out: &mut CodexAnswer,
+) -> Result<(), String> {
+    use CodexEvent as E;
     if specific.hook_event_name != event.name() {
         return Err(format!(
             "hookSpecificOutput.hookEventName is {:?}, at {}",
@@ -257,7 +268,7 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
                 | E::SessionStart
                 | E::SubagentStart
         ) {
-            return refuse("additionalContext");
+            return refuse(event, "additionalContext");
         }
         out.context.push(context);
     }
@@ -265,15 +276,18 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
         || specific.permission_decision_reason.is_some()
         || specific.updated_input.is_some();
     if tool_keys && event != E::PreToolUse {
-        return refuse("permissionDecision/updatedInput");
+        return refuse(event, "permissionDecision/updatedInput");
     }
     if specific.decision.is_some() && event != E::PermissionRequest {
-        return refuse("hookSpecificOutput.decision");
+        return refuse(event, "hookSpecificOutput.decision");
     }
     if let Some(permission) = specific.decision {
         if let Some(updates) = permission.updated_permissions {
             if permission.behavior != "allow" {
-                return refuse("decision.updatedPermissions without behavior \"allow\"");
+                return refuse(
+                    event,
+                    "decision.updatedPermissions without behavior \"allow\"",
+                );
             }
             out.updated_permissions = updates;
         }
@@ -300,7 +314,7 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
                 return Err("updatedInput without permissionDecision:allow".into());
             }
             (None, None) if reason.is_some() => {
-                return refuse("permissionDecisionReason without permissionDecision");
+                return refuse(event, "permissionDecisionReason without permissionDecision");
             }
             (None, None) => {}
             (Some("deny"), None) => match reason {
@@ -318,5 +332,10 @@ fn answer(event: CodexEvent, json: Value) -> Result<CodexAnswer, String> {
             (Some(other), _) => return Err(format!("unsupported permissionDecision:{other}")),
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// The error of a key `event` does not take.
+fn refuse<T>(event: CodexEvent, what: &str) -> Result<T, String> {
+    Err(format!("{what} is not supported at {}", event.name()))
 }

@@ -207,7 +207,44 @@ fn entry_of(
             })
         }
     };
-    let pattern = match raw.matcher.as_deref() {
+    let pattern = entry_pattern(event, key, raw.matcher.as_deref(), at, warnings);
+    // `fail_closed` counts only when `failClosed` says nothing.
+    let fail_closed = match raw.fail_closed {
+        Some(b) => b,
+        None => match fields.get("fail_closed") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(invalid(format!("{at}.fail_closed"), A_FLAG, other)),
+        },
+    };
+    Ok(CursorEntry {
+        event,
+        written: key.to_owned(),
+        index,
+        kind,
+        command,
+        matcher: raw.matcher,
+        pattern,
+        timeout: raw.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        fail_closed,
+        loop_limit: raw.loop_limit,
+        enabled: raw.enabled.unwrap_or(true),
+        persistent: raw.persistent.unwrap_or(false),
+        prompt: raw.prompt,
+    })
+}
+
+/// An entry's `matcher`, compiled: it matches everything when absent or when
+/// its event has nothing to match, and nothing when it does not compile
+/// (with a warning either way).
+fn entry_pattern(
+    event: CursorEvent,
+    key: &str,
+    matcher: Option<&str>,
+    at: &str,
+    warnings: &mut Vec<ConfigWarningKind>,
+) -> CursorMatcher {
+    match matcher {
         None => CursorMatcher::Any,
         Some(m) if !event.has_subject() && !m.is_empty() && m != "*" => {
             warnings.push(ConfigWarningKind::IgnoredEntryMatcher {
@@ -233,31 +270,7 @@ fn entry_of(
             });
             CursorMatcher::Nothing
         }),
-    };
-    // `fail_closed` counts only when `failClosed` says nothing.
-    let fail_closed = match raw.fail_closed {
-        Some(b) => b,
-        None => match fields.get("fail_closed") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(invalid(format!("{at}.fail_closed"), A_FLAG, other)),
-        },
-    };
-    Ok(CursorEntry {
-        event,
-        written: key.to_owned(),
-        index,
-        kind,
-        command,
-        matcher: raw.matcher,
-        pattern,
-        timeout: raw.timeout.unwrap_or(DEFAULT_TIMEOUT),
-        fail_closed,
-        loop_limit: raw.loop_limit,
-        enabled: raw.enabled.unwrap_or(true),
-        persistent: raw.persistent.unwrap_or(false),
-        prompt: raw.prompt,
-    })
+    }
 }
 
 /// What a string field must be.

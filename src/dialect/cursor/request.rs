@@ -44,112 +44,8 @@ const COMMON: [&str; 8] = [
 pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, FireError> {
     let event = CursorEvent::from_name(event)
         .ok_or_else(|| FireError::no_such_event(event, "a Cursor event"))?;
-    let text = |key: &str| fields.get(key).and_then(Value::as_str).unwrap_or("");
-    // The tool of a shell or file event: the one named, else Cursor's type.
-    let tool_or = |default: &'static str| {
-        fields
-            .get("tool_name")
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
-            .unwrap_or(default)
-            .to_owned()
-    };
-    let object_or_parsed = |key: &str| match fields.get(key) {
-        Some(Value::String(s)) => serde_json::from_str::<Value>(s)
-            .ok()
-            .filter(Value::is_object)
-            .unwrap_or_else(|| json!({})),
-        Some(v @ Value::Object(_)) => v.clone(),
-        _ => json!({}),
-    };
     let neutral = event.event();
-    let mut req = match event {
-        CursorEvent::PreToolUse | CursorEvent::BeforeMcpExecution => {
-            HookRequest::new(neutral, object_or_parsed("tool_input"))
-                .with_tool_name(text("tool_name"))
-        }
-        CursorEvent::BeforeShellExecution => {
-            HookRequest::new(neutral, json!({ "command": text("command") }))
-                .with_tool_name(tool_or("Shell"))
-        }
-        CursorEvent::BeforeReadFile => {
-            HookRequest::new(neutral, json!({ "file_path": text("file_path") }))
-                .with_tool_name(tool_or("Read"))
-        }
-        CursorEvent::BeforeTabFileRead => {
-            HookRequest::new(neutral, json!({ "file_path": text("file_path") }))
-                .with_tool_name("TabRead")
-        }
-        CursorEvent::PostToolUse
-        | CursorEvent::PostToolUseFailure
-        | CursorEvent::AfterShellExecution
-        | CursorEvent::AfterFileEdit
-        | CursorEvent::AfterTabFileEdit
-        | CursorEvent::AfterMcpExecution => {
-            let (tool, input, result) = match event {
-                CursorEvent::AfterShellExecution => (
-                    tool_or("Shell"),
-                    json!({ "command": text("command") }),
-                    text("output"),
-                ),
-                CursorEvent::AfterFileEdit | CursorEvent::AfterTabFileEdit => (
-                    if event == CursorEvent::AfterTabFileEdit {
-                        "TabWrite".to_owned()
-                    } else {
-                        tool_or("Write")
-                    },
-                    json!({ "file_path": text("file_path"),
-                            "edits": fields.get("edits").cloned().unwrap_or(json!([])) }),
-                    "",
-                ),
-                CursorEvent::AfterMcpExecution => (
-                    text("tool_name").to_owned(),
-                    object_or_parsed("tool_input"),
-                    text("result_json"),
-                ),
-                CursorEvent::PostToolUseFailure => (
-                    text("tool_name").to_owned(),
-                    object_or_parsed("tool_input"),
-                    text("error_message"),
-                ),
-                _ => (
-                    text("tool_name").to_owned(),
-                    object_or_parsed("tool_input"),
-                    text("tool_output"),
-                ),
-            };
-            let failed = event == CursorEvent::PostToolUseFailure;
-            let mut response = json!({ "content": result, "is_error": failed });
-            if let Some(ms) = fields.get("duration").or_else(|| fields.get("duration_ms")) {
-                response["duration_ms"] = ms.clone();
-            }
-            HookRequest::new(
-                neutral,
-                json!({ "tool_input": input, "tool_response": response }),
-            )
-            .with_tool_name(tool)
-        }
-        CursorEvent::BeforeSubmitPrompt => HookRequest::input(text("prompt")),
-        CursorEvent::WorkspaceOpen => {
-            let args: Map<String, Value> = fields
-                .iter()
-                .filter(|(k, _)| !COMMON.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            HookRequest::named(event.name(), Value::Object(args))
-        }
-        _ => {
-            let mut args: Map<String, Value> = fields
-                .iter()
-                .filter(|(k, _)| !COMMON.contains(&k.as_str()) && *k != "session_id")
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            if let Some(kind) = args.get("subagent_type").cloned() {
-                args.entry("agent_type").or_insert(kind);
-            }
-            HookRequest::new(neutral, Value::Object(args))
-        }
-    };
+    let mut req = facts_request(event, &fields);
     if let Some(id) = fields.get("tool_use_id").and_then(Value::as_str) {
         req = req.with_tool_call_id(id);
     }
@@ -171,6 +67,139 @@ pub fn request(event: &str, fields: Map<String, Value>) -> Result<HookRequest, F
         fields.remove("tool_name");
     }
     Ok(req.with_wire_fields(fields).with_wire_facts(facts(event)))
+}
+
+/// The request carrying `event`'s facts, read from its fields as the table of
+/// [`request`] says.
+fn facts_request(event: CursorEvent, fields: &Map<String, Value>) -> HookRequest {
+    let f = Fields(fields);
+    let neutral = event.event();
+    match event {
+        CursorEvent::PreToolUse | CursorEvent::BeforeMcpExecution => {
+            HookRequest::new(neutral, f.object_or_parsed("tool_input"))
+                .with_tool_name(f.text("tool_name"))
+        }
+        CursorEvent::BeforeShellExecution => {
+            HookRequest::new(neutral, json!({ "command": f.text("command") }))
+                .with_tool_name(f.tool_or("Shell"))
+        }
+        CursorEvent::BeforeReadFile => {
+            HookRequest::new(neutral, json!({ "file_path": f.text("file_path") }))
+                .with_tool_name(f.tool_or("Read"))
+        }
+        CursorEvent::BeforeTabFileRead => {
+            HookRequest::new(neutral, json!({ "file_path": f.text("file_path") }))
+                .with_tool_name("TabRead")
+        }
+        CursorEvent::PostToolUse
+        | CursorEvent::PostToolUseFailure
+        | CursorEvent::AfterShellExecution
+        | CursorEvent::AfterFileEdit
+        | CursorEvent::AfterTabFileEdit
+        | CursorEvent::AfterMcpExecution => tool_end(event, fields),
+        CursorEvent::BeforeSubmitPrompt => HookRequest::input(f.text("prompt")),
+        CursorEvent::WorkspaceOpen => {
+            let args: Map<String, Value> = fields
+                .iter()
+                .filter(|(k, _)| !COMMON.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            HookRequest::named(event.name(), Value::Object(args))
+        }
+        _ => {
+            let mut args: Map<String, Value> = fields
+                .iter()
+                .filter(|(k, _)| !COMMON.contains(&k.as_str()) && *k != "session_id")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if let Some(kind) = args.get("subagent_type").cloned() {
+                args.entry("agent_type").or_insert(kind);
+            }
+            HookRequest::new(neutral, Value::Object(args))
+        }
+    }
+}
+
+/// The request of an event after a tool ran: the tool, its input, and its
+/// result (or failure) as the tool's response.
+fn tool_end(event: CursorEvent, fields: &Map<String, Value>) -> HookRequest {
+    let f = Fields(fields);
+    let neutral = event.event();
+    let (tool, input, result) = match event {
+        CursorEvent::AfterShellExecution => (
+            f.tool_or("Shell"),
+            json!({ "command": f.text("command") }),
+            f.text("output"),
+        ),
+        CursorEvent::AfterFileEdit | CursorEvent::AfterTabFileEdit => (
+            if event == CursorEvent::AfterTabFileEdit {
+                "TabWrite".to_owned()
+            } else {
+                f.tool_or("Write")
+            },
+            json!({ "file_path": f.text("file_path"),
+                    "edits": fields.get("edits").cloned().unwrap_or(json!([])) }),
+            "",
+        ),
+        CursorEvent::AfterMcpExecution => (
+            f.text("tool_name").to_owned(),
+            f.object_or_parsed("tool_input"),
+            f.text("result_json"),
+        ),
+        CursorEvent::PostToolUseFailure => (
+            f.text("tool_name").to_owned(),
+            f.object_or_parsed("tool_input"),
+            f.text("error_message"),
+        ),
+        _ => (
+            f.text("tool_name").to_owned(),
+            f.object_or_parsed("tool_input"),
+            f.text("tool_output"),
+        ),
+    };
+    let failed = event == CursorEvent::PostToolUseFailure;
+    let mut response = json!({ "content": result, "is_error": failed });
+    if let Some(ms) = fields.get("duration").or_else(|| fields.get("duration_ms")) {
+        response["duration_ms"] = ms.clone();
+    }
+    HookRequest::new(
+        neutral,
+        json!({ "tool_input": input, "tool_response": response }),
+    )
+    .with_tool_name(tool)
+}
+
+/// An event's stdin fields, read as loosely as Cursor writes them.
+#[derive(Clone, Copy)]
+struct Fields<'f>(&'f Map<String, Value>);
+
+impl<'f> Fields<'f> {
+    /// A string field; empty when absent or not a string.
+    fn text(self, key: &str) -> &'f str {
+        self.0.get(key).and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// The tool of a shell or file event: the one named, else Cursor's type.
+    fn tool_or(self, default: &'static str) -> String {
+        self.0
+            .get("tool_name")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .unwrap_or(default)
+            .to_owned()
+    }
+
+    /// An object field, or a string holding a JSON object; else `{}`.
+    fn object_or_parsed(self, key: &str) -> Value {
+        match self.0.get(key) {
+            Some(Value::String(s)) => serde_json::from_str::<Value>(s)
+                .ok()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| json!({})),
+            Some(v @ Value::Object(_)) => v.clone(),
+            _ => json!({}),
+        }
+    }
 }
 
 /// The fields of `event` that state its arguments: a hook's rewrite replaces

@@ -135,108 +135,18 @@ fn event_fields<'r>(
 ) {
     let args = req.arguments();
     let text = |s: &str| Cow::Owned(Value::String(s.to_owned()));
-    let after = req.event() == Event::ToolExecutionEnd;
-    let input: &'r Value = if after {
-        args.get("tool_input").unwrap_or(&Value::Null)
-    } else {
-        args
-    };
-    let empty_object = || Cow::Owned(Value::Object(Map::new()));
-    let tool_input = || {
-        if input.is_object() {
-            Cow::Borrowed(input)
-        } else {
-            empty_object()
-        }
-    };
-    let response = args.get("tool_response");
-    let result_text = || -> String {
-        let structured = response
-            .and_then(|r| r.get(STRUCTURED_CONTENT))
-            .filter(|v| !v.is_null());
-        match (structured, response.and_then(|r| r.get("content"))) {
-            (Some(structured), _) => structured.to_string(),
-            (None, Some(Value::String(s))) => s.clone(),
-            (None, Some(other)) if !other.is_null() => other.to_string(),
-            _ => String::new(),
-        }
-    };
-    let duration = || {
-        response
-            .and_then(|r| r.get("duration_ms"))
-            .cloned()
-            .unwrap_or(Value::from(0))
-    };
-    let string_field = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
     match event {
-        CursorEvent::PreToolUse | CursorEvent::PostToolUse | CursorEvent::PostToolUseFailure => {
-            out.push(("tool_name", text(req.tool_name().unwrap_or(""))));
-            out.push(("tool_input", tool_input()));
-            out.push(("tool_use_id", text(req.tool_call_id().unwrap_or(""))));
-            if event == CursorEvent::PostToolUse {
-                out.push(("tool_output", text(&result_text())));
-                out.push(("duration", Cow::Owned(duration())));
-            } else if event == CursorEvent::PostToolUseFailure {
-                out.push(("error_message", text(&result_text())));
-                out.push(("failure_type", text("error")));
-                out.push(("duration", Cow::Owned(duration())));
-            }
-        }
-        CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => {
-            let command = input
-                .get("command")
-                .or_else(|| input.get("cmd"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            out.push(("command", text(command)));
-            out.push(("sandbox", Cow::Owned(Value::Bool(false))));
-            if after {
-                out.push(("output", text(&result_text())));
-                out.push(("duration", Cow::Owned(duration())));
-            }
-        }
-        CursorEvent::BeforeReadFile | CursorEvent::BeforeTabFileRead => {
-            let path = input.get("file_path").or_else(|| input.get("path"));
-            out.push((
-                "file_path",
-                text(path.and_then(Value::as_str).unwrap_or("")),
-            ));
-            out.push(("content", text("")));
-            // Tab reads have no prompt, so no attachments.
-            if event == CursorEvent::BeforeReadFile {
-                out.push(("attachments", Cow::Owned(Value::Array(Vec::new()))));
-            }
-        }
-        CursorEvent::AfterFileEdit | CursorEvent::AfterTabFileEdit => {
-            let path = input.get("file_path").or_else(|| input.get("path"));
-            out.push((
-                "file_path",
-                text(path.and_then(Value::as_str).unwrap_or("")),
-            ));
-            let edits = match input.get("edits") {
-                Some(edits @ Value::Array(_)) => Cow::Borrowed(edits),
-                _ => {
-                    let mut edit = Map::new();
-                    edit.insert("old_string".into(), Value::from(string_field("old_string")));
-                    let new = input
-                        .get("new_string")
-                        .or_else(|| input.get("content"))
-                        .and_then(Value::as_str)
-                        .unwrap_or("");
-                    edit.insert("new_string".into(), Value::from(new));
-                    Cow::Owned(Value::Array(vec![Value::Object(edit)]))
-                }
-            };
-            out.push(("edits", edits));
-        }
-        CursorEvent::BeforeMcpExecution | CursorEvent::AfterMcpExecution => {
-            out.push(("tool_name", text(req.tool_name().unwrap_or(""))));
-            out.push(("tool_input", text(&tool_input().to_string())));
-            if after {
-                out.push(("result_json", text(&result_text())));
-                out.push(("duration", Cow::Owned(duration())));
-            }
-        }
+        CursorEvent::PreToolUse
+        | CursorEvent::PostToolUse
+        | CursorEvent::PostToolUseFailure
+        | CursorEvent::BeforeShellExecution
+        | CursorEvent::AfterShellExecution
+        | CursorEvent::BeforeReadFile
+        | CursorEvent::BeforeTabFileRead
+        | CursorEvent::AfterFileEdit
+        | CursorEvent::AfterTabFileEdit
+        | CursorEvent::BeforeMcpExecution
+        | CursorEvent::AfterMcpExecution => tool_fields(event, req, out),
         CursorEvent::BeforeSubmitPrompt => {
             out.push((
                 "prompt",
@@ -257,6 +167,132 @@ fn event_fields<'r>(
             copy_others(args, &[], out);
         }
         _ => copy_others(args, &[], out),
+    }
+}
+
+/// The fields of an event around a tool call: the tool's input as the event
+/// writes it and, after the tool, its result and how long it took.
+fn tool_fields<'r>(
+    event: CursorEvent,
+    req: &'r HookRequest,
+    out: &mut Vec<(&'r str, Cow<'r, Value>)>,
+) {
+    let args = req.arguments();
+    let text = |s: &str| Cow::Owned(Value::String(s.to_owned()));
+    let after = req.event() == Event::ToolExecutionEnd;
+    let input: &'r Value = if after {
+        args.get("tool_input").unwrap_or(&Value::Null)
+    } else {
+        args
+    };
+    let empty_object = || Cow::Owned(Value::Object(Map::new()));
+    let tool_input = || {
+        if input.is_object() {
+            Cow::Borrowed(input)
+        } else {
+            empty_object()
+        }
+    };
+    let response = args.get("tool_response");
+    match event {
+        CursorEvent::PreToolUse | CursorEvent::PostToolUse | CursorEvent::PostToolUseFailure => {
+            out.push(("tool_name", text(req.tool_name().unwrap_or(""))));
+            out.push(("tool_input", tool_input()));
+            out.push(("tool_use_id", text(req.tool_call_id().unwrap_or(""))));
+            if event == CursorEvent::PostToolUse {
+                out.push(("tool_output", text(&result_text(response))));
+                out.push(("duration", Cow::Owned(duration(response))));
+            } else if event == CursorEvent::PostToolUseFailure {
+                out.push(("error_message", text(&result_text(response))));
+                out.push(("failure_type", text("error")));
+                out.push(("duration", Cow::Owned(duration(response))));
+            }
+        }
+        CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => {
+            let command = input
+                .get("command")
+                .or_else(|| input.get("cmd"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            out.push(("command", text(command)));
+            out.push(("sandbox", Cow::Owned(Value::Bool(false))));
+            if after {
+                out.push(("output", text(&result_text(response))));
+                out.push(("duration", Cow::Owned(duration(response))));
+            }
+        }
+        CursorEvent::BeforeReadFile | CursorEvent::BeforeTabFileRead => {
+            let path = input.get("file_path").or_else(|| input.get("path"));
+            out.push((
+                "file_path",
+                text(path.and_then(Value::as_str).unwrap_or("")),
+            ));
+            out.push(("content", text("")));
+            // Tab reads have no prompt, so no attachments.
+            if event == CursorEvent::BeforeReadFile {
+                out.push(("attachments", Cow::Owned(Value::Array(Vec::new()))));
+            }
+        }
+        CursorEvent::AfterFileEdit | CursorEvent::AfterTabFileEdit => {
+            let path = input.get("file_path").or_else(|| input.get("path"));
+            out.push((
+                "file_path",
+                text(path.and_then(Value::as_str).unwrap_or("")),
+            ));
+            out.push(("edits", edits(input)));
+        }
+        CursorEvent::BeforeMcpExecution | CursorEvent::AfterMcpExecution => {
+            out.push(("tool_name", text(req.tool_name().unwrap_or(""))));
+            out.push(("tool_input", text(&tool_input().to_string())));
+            if after {
+                out.push(("result_json", text(&result_text(response))));
+                out.push(("duration", Cow::Owned(duration(response))));
+            }
+        }
+        // Not a tool event: `event_fields` writes its fields.
+        _ => {}
+    }
+}
+
+/// A tool's result as a Cursor hook reads it: its structured content as JSON
+/// text, else its text.
+fn result_text(response: Option<&Value>) -> String {
+    let structured = response
+        .and_then(|r| r.get(STRUCTURED_CONTENT))
+        .filter(|v| !v.is_null());
+    match (structured, response.and_then(|r| r.get("content"))) {
+        (Some(structured), _) => structured.to_string(),
+        (None, Some(Value::String(s))) => s.clone(),
+        (None, Some(other)) if !other.is_null() => other.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// How long the tool took, in milliseconds; 0 when the response does not say.
+fn duration(response: Option<&Value>) -> Value {
+    response
+        .and_then(|r| r.get("duration_ms"))
+        .cloned()
+        .unwrap_or(Value::from(0))
+}
+
+/// The `edits` of a file edit: the input's own, else one edit made of its
+/// `old_string` and its `new_string` (or `content`).
+fn edits(input: &Value) -> Cow<'_, Value> {
+    let string_field = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
+    match input.get("edits") {
+        Some(edits @ Value::Array(_)) => Cow::Borrowed(edits),
+        _ => {
+            let mut edit = Map::new();
+            edit.insert("old_string".into(), Value::from(string_field("old_string")));
+            let new = input
+                .get("new_string")
+                .or_else(|| input.get("content"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            edit.insert("new_string".into(), Value::from(new));
+            Cow::Owned(Value::Array(vec![Value::Object(edit)]))
+        }
     }
 }
 

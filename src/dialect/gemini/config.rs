@@ -351,100 +351,132 @@ pub fn parse(text: &str) -> Result<GeminiFile, ConfigErrorKind> {
             }
         };
         for (d, definition) in definitions.iter().enumerate() {
-            let at = format!("{at}[{d}]");
-            if !definition.is_object() {
-                return Err(crate::config::invalid_value(at, "an object", definition));
-            }
-            let definition: Definition = read(definition.clone(), &at)?;
-            let Some(handlers) = definition.hooks else {
-                file.warnings.push(ConfigWarningKind::UnsupportedType {
-                    at: at.clone(),
-                    entries: "hook definitions",
-                    kind: "(none)".into(),
-                    why: "a definition needs a \"hooks\" array; Gemini CLI discards it",
-                });
-                continue;
-            };
-            let matcher = string(definition.matcher)
-                .map(|m| m.trim().to_owned())
-                .filter(|m| !m.is_empty() && m != "*");
-            let (compiled, error) = GeminiMatcher::compile(event, matcher.as_deref());
-            if error.as_ref().is_some_and(crate::pattern::is_too_big) {
-                file.warnings.push(ConfigWarningKind::MatcherTooBig {
-                    at: at.clone(),
-                    matcher: matcher.clone().unwrap_or_default(),
-                    effect: "so it is read as Gemini CLI reads a matcher that is no regex, \
-                             as a literal tool name, and this definition's hooks run for no \
-                             real tool",
-                });
-            }
-            for (h, handler) in handlers.into_iter().enumerate() {
-                let at = format!("{at}.hooks[{h}]");
-                // Gemini CLI passes over keys it does not read; so do we,
-                // aloud (a `persistent` copied from a Claude Code file, say).
-                for key in handler
-                    .keys()
-                    .filter(|k| !HANDLER_KEYS.contains(&k.as_str()))
-                {
-                    file.warnings.push(ConfigWarningKind::UnknownKey {
-                        at: format!("{at}.{key}"),
-                        expected: "a key of a Gemini CLI hook (type, command, name, \
-                                   description, timeout, env; \"persistent\" is a tower-hooks \
-                                   extension of nanopi and Claude Code files only)",
-                    });
-                }
-                let handler: Handler = read(Value::Object(handler), &at)?;
-                let kind = string(handler.kind).unwrap_or_else(|| "command".into());
-                if kind != "command" {
-                    file.warnings.push(ConfigWarningKind::UnsupportedType {
-                        at,
-                        entries: "hooks",
-                        kind,
-                        why: "only \"command\" hooks run in a settings file",
-                    });
-                    continue;
-                }
-                let Some(command) = string(handler.command).filter(|c| !c.trim().is_empty()) else {
-                    file.warnings.push(ConfigWarningKind::UnsupportedType {
-                        at,
-                        entries: "hooks",
-                        kind,
-                        why: "it has no \"command\"; Gemini CLI discards it",
-                    });
-                    continue;
-                };
-                if command.contains('\0') {
-                    return Err(ConfigErrorKind::NulCharacter {
-                        at: format!("\"command\" of {at}"),
-                    });
-                }
-                // Gemini CLI puts the values of `$GEMINI_PROJECT_DIR`, … into
-                // the command before bash reads it: one word for that shell,
-                // code again for a `bash -c` or `eval` the command hands it to.
-                if let Some(found) = evaluated_twice(&command, EXPANDED) {
-                    file.warnings.push(ConfigWarningKind::EvaluatedTwice {
-                        at: at.clone(),
-                        reference: found.reference,
-                        evaluator: found.evaluator,
-                    });
-                }
-                file.entries.push(GeminiEntry {
-                    event,
-                    definition: d,
-                    index: h,
-                    matcher: matcher.clone(),
-                    sequential: definition.sequential.unwrap_or(false),
-                    command,
-                    name: string(handler.name),
-                    description: string(handler.description),
-                    timeout: handler.timeout.unwrap_or(DEFAULT_TIMEOUT),
-                    env: handler.env.unwrap_or_default(),
-                    compiled: compiled.clone(),
-                });
-            }
+            read_definition(&mut file, event, d, &format!("{at}[{d}]"), definition)?;
         }
     }
     Ok(file)
+}
+
+/// One hook definition of `event`, `d`-th in its list at `at`, into `file`:
+/// its matcher, and each of its hooks that runs a command.
+fn read_definition(
+    file: &mut GeminiFile,
+    event: GeminiEvent,
+    d: usize,
+    at: &str,
+    definition: &Value,
+) -> Result<(), ConfigErrorKind> {
+    if !definition.is_object() {
+        return Err(crate::config::invalid_value(at, "an object", definition));
+    }
+    let definition: Definition = read(definition.clone(), at)?;
+    let Some(handlers) = definition.hooks else {
+        file.warnings.push(ConfigWarningKind::UnsupportedType {
+            at: at.to_owned(),
+            entries: "hook definitions",
+            kind: "(none)".into(),
+            why: "a definition needs a \"hooks\" array; Gemini CLI discards it",
+        });
+        return Ok(());
+    };
+    let matcher = string(definition.matcher)
+        .map(|m| m.trim().to_owned())
+        .filter(|m| !m.is_empty() && m != "*");
+    let (compiled, error) = GeminiMatcher::compile(event, matcher.as_deref());
+    if error.as_ref().is_some_and(crate::pattern::is_too_big) {
+        file.warnings.push(ConfigWarningKind::MatcherTooBig {
+            at: at.to_owned(),
+            matcher: matcher.clone().unwrap_or_default(),
+            effect: "so it is read as Gemini CLI reads a matcher that is no regex, \
+                     as a literal tool name, and this definition's hooks run for no \
+                     real tool",
+        });
+    }
+    for (h, handler) in handlers.into_iter().enumerate() {
+        let at = format!("{at}.hooks[{h}]");
+        // Gemini CLI passes over keys it does not read; so do we,
+        // aloud (a `persistent` copied from a Claude Code file, say).
+        for key in handler
+            .keys()
+            .filter(|k| !HANDLER_KEYS.contains(&k.as_str()))
+        {
+            file.warnings.push(ConfigWarningKind::UnknownKey {
+                at: format!("{at}.{key}"),
+                expected: "a key of a Gemini CLI hook (type, command, name, \
+                           description, timeout, env; \"persistent\" is a tower-hooks \
+                           extension of nanopi and Claude Code files only)",
+            });
+        }
+        let handler: Handler = read(Value::Object(handler), &at)?;
+        let Some(command) = hook_command(
+            &mut file.warnings,
+            &at,
+            string(handler.kind),
+            string(handler.command),
+        )?
+        else {
+            continue;
+        };
+        file.entries.push(GeminiEntry {
+            event,
+            definition: d,
+            index: h,
+            matcher: matcher.clone(),
+            sequential: definition.sequential.unwrap_or(false),
+            command,
+            name: string(handler.name),
+            description: string(handler.description),
+            timeout: handler.timeout.unwrap_or(DEFAULT_TIMEOUT),
+            env: handler.env.unwrap_or_default(),
+            compiled: compiled.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// The command of a hook that runs one, checked. `None`, with a warning, for
+/// a hook of another type or with no command: Gemini CLI skips it.
+fn hook_command(
+    warnings: &mut Vec<ConfigWarningKind>,
+    at: &str,
+    kind: Option<String>,
+    command: Option<String>,
+) -> Result<Option<String>, ConfigErrorKind> {
+    let kind = kind.unwrap_or_else(|| "command".into());
+    if kind != "command" {
+        warnings.push(ConfigWarningKind::UnsupportedType {
+            at: at.to_owned(),
+            entries: "hooks",
+            kind,
+            why: "only \"command\" hooks run in a settings file",
+        });
+        return Ok(None);
+    }
+    let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
+        warnings.push(ConfigWarningKind::UnsupportedType {
+            at: at.to_owned(),
+            entries: "hooks",
+            kind,
+            why: "it has no \"command\"; Gemini CLI discards it",
+        });
+        return Ok(None);
+    };
+    if command.contains('\0') {
+        return Err(ConfigErrorKind::NulCharacter {
+            at: format!("\"command\" of {at}"),
+        });
+    }
+    // Gemini CLI puts the values of `$GEMINI_PROJECT_DIR`, … into
+    // the command before bash reads it: one word for that shell,
+    // code again for a `bash -c` or `eval` the command hands it to.
+    if let Some(found) = evaluated_twice(&command, EXPANDED) {
+        warnings.push(ConfigWarningKind::EvaluatedTwice {
+            at: at.to_owned(),
+            reference: found.reference,
+            evaluator: found.evaluator,
+        });
+    }
+    Ok(Some(command))
 }
 
 #[cfg(test)]

@@ -22,10 +22,8 @@ pub fn stdin_bytes(
     cwd: &str,
     tool: Option<&str>,
 ) -> Vec<u8> {
-    let args = req.arguments();
     let wire = req.wire_fields();
     let given = |key: &str| wire.and_then(|w| w.get(key)).cloned();
-    let arg = |key: &str| args.get(key).cloned();
     // In Gemini CLI's order: the base fields, then the event's.
     let mut out = Fields::default();
     out.insert("session_id".into(), req.session_id().unwrap_or("").into());
@@ -37,7 +35,33 @@ pub fn stdin_bytes(
     out.insert("cwd".into(), cwd.into());
     out.insert("hook_event_name".into(), event.name().into());
     out.insert("timestamp".into(), timestamp(SystemTime::now()).into());
-    let mut fields: Vec<(&str, Value)> = Vec::new();
+    for (key, value) in event_fields(req, event, tool) {
+        out.insert(key.into(), value);
+    }
+    // The fields Gemini CLI adds that the neutral request does not carry,
+    // when the host gave them in Gemini CLI's terms.
+    for key in ["mcp_context", "original_request_name"] {
+        if let (Some(value), true) = (
+            given(key),
+            matches!(event, GeminiEvent::BeforeTool | GeminiEvent::AfterTool),
+        ) {
+            out.insert(key.into(), value);
+        }
+    }
+    out.to_bytes()
+}
+
+/// The event's own fields, in Gemini CLI's order.
+fn event_fields(
+    req: &HookRequest,
+    event: GeminiEvent,
+    tool: Option<&str>,
+) -> Vec<(&'static str, Value)> {
+    let args = req.arguments();
+    let wire = req.wire_fields();
+    let given = |key: &str| wire.and_then(|w| w.get(key)).cloned();
+    let arg = |key: &str| args.get(key).cloned();
+    let mut fields: Vec<(&'static str, Value)> = Vec::new();
     match event {
         GeminiEvent::BeforeTool => {
             fields.push(("tool_name", tool.unwrap_or("").into()));
@@ -104,20 +128,7 @@ pub fn stdin_bytes(
             ));
         }
     }
-    for (key, value) in fields {
-        out.insert(key.into(), value);
-    }
-    // The fields Gemini CLI adds that the neutral request does not carry,
-    // when the host gave them in Gemini CLI's terms.
-    for key in ["mcp_context", "original_request_name"] {
-        if let (Some(value), true) = (
-            given(key),
-            matches!(event, GeminiEvent::BeforeTool | GeminiEvent::AfterTool),
-        ) {
-            out.insert(key.into(), value);
-        }
-    }
-    out.to_bytes()
+    fields
 }
 
 /// An object's fields in the order they were inserted (`serde_json`'s `Map`

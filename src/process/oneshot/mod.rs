@@ -17,7 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 
 use super::KILL_GRACE;
-use super::{BoxFuture, Finished, Job, Program, Runner, Termination};
+use super::{BoxFuture, Deadline, Finished, Job, Program, Runner, Termination};
 
 mod group;
 
@@ -271,18 +271,7 @@ async fn run(argv: Argv, limits: Limits, watch: WatchKind, job: Job) -> io::Resu
     } = child;
     tracing::Span::current().record("pid", group.pid.as_raw_nonzero().get());
 
-    // What fits in the pipe is written now, while this process still holds
-    // the pipe's read end: a pipe with a reader never raises SIGPIPE, however
-    // the host has set that signal. The rest goes to a thread that blocks it.
-    let written = write_now(&stdin, &job.stdin);
-    drop(stdin_theirs);
-    let _feeder = if written < job.stdin.len() {
-        Some(Feeder::start(stdin, job.stdin, written)?)
-    } else {
-        // All of it is in the pipe: closing our end is the hook's EOF.
-        drop(stdin);
-        None
-    };
+    let _feeder = feed_stdin(stdin, stdin_theirs, job.stdin)?;
     let stdout = pipe::Receiver::from_owned_fd(stdout)?;
     let stderr = pipe::Receiver::from_owned_fd(stderr)?;
     let mut exit = ExitWatch::new(group.pid, watch)?;
@@ -290,8 +279,7 @@ async fn run(argv: Argv, limits: Limits, watch: WatchKind, job: Job) -> io::Resu
     let mut out = Vec::new();
     let mut out_truncated = false;
     let mut err = Vec::new();
-    let mut timed_out = false;
-    {
+    let timed_out = {
         let reads = async {
             tokio::join!(
                 read_tail(stdout, &mut out, &mut out_truncated, tail),
@@ -300,40 +288,16 @@ async fn run(argv: Argv, limits: Limits, watch: WatchKind, job: Job) -> io::Resu
         };
         tokio::pin!(reads);
         let mut reads_done = false;
-        let overdue = async {
-            match job.deadline {
-                Some(deadline) => tokio::time::sleep_until(deadline.at).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::pin!(overdue);
-
-        // Drain until the hook exits or is overdue.
-        loop {
-            tokio::select! {
-                biased;
-                () = exit.exited() => break,
-                _ = &mut reads, if !reads_done => reads_done = true,
-                () = &mut overdue => {
-                    timed_out = true;
-                    break;
-                }
-            }
-        }
-
+        let timed_out = read_until_exit(&mut exit, &mut reads, &mut reads_done, job.deadline).await;
         if timed_out {
-            group.signal(Signal::TERM);
-            let graced = exit
-                .exited_within(limits.kill_grace, &mut reads, &mut reads_done)
-                .await;
-            if !graced {
-                group.signal(Signal::KILL);
-                // SIGKILL cannot be ignored; the bound only guards against a
-                // process stuck in the kernel. Its group guard reaps it later.
-                let _ = exit
-                    .exited_within(limits.kill_grace * 4, &mut reads, &mut reads_done)
-                    .await;
-            }
+            stop_overdue(
+                &group,
+                &mut exit,
+                limits.kill_grace,
+                &mut reads,
+                &mut reads_done,
+            )
+            .await;
         }
 
         if !reads_done {
@@ -345,7 +309,8 @@ async fn run(argv: Argv, limits: Limits, watch: WatchKind, job: Job) -> io::Resu
         // The hook has exited but is not reaped yet, so its group id cannot have
         // been reused: kill whatever it left running there.
         group.signal(Signal::KILL);
-    }
+        timed_out
+    };
 
     let status = group.reap()?;
     if status.is_some() {
@@ -366,6 +331,66 @@ async fn run(argv: Argv, limits: Limits, watch: WatchKind, job: Job) -> io::Resu
         stdout_truncated: out_truncated,
         stderr: err,
     })
+}
+
+/// Writes a hook's stdin. What fits in the pipe is written now, while this
+/// process still holds the pipe's read end (`theirs`): a pipe with a reader
+/// never raises SIGPIPE, however the host has set that signal. The rest goes
+/// to a thread that blocks it, whose [`Feeder`] is kept until the run ends.
+fn feed_stdin(stdin: OwnedFd, theirs: OwnedFd, data: Vec<u8>) -> io::Result<Option<Feeder>> {
+    let written = write_now(&stdin, &data);
+    drop(theirs);
+    if written < data.len() {
+        Ok(Some(Feeder::start(stdin, data, written)?))
+    } else {
+        // All of it is in the pipe: closing our end is the hook's EOF.
+        drop(stdin);
+        Ok(None)
+    }
+}
+
+/// Reads the hook's output until it exits or its deadline passes; whether it
+/// is overdue.
+async fn read_until_exit<F: std::future::Future + Unpin>(
+    exit: &mut ExitWatch,
+    reads: &mut F,
+    reads_done: &mut bool,
+    deadline: Option<Deadline>,
+) -> bool {
+    let overdue = async {
+        match deadline {
+            Some(deadline) => tokio::time::sleep_until(deadline.at).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(overdue);
+    loop {
+        tokio::select! {
+            biased;
+            () = exit.exited() => return false,
+            _ = &mut *reads, if !*reads_done => *reads_done = true,
+            () = &mut overdue => return true,
+        }
+    }
+}
+
+/// Stops an overdue hook: `SIGTERM` to its group, then `SIGKILL` when it has
+/// not exited within `grace`. Its output is read meanwhile.
+async fn stop_overdue<F: std::future::Future + Unpin>(
+    group: &Group,
+    exit: &mut ExitWatch,
+    grace: Duration,
+    reads: &mut F,
+    reads_done: &mut bool,
+) {
+    group.signal(Signal::TERM);
+    if exit.exited_within(grace, reads, reads_done).await {
+        return;
+    }
+    group.signal(Signal::KILL);
+    // SIGKILL cannot be ignored; the bound only guards against a process
+    // stuck in the kernel. Its group guard reaps it later.
+    let _ = exit.exited_within(grace * 4, reads, reads_done).await;
 }
 
 fn termination_of(status: WaitStatus) -> Termination {

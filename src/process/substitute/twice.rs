@@ -282,50 +282,18 @@ fn lex(command: &str) -> Lexed {
                     }
                 }
             },
-            Some(Frame::Single) => {
-                if b == b'\'' {
-                    frames.pop();
-                } else {
-                    single_quoted[i] = true;
-                    push_literal(&mut word, &frames, b);
-                }
-            }
-            Some(Frame::Double) => match b {
-                b'\\' => {
-                    if let Some(n) = next {
-                        push_literal(&mut word, &frames, n);
-                        i += 1;
-                    }
-                }
-                b'"' => {
-                    frames.pop();
-                }
-                b'`' => frames.push(Frame::Backquote),
-                b'$' if next == Some(b'(') => {
-                    frames.push(Frame::Substitution(1));
+            Some(frame) => {
+                if framed_byte(
+                    frame,
+                    &mut frames,
+                    &mut word,
+                    &mut single_quoted[i],
+                    b,
+                    next,
+                ) {
                     i += 1;
                 }
-                _ => push_literal(&mut word, &frames, b),
-            },
-            Some(Frame::Substitution(depth)) => match b {
-                b'\\' => i += 1,
-                b'\'' => frames.push(Frame::Single),
-                b'"' => frames.push(Frame::Double),
-                b'`' => frames.push(Frame::Backquote),
-                b'(' => *frames.last_mut().expect("a frame") = Frame::Substitution(depth + 1),
-                b')' if depth == 1 => {
-                    frames.pop();
-                }
-                b')' => *frames.last_mut().expect("a frame") = Frame::Substitution(depth - 1),
-                _ => {}
-            },
-            Some(Frame::Backquote) => match b {
-                b'\\' => i += 1,
-                b'`' => {
-                    frames.pop();
-                }
-                _ => {}
-            },
+            }
         }
         i += 1;
     }
@@ -334,6 +302,67 @@ fn lex(command: &str) -> Lexed {
         commands,
         single_quoted,
     }
+}
+
+/// Reads byte `b` inside `frame`, the innermost quotes, `$(…)` or
+/// backquotes: the frames it opens or closes, and what it adds to the word's
+/// text (`quoted`: whether it is inside single quotes). Whether it takes the
+/// next byte too (an escape, the `(` of `$(`).
+fn framed_byte(
+    frame: Frame,
+    frames: &mut Vec<Frame>,
+    word: &mut Option<(usize, Vec<u8>)>,
+    quoted: &mut bool,
+    b: u8,
+    next: Option<u8>,
+) -> bool {
+    match frame {
+        Frame::Single => {
+            if b == b'\'' {
+                frames.pop();
+            } else {
+                *quoted = true;
+                push_literal(word, frames, b);
+            }
+        }
+        Frame::Double => match b {
+            b'\\' => {
+                if let Some(n) = next {
+                    push_literal(word, frames, n);
+                    return true;
+                }
+            }
+            b'"' => {
+                frames.pop();
+            }
+            b'`' => frames.push(Frame::Backquote),
+            b'$' if next == Some(b'(') => {
+                frames.push(Frame::Substitution(1));
+                return true;
+            }
+            _ => push_literal(word, frames, b),
+        },
+        Frame::Substitution(depth) => match b {
+            b'\\' => return true,
+            b'\'' => frames.push(Frame::Single),
+            b'"' => frames.push(Frame::Double),
+            b'`' => frames.push(Frame::Backquote),
+            b'(' => *frames.last_mut().expect("a frame") = Frame::Substitution(depth + 1),
+            b')' if depth == 1 => {
+                frames.pop();
+            }
+            b')' => *frames.last_mut().expect("a frame") = Frame::Substitution(depth - 1),
+            _ => {}
+        },
+        Frame::Backquote => match b {
+            b'\\' => return true,
+            b'`' => {
+                frames.pop();
+            }
+            _ => {}
+        },
+    }
+    false
 }
 
 /// Adds `b` to the word's text, unless it is inside a `$(…)` or backquotes.

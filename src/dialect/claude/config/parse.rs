@@ -249,10 +249,30 @@ impl Reader<'_> {
         if !value.is_object() {
             return Err(invalid(at, "an object", &value));
         }
-        let field = |name: &str| format!("\"{name}\" of {at}");
-        let raw: RawHandler =
+        let mut raw: RawHandler =
             serde_path_to_error::deserialize(&value).map_err(|err| handler_error(&err, &at))?;
-        let kind = raw.kind.unwrap_or_else(|| "command".into());
+        let kind = raw.kind.take().unwrap_or_else(|| "command".into());
+        self.warn_fail_closed_keys(&at, &raw);
+        let timeout_written = raw.timeout.is_some();
+        let timeout = self.timeout(&at, event, &kind, raw.timeout.take());
+        let if_rule = match raw.if_rule.take() {
+            None => None,
+            Some(text) => match PermissionRule::parse(&text) {
+                Ok(rule) => Some(rule),
+                Err(err) => {
+                    return Err(ConfigErrorKind::InvalidRule {
+                        at,
+                        key: "if",
+                        rule: text,
+                        reason: err.reason(),
+                    })
+                }
+            },
+        };
+
+        self.check_type(&at, &kind, &raw)?;
+        self.warn_not_run_at(&at, event, &kind, if_rule.is_some());
+
         let RawHandler {
             command,
             args,
@@ -274,211 +294,7 @@ impl Reader<'_> {
             fail_closed,
             ..
         } = raw;
-        for (key, written) in [
-            ("failClosed", raw.fail_closed_camel),
-            ("fail_closed", raw.fail_closed_snake),
-        ] {
-            if written {
-                self.warn(ConfigWarningKind::IgnoredFailClosedKey {
-                    at: at.clone(),
-                    key: key.to_owned(),
-                    dialect: "Claude Code",
-                    instead: "\"onFailure\": \"block\"",
-                });
-            }
-        }
-        let timeout_written = raw.timeout.is_some();
-        let timeout = match raw.timeout {
-            None => default_timeout(event, &kind),
-            Some(n) => {
-                if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
-                    self.warn(ConfigWarningKind::LongTimeout {
-                        at: at.clone(),
-                        dialect: "Claude Code",
-                        seconds: whole,
-                    });
-                }
-                // A positive timeout too small for the clock is 1 ms, never 0.
-                Duration::try_from_secs_f64(n.as_f64().unwrap_or(f64::MAX))
-                    .unwrap_or(Duration::MAX)
-                    .max(Duration::from_millis(1))
-            }
-        };
-        let if_rule = match raw.if_rule {
-            None => None,
-            Some(text) => match PermissionRule::parse(&text) {
-                Ok(rule) => Some(rule),
-                Err(err) => {
-                    return Err(ConfigErrorKind::InvalidRule {
-                        at,
-                        key: "if",
-                        rule: text,
-                        reason: err.reason(),
-                    })
-                }
-            },
-        };
-
-        match HookKind::from_name(&kind) {
-            HookKind::Command => {
-                if command.as_deref().is_none_or(|c| c.trim().is_empty()) {
-                    return Err(ConfigErrorKind::MissingKey {
-                        at,
-                        key: "command",
-                        needs: "a handler of type \"command\" needs the shell command to \
-                                run (with \"args\": the program to start)",
-                    });
-                }
-            }
-            HookKind::Http => {
-                let Some(url) = url.as_deref().filter(|u| !u.trim().is_empty()) else {
-                    return Err(ConfigErrorKind::MissingKey {
-                        at,
-                        key: "url",
-                        needs: "a handler of type \"http\" needs the URL to post the event \
-                                to (\"url\": \"http://127.0.0.1:8700/hook\")",
-                    });
-                };
-                if let Err(reason) = http_url::handler_url(url) {
-                    return Err(ConfigErrorKind::InvalidUrl {
-                        at,
-                        url: url.to_owned(),
-                        reason,
-                    });
-                }
-                if !cfg!(feature = "http") {
-                    self.warn(ConfigWarningKind::UnsupportedType {
-                        at: at.clone(),
-                        entries: "handlers",
-                        kind: kind.clone(),
-                        why: "it was built without the tower-hooks feature \"http\"",
-                    });
-                }
-            }
-            HookKind::Prompt | HookKind::Agent => {
-                self.warn(ConfigWarningKind::ModelHook {
-                    at: at.clone(),
-                    kind: kind.clone(),
-                });
-            }
-            HookKind::McpTool => {
-                for (key, value, needs) in [
-                    (
-                        "server",
-                        &server,
-                        "a handler of type \"mcp_tool\" needs the name of the MCP server \
-                         (\"server\": \"my_server\")",
-                    ),
-                    (
-                        "tool",
-                        &tool,
-                        "a handler of type \"mcp_tool\" needs the name of the tool to call \
-                         (\"tool\": \"security_scan\")",
-                    ),
-                ] {
-                    if value.as_deref().is_none_or(|v| v.trim().is_empty()) {
-                        return Err(ConfigErrorKind::MissingKey { at, key, needs });
-                    }
-                }
-                self.warn(ConfigWarningKind::UnsupportedType {
-                    at: at.clone(),
-                    entries: "handlers",
-                    kind: kind.clone(),
-                    why: "they run only where the host supplies an MCP client: Builder::mcp",
-                });
-            }
-            other if UNSUPPORTED_TYPES.contains(&other.as_str()) => {
-                self.warn(ConfigWarningKind::UnsupportedType {
-                    at: at.clone(),
-                    entries: "handlers",
-                    kind: kind.clone(),
-                    why: "only \"command\" and \"http\" run",
-                });
-            }
-            _ => self.warn(ConfigWarningKind::UnknownEntryType {
-                at: at.clone(),
-                kind: kind.clone(),
-                expected: "a Claude Code handler type",
-                entry: "handler",
-                suggestion: crate::suggest::closest(
-                    &kind,
-                    std::iter::once("command").chain(UNSUPPORTED_TYPES),
-                ),
-            }),
-        }
-        if if_rule.is_some() && !rule::is_tool_event(event) {
-            self.warn(ConfigWarningKind::RuleOnNonToolEvent {
-                at: at.clone(),
-                key: "if",
-                tool_events: "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, \
-                              PermissionDenied",
-            });
-        }
-        if !type_runs_at(&kind, event) {
-            self.warn(ConfigWarningKind::TypeNotOnEvent {
-                at: at.clone(),
-                dialect: "Claude Code",
-                kind: kind.clone(),
-                event: event.to_owned(),
-            });
-        }
-
-        // In exec form the command is the program; otherwise the shell reads it.
-        let form = match (&args, shell.as_deref()) {
-            (Some(_), _) => Some(Form::Exec),
-            (None, Some("bash")) => Some(Form::Bash),
-            (None, Some(POWERSHELL)) => None,
-            (None, _) => Some(Form::Sh),
-        };
-        // A path put in is one word for the shell that runs the command, but
-        // not for a second evaluation the command hands it to (`sh -c`, `eval`).
-        let refs = References {
-            names: &[
-                "CLAUDE_PROJECT_DIR",
-                "CLAUDE_PLUGIN_ROOT",
-                "CLAUDE_PLUGIN_DATA",
-            ],
-            bare_substituted: false,
-        };
-        let twice = match (command.as_deref(), args.as_deref(), form) {
-            (Some(program), Some(args), Some(Form::Exec)) => {
-                evaluated_twice_exec(program, args, refs)
-            }
-            (Some(command), None, Some(_)) => evaluated_twice(command, refs),
-            _ => None,
-        };
-        if let Some(found) = twice {
-            self.warn(ConfigWarningKind::EvaluatedTwice {
-                at: at.clone(),
-                reference: found.reference,
-                evaluator: found.evaluator,
-            });
-        }
-        let command = command.map(|c| match form {
-            Some(form) => self.ctx.substitute(&c, form).into_owned(),
-            None => self.ctx.powershell_refs(&c),
-        });
-        if form.is_none() && !on_path(PWSH, std::env::var_os("PATH").as_deref()) {
-            self.warn(ConfigWarningKind::ShellNotFound {
-                at: at.clone(),
-                shell: PWSH.to_owned(),
-            });
-        }
-        let args = args.map(|args| {
-            args.iter()
-                .map(|a| self.ctx.substitute(a, Form::Exec).into_owned())
-                .collect::<Vec<_>>()
-        });
-        if command.as_deref().is_some_and(|c| c.contains('\0')) {
-            return Err(ConfigErrorKind::NulCharacter {
-                at: field("command"),
-            });
-        }
-        if let Some(i) = args.iter().flatten().position(|a| a.contains('\0')) {
-            return Err(ConfigErrorKind::NulCharacter {
-                at: format!("\"args\"[{i}] of {at}"),
-            });
-        }
+        let (command, args) = self.command_and_args(&at, command, args, shell.as_deref())?;
 
         Ok(Handler {
             source: self.path.to_path_buf(),
@@ -513,6 +329,245 @@ impl Reader<'_> {
             once,
             persistent,
         })
+    }
+
+    /// Warns of each key of another dialect for failing closed (Cursor's
+    /// `failClosed`, `fail_closed`): Claude Code ignores it, so the handler
+    /// fails open.
+    fn warn_fail_closed_keys(&mut self, at: &str, raw: &RawHandler) {
+        for (key, written) in [
+            ("failClosed", raw.fail_closed_camel),
+            ("fail_closed", raw.fail_closed_snake),
+        ] {
+            if written {
+                self.warn(ConfigWarningKind::IgnoredFailClosedKey {
+                    at: at.to_owned(),
+                    key: key.to_owned(),
+                    dialect: "Claude Code",
+                    instead: "\"onFailure\": \"block\"",
+                });
+            }
+        }
+    }
+
+    /// Warns of a handler that never runs at its event: a rule (`if`) on an
+    /// event where it is never tested, or a type the event does not run.
+    fn warn_not_run_at(&mut self, at: &str, event: &str, kind: &str, has_rule: bool) {
+        if has_rule && !rule::is_tool_event(event) {
+            self.warn(ConfigWarningKind::RuleOnNonToolEvent {
+                at: at.to_owned(),
+                key: "if",
+                tool_events: "PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, \
+                          PermissionDenied",
+            });
+        }
+        if !type_runs_at(kind, event) {
+            self.warn(ConfigWarningKind::TypeNotOnEvent {
+                at: at.to_owned(),
+                dialect: "Claude Code",
+                kind: kind.to_owned(),
+                event: event.to_owned(),
+            });
+        }
+    }
+
+    /// A handler's timeout: its type's default at its event when none is
+    /// written, else the seconds written, with a warning when they look like
+    /// milliseconds.
+    fn timeout(
+        &mut self,
+        at: &str,
+        event: &str,
+        kind: &str,
+        written: Option<serde_json::Number>,
+    ) -> Duration {
+        match written {
+            None => default_timeout(event, kind),
+            Some(n) => {
+                if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
+                    self.warn(ConfigWarningKind::LongTimeout {
+                        at: at.to_owned(),
+                        dialect: "Claude Code",
+                        seconds: whole,
+                    });
+                }
+                // A positive timeout too small for the clock is 1 ms, never 0.
+                Duration::try_from_secs_f64(n.as_f64().unwrap_or(f64::MAX))
+                    .unwrap_or(Duration::MAX)
+                    .max(Duration::from_millis(1))
+            }
+        }
+    }
+
+    /// Checks a handler against its type: the keys the type needs, and a
+    /// warning for a type this host does not run.
+    fn check_type(
+        &mut self,
+        at: &str,
+        kind: &str,
+        raw: &RawHandler,
+    ) -> Result<(), ConfigErrorKind> {
+        match HookKind::from_name(kind) {
+            HookKind::Command => {
+                if raw.command.as_deref().is_none_or(|c| c.trim().is_empty()) {
+                    return Err(ConfigErrorKind::MissingKey {
+                        at: at.to_owned(),
+                        key: "command",
+                        needs: "a handler of type \"command\" needs the shell command to \
+                                run (with \"args\": the program to start)",
+                    });
+                }
+            }
+            HookKind::Http => {
+                let Some(url) = raw.url.as_deref().filter(|u| !u.trim().is_empty()) else {
+                    return Err(ConfigErrorKind::MissingKey {
+                        at: at.to_owned(),
+                        key: "url",
+                        needs: "a handler of type \"http\" needs the URL to post the event \
+                                to (\"url\": \"http://127.0.0.1:8700/hook\")",
+                    });
+                };
+                if let Err(reason) = http_url::handler_url(url) {
+                    return Err(ConfigErrorKind::InvalidUrl {
+                        at: at.to_owned(),
+                        url: url.to_owned(),
+                        reason,
+                    });
+                }
+                if !cfg!(feature = "http") {
+                    self.warn(ConfigWarningKind::UnsupportedType {
+                        at: at.to_owned(),
+                        entries: "handlers",
+                        kind: kind.to_owned(),
+                        why: "it was built without the tower-hooks feature \"http\"",
+                    });
+                }
+            }
+            HookKind::Prompt | HookKind::Agent => {
+                self.warn(ConfigWarningKind::ModelHook {
+                    at: at.to_owned(),
+                    kind: kind.to_owned(),
+                });
+            }
+            HookKind::McpTool => {
+                for (key, value, needs) in [
+                    (
+                        "server",
+                        &raw.server,
+                        "a handler of type \"mcp_tool\" needs the name of the MCP server \
+                         (\"server\": \"my_server\")",
+                    ),
+                    (
+                        "tool",
+                        &raw.tool,
+                        "a handler of type \"mcp_tool\" needs the name of the tool to call \
+                         (\"tool\": \"security_scan\")",
+                    ),
+                ] {
+                    if value.as_deref().is_none_or(|v| v.trim().is_empty()) {
+                        return Err(ConfigErrorKind::MissingKey {
+                            at: at.to_owned(),
+                            key,
+                            needs,
+                        });
+                    }
+                }
+                self.warn(ConfigWarningKind::UnsupportedType {
+                    at: at.to_owned(),
+                    entries: "handlers",
+                    kind: kind.to_owned(),
+                    why: "they run only where the host supplies an MCP client: Builder::mcp",
+                });
+            }
+            other if UNSUPPORTED_TYPES.contains(&other.as_str()) => {
+                self.warn(ConfigWarningKind::UnsupportedType {
+                    at: at.to_owned(),
+                    entries: "handlers",
+                    kind: kind.to_owned(),
+                    why: "only \"command\" and \"http\" run",
+                });
+            }
+            _ => self.warn(ConfigWarningKind::UnknownEntryType {
+                at: at.to_owned(),
+                kind: kind.to_owned(),
+                expected: "a Claude Code handler type",
+                entry: "handler",
+                suggestion: crate::suggest::closest(
+                    kind,
+                    std::iter::once("command").chain(UNSUPPORTED_TYPES),
+                ),
+            }),
+        }
+        Ok(())
+    }
+
+    /// A command handler's command and arguments with the paths put in,
+    /// with a warning for a path a second evaluation would read as code, or
+    /// for a PowerShell that is not on PATH.
+    fn command_and_args(
+        &mut self,
+        at: &str,
+        command: Option<String>,
+        args: Option<Vec<String>>,
+        shell: Option<&str>,
+    ) -> Result<(Option<String>, Option<Vec<String>>), ConfigErrorKind> {
+        // In exec form the command is the program; otherwise the shell reads it.
+        let form = match (&args, shell) {
+            (Some(_), _) => Some(Form::Exec),
+            (None, Some("bash")) => Some(Form::Bash),
+            (None, Some(POWERSHELL)) => None,
+            (None, _) => Some(Form::Sh),
+        };
+        // A path put in is one word for the shell that runs the command, but
+        // not for a second evaluation the command hands it to (`sh -c`, `eval`).
+        let refs = References {
+            names: &[
+                "CLAUDE_PROJECT_DIR",
+                "CLAUDE_PLUGIN_ROOT",
+                "CLAUDE_PLUGIN_DATA",
+            ],
+            bare_substituted: false,
+        };
+        let twice = match (command.as_deref(), args.as_deref(), form) {
+            (Some(program), Some(args), Some(Form::Exec)) => {
+                evaluated_twice_exec(program, args, refs)
+            }
+            (Some(command), None, Some(_)) => evaluated_twice(command, refs),
+            _ => None,
+        };
+        if let Some(found) = twice {
+            self.warn(ConfigWarningKind::EvaluatedTwice {
+                at: at.to_owned(),
+                reference: found.reference,
+                evaluator: found.evaluator,
+            });
+        }
+        let command = command.map(|c| match form {
+            Some(form) => self.ctx.substitute(&c, form).into_owned(),
+            None => self.ctx.powershell_refs(&c),
+        });
+        if form.is_none() && !on_path(PWSH, std::env::var_os("PATH").as_deref()) {
+            self.warn(ConfigWarningKind::ShellNotFound {
+                at: at.to_owned(),
+                shell: PWSH.to_owned(),
+            });
+        }
+        let args = args.map(|args| {
+            args.iter()
+                .map(|a| self.ctx.substitute(a, Form::Exec).into_owned())
+                .collect::<Vec<_>>()
+        });
+        if command.as_deref().is_some_and(|c| c.contains('\0')) {
+            return Err(ConfigErrorKind::NulCharacter {
+                at: format!("\"command\" of {at}"),
+            });
+        }
+        if let Some(i) = args.iter().flatten().position(|a| a.contains('\0')) {
+            return Err(ConfigErrorKind::NulCharacter {
+                at: format!("\"args\"[{i}] of {at}"),
+            });
+        }
+        Ok((command, args))
     }
 }
 

@@ -256,20 +256,7 @@ impl<'a> Splitter<'a> {
                         self.i += 1;
                     }
                 },
-                '\'' => {
-                    cur.push('\'');
-                    loop {
-                        let Some(q) = self.peek(0) else {
-                            return Err(Unreadable);
-                        };
-                        self.i += 1;
-                        cur.push(q);
-                        if q == '\'' {
-                            break;
-                        }
-                        cur.lit(q);
-                    }
-                }
+                '\'' => self.single_quoted(&mut cur)?,
                 '"' => {
                     cur.push('"');
                     self.double_quoted(&mut cur, &mut inner, depth)?;
@@ -278,14 +265,7 @@ impl<'a> Splitter<'a> {
                 '$' => self.dollar(&mut cur, &mut inner, depth)?,
                 // Process substitution: a word whose commands run.
                 '<' | '>' if self.peek(0) == Some('(') => {
-                    cur.end_word();
-                    let start = self.i - 1;
-                    self.i += 1;
-                    self.nested_list(&mut inner, depth)?;
-                    cur.word.extend(&self.chars[start..self.i]);
-                    cur.value.extend(&self.chars[start..self.i]);
-                    cur.dynamic = true;
-                    cur.in_word = true;
+                    self.process_substitution(&mut cur, &mut inner, depth)?;
                 }
                 '<' | '>' => self.redirection(c, &mut cur)?,
                 '&' if self.peek(0) == Some('>') => {
@@ -322,6 +302,42 @@ impl<'a> Splitter<'a> {
                 c => cur.unquoted(c),
             }
         }
+    }
+
+    /// After an opening `'`: it and the text up to and including the
+    /// closing one, each character between taken as written.
+    fn single_quoted(&mut self, cur: &mut Current) -> Result<(), Unreadable> {
+        cur.push('\'');
+        loop {
+            let Some(q) = self.peek(0) else {
+                return Err(Unreadable);
+            };
+            self.i += 1;
+            cur.push(q);
+            if q == '\'' {
+                return Ok(());
+            }
+            cur.lit(q);
+        }
+    }
+
+    /// After the `<` or `>` of `<(` or `>(`: the commands inside go to
+    /// `inner`, and the whole is one word whose value is not known.
+    fn process_substitution(
+        &mut self,
+        cur: &mut Current,
+        inner: &mut Vec<Simple>,
+        depth: usize,
+    ) -> Result<(), Unreadable> {
+        cur.end_word();
+        let start = self.i - 1;
+        self.i += 1;
+        self.nested_list(inner, depth)?;
+        cur.word.extend(&self.chars[start..self.i]);
+        cur.value.extend(&self.chars[start..self.i]);
+        cur.dynamic = true;
+        cur.in_word = true;
+        Ok(())
     }
 
     /// After a `<` or `>` that is no process substitution: the operator, and

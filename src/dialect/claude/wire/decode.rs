@@ -329,113 +329,18 @@ fn read_json_or(
     if keeps_continue && go_on == Some(false) {
         answer.stop = Some(stop_reason.unwrap_or("").to_owned());
     }
-    let reason_or_default = |reason: Option<&str>| {
-        reason
-            .filter(|r| !r.trim().is_empty())
-            .unwrap_or(fallback)
-            .to_owned()
-    };
 
     match known {
-        Some(C::PreToolUse) => {
-            let specific = specific.map_or(Ok(PreToolUse::default()), PreToolUse::read)?;
-            let decision = match (specific.decision, legacy) {
-                (Some(a), Some(b)) => a.stronger(b),
-                (Some(a), None) | (None, Some(a)) => a,
-                (None, None) => ClaudeDecision::Allow,
-            };
-            // The reason of the field that decided.
-            let from_specific = specific.decision == Some(decision);
-            let decided_reason = if from_specific {
-                specific.reason.or(reason)
-            } else {
-                reason
-            };
-            match decision {
-                ClaudeDecision::Block => {
-                    answer.block(BlockMeaning::Deny, reason_or_default(decided_reason));
-                }
-                ClaudeDecision::Ask => {
-                    answer.decision = ClaudeDecision::Ask;
-                    if let Some(r) = decided_reason {
-                        answer.user_messages.push(r.to_owned());
-                        answer.reason = Some(r.to_owned());
-                    }
-                }
-                ClaudeDecision::Defer => answer.decision = ClaudeDecision::Defer,
-                ClaudeDecision::Allow => {
-                    answer.approved = specific.decision == Some(ClaudeDecision::Allow);
-                    if let Some(r) = decided_reason {
-                        answer.user_messages.push(r.to_owned());
-                    }
-                }
-            }
-            if matches!(decision, ClaudeDecision::Allow | ClaudeDecision::Ask) {
-                answer.updated_input = specific.updated_input.cloned();
-            }
-        }
+        Some(C::PreToolUse) => read_pre_tool_use(&mut answer, specific, legacy, reason, fallback)?,
         Some(C::PreSkillShellCommand) => {
-            // The same fields as PreToolUse, read otherwise: `allow` adds
-            // nothing, and a refusal, an ask, a defer or any `updatedInput`
-            // (never applied) keeps the command from running.
-            let specific = specific.map_or(Ok(PreToolUse::default()), PreToolUse::read)?;
-            let refused = legacy == Some(ClaudeDecision::Block)
-                || specific.updated_input.is_some()
-                || matches!(
-                    specific.decision,
-                    Some(ClaudeDecision::Block | ClaudeDecision::Ask | ClaudeDecision::Defer)
-                );
-            if refused {
-                answer.block(
-                    BlockMeaning::Deny,
-                    reason_or_default(specific.reason.or(reason)),
-                );
-            }
+            read_pre_skill_shell_command(&mut answer, specific, legacy, reason, fallback)?
         }
         Some(C::PermissionRequest) => {
-            let behavior = match specific.map(|s| s.get("decision")) {
-                None | Some(None) | Some(Some(Value::Null)) => None,
-                Some(Some(Value::Object(decision))) => Some(PermissionDecision::read(decision)?),
-                Some(Some(_)) => return Err("hookSpecificOutput.decision must be an object".into()),
-            };
-            match behavior {
-                Some(PermissionDecision {
-                    deny: true,
-                    message,
-                    interrupt,
-                    ..
-                }) => {
-                    let reason = reason_or_default(message);
-                    if interrupt {
-                        answer.stop = Some(reason.clone());
-                    }
-                    answer.block(BlockMeaning::Deny, reason);
-                }
-                Some(PermissionDecision {
-                    deny: false,
-                    updated_input,
-                    updated_permissions,
-                    ..
-                }) if legacy != Some(ClaudeDecision::Block) => {
-                    answer.approved = true;
-                    answer.updated_input = updated_input.cloned();
-                    answer.updated_permissions = updated_permissions;
-                }
-                _ => match legacy {
-                    Some(ClaudeDecision::Block) => {
-                        answer.block(BlockMeaning::NotHonored, reason_or_default(reason));
-                    }
-                    _ => {
-                        if let Some(r) = reason.filter(|_| legacy.is_some()) {
-                            answer.user_messages.push(r.to_owned());
-                        }
-                    }
-                },
-            }
+            read_permission_request(&mut answer, specific, legacy, reason, fallback)?
         }
         _ => match legacy {
             Some(ClaudeDecision::Block) => {
-                answer.block(block_meaning(event), reason_or_default(reason));
+                answer.block(block_meaning(event), reason_or(reason, fallback));
             }
             Some(_) => {
                 if let Some(r) = reason {
@@ -447,73 +352,220 @@ fn read_json_or(
     }
 
     if let Some(specific) = specific {
-        if known.is_some_and(takes_context) {
-            let context = string(
-                specific,
-                "additionalContext",
-                "hookSpecificOutput.additionalContext",
-            )?;
-            if let Some(context) = context {
-                answer.context.push(context.to_owned());
-            }
-        }
-        if matches!(known, Some(C::Stop | C::SubagentStop)) {
-            let context = string(
-                specific,
-                "additionalContext",
-                "hookSpecificOutput.additionalContext",
-            )?;
-            // Claude Code keeps the agent going with it, as with a block.
-            if let Some(context) = context.filter(|c| !c.trim().is_empty()) {
-                join_line(&mut answer.follow_up, context.to_owned());
-            }
-        }
-        if matches!(known, Some(C::UserPromptSubmit | C::SessionStart)) {
-            let title = string(specific, "sessionTitle", "hookSpecificOutput.sessionTitle")?;
-            answer.session_title = title.map(str::to_owned);
-        }
-        if known == Some(C::UserPromptSubmit) {
-            answer.suppress_original_prompt = boolean(
-                specific,
-                "suppressOriginalPrompt",
-                "hookSpecificOutput.suppressOriginalPrompt",
-            )?
-            .unwrap_or(false);
-        }
-        if known == Some(C::SessionStart) {
-            let message = string(
-                specific,
-                "initialUserMessage",
-                "hookSpecificOutput.initialUserMessage",
-            )?;
-            answer.initial_user_message = message.map(str::to_owned);
-        }
-        if matches!(
-            known,
-            Some(C::SessionStart | C::CwdChanged | C::FileChanged)
-        ) {
-            answer.watch_paths = match specific.get("watchPaths") {
-                None | Some(Value::Null) => None,
-                Some(Value::Array(paths)) => Some(
-                    paths
-                        .iter()
-                        .map(|p| p.as_str().map(str::to_owned))
-                        .collect::<Option<Vec<_>>>()
-                        .ok_or("hookSpecificOutput.watchPaths must be an array of strings")?,
-                ),
-                Some(_) => {
-                    return Err("hookSpecificOutput.watchPaths must be an array of strings".into())
-                }
-            };
-        }
-        if known == Some(C::PostToolUse) {
-            let output = ["updatedToolOutput", "updatedMCPToolOutput"]
-                .iter()
-                .find_map(|key| specific.get(*key).filter(|v| !v.is_null()));
-            answer.updated_tool_output = output.cloned();
-        }
+        read_specific_extras(&mut answer, known, specific)?;
     }
     Ok(answer)
+}
+
+/// A block's reason: the one given, unless it is blank, else `fallback`.
+fn reason_or(reason: Option<&str>, fallback: &str) -> String {
+    reason
+        .filter(|r| !r.trim().is_empty())
+        .unwrap_or(fallback)
+        .to_owned()
+}
+
+/// The decision of a `PreToolUse` answer: `permissionDecision` or the legacy
+/// `decision`, the stronger of the two, with the reason of the one that
+/// decided.
+fn read_pre_tool_use(
+    answer: &mut ClaudeAnswer,
+    specific: Option<&Map<String, Value>>,
+    legacy: Option<ClaudeDecision>,
+    reason: Option<&str>,
+    fallback: &str,
+) -> Result<(), String> {
+    let specific = specific.map_or(Ok(PreToolUse::default()), PreToolUse::read)?;
+    let decision = match (specific.decision, legacy) {
+        (Some(a), Some(b)) => a.stronger(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => ClaudeDecision::Allow,
+    };
+    // The reason of the field that decided.
+    let from_specific = specific.decision == Some(decision);
+    let decided_reason = if from_specific {
+        specific.reason.or(reason)
+    } else {
+        reason
+    };
+    match decision {
+        ClaudeDecision::Block => {
+            answer.block(BlockMeaning::Deny, reason_or(decided_reason, fallback));
+        }
+        ClaudeDecision::Ask => {
+            answer.decision = ClaudeDecision::Ask;
+            if let Some(r) = decided_reason {
+                answer.user_messages.push(r.to_owned());
+                answer.reason = Some(r.to_owned());
+            }
+        }
+        ClaudeDecision::Defer => answer.decision = ClaudeDecision::Defer,
+        ClaudeDecision::Allow => {
+            answer.approved = specific.decision == Some(ClaudeDecision::Allow);
+            if let Some(r) = decided_reason {
+                answer.user_messages.push(r.to_owned());
+            }
+        }
+    }
+    if matches!(decision, ClaudeDecision::Allow | ClaudeDecision::Ask) {
+        answer.updated_input = specific.updated_input.cloned();
+    }
+    Ok(())
+}
+
+/// The decision of a `PreSkillShellCommand` answer, which reads the fields
+/// of `PreToolUse` only to refuse.
+fn read_pre_skill_shell_command(
+    answer: &mut ClaudeAnswer,
+    specific: Option<&Map<String, Value>>,
+    legacy: Option<ClaudeDecision>,
+    reason: Option<&str>,
+    fallback: &str,
+) -> Result<(), String> {
+    // The same fields as PreToolUse, read otherwise: `allow` adds
+    // nothing, and a refusal, an ask, a defer or any `updatedInput`
+    // (never applied) keeps the command from running.
+    let specific = specific.map_or(Ok(PreToolUse::default()), PreToolUse::read)?;
+    let refused = legacy == Some(ClaudeDecision::Block)
+        || specific.updated_input.is_some()
+        || matches!(
+            specific.decision,
+            Some(ClaudeDecision::Block | ClaudeDecision::Ask | ClaudeDecision::Defer)
+        );
+    if refused {
+        answer.block(
+            BlockMeaning::Deny,
+            reason_or(specific.reason.or(reason), fallback),
+        );
+    }
+    Ok(())
+}
+
+/// The decision of a `PermissionRequest` answer: `hookSpecificOutput.decision`
+/// (deny or allow, with its changes), else the legacy `decision`.
+fn read_permission_request(
+    answer: &mut ClaudeAnswer,
+    specific: Option<&Map<String, Value>>,
+    legacy: Option<ClaudeDecision>,
+    reason: Option<&str>,
+    fallback: &str,
+) -> Result<(), String> {
+    let behavior = match specific.map(|s| s.get("decision")) {
+        None | Some(None) | Some(Some(Value::Null)) => None,
+        Some(Some(Value::Object(decision))) => Some(PermissionDecision::read(decision)?),
+        Some(Some(_)) => return Err("hookSpecificOutput.decision must be an object".into()),
+    };
+    match behavior {
+        Some(PermissionDecision {
+            deny: true,
+            message,
+            interrupt,
+            ..
+        }) => {
+            let reason = reason_or(message, fallback);
+            if interrupt {
+                answer.stop = Some(reason.clone());
+            }
+            answer.block(BlockMeaning::Deny, reason);
+        }
+        Some(PermissionDecision {
+            deny: false,
+            updated_input,
+            updated_permissions,
+            ..
+        }) if legacy != Some(ClaudeDecision::Block) => {
+            answer.approved = true;
+            answer.updated_input = updated_input.cloned();
+            answer.updated_permissions = updated_permissions;
+        }
+        _ => match legacy {
+            Some(ClaudeDecision::Block) => {
+                answer.block(BlockMeaning::NotHonored, reason_or(reason, fallback));
+            }
+            _ => {
+                if let Some(r) = reason.filter(|_| legacy.is_some()) {
+                    answer.user_messages.push(r.to_owned());
+                }
+            }
+        },
+    }
+    Ok(())
+}
+
+/// The fields of `hookSpecificOutput` besides the decision, each at the
+/// events that read it: context for the model or to keep the agent going, a
+/// session title, paths to watch, a rewritten tool output, ….
+fn read_specific_extras(
+    answer: &mut ClaudeAnswer,
+    known: Option<C>,
+    specific: &Map<String, Value>,
+) -> Result<(), String> {
+    if known.is_some_and(takes_context) {
+        let context = string(
+            specific,
+            "additionalContext",
+            "hookSpecificOutput.additionalContext",
+        )?;
+        if let Some(context) = context {
+            answer.context.push(context.to_owned());
+        }
+    }
+    if matches!(known, Some(C::Stop | C::SubagentStop)) {
+        let context = string(
+            specific,
+            "additionalContext",
+            "hookSpecificOutput.additionalContext",
+        )?;
+        // Claude Code keeps the agent going with it, as with a block.
+        if let Some(context) = context.filter(|c| !c.trim().is_empty()) {
+            join_line(&mut answer.follow_up, context.to_owned());
+        }
+    }
+    if matches!(known, Some(C::UserPromptSubmit | C::SessionStart)) {
+        let title = string(specific, "sessionTitle", "hookSpecificOutput.sessionTitle")?;
+        answer.session_title = title.map(str::to_owned);
+    }
+    if known == Some(C::UserPromptSubmit) {
+        answer.suppress_original_prompt = boolean(
+            specific,
+            "suppressOriginalPrompt",
+            "hookSpecificOutput.suppressOriginalPrompt",
+        )?
+        .unwrap_or(false);
+    }
+    if known == Some(C::SessionStart) {
+        let message = string(
+            specific,
+            "initialUserMessage",
+            "hookSpecificOutput.initialUserMessage",
+        )?;
+        answer.initial_user_message = message.map(str::to_owned);
+    }
+    if matches!(
+        known,
+        Some(C::SessionStart | C::CwdChanged | C::FileChanged)
+    ) {
+        answer.watch_paths = match specific.get("watchPaths") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(paths)) => Some(
+                paths
+                    .iter()
+                    .map(|p| p.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or("hookSpecificOutput.watchPaths must be an array of strings")?,
+            ),
+            Some(_) => {
+                return Err("hookSpecificOutput.watchPaths must be an array of strings".into())
+            }
+        };
+    }
+    if known == Some(C::PostToolUse) {
+        let output = ["updatedToolOutput", "updatedMCPToolOutput"]
+            .iter()
+            .find_map(|key| specific.get(*key).filter(|v| !v.is_null()));
+        answer.updated_tool_output = output.cloned();
+    }
+    Ok(())
 }
 
 /// `hookSpecificOutput` of a `PreToolUse` answer.
