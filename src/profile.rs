@@ -96,6 +96,15 @@ pub(crate) enum GroupReason {
 /// after the reason.
 pub(crate) type Refusal = (Event, &'static str, &'static str);
 
+#[allow(non_upper_case_globals)]
+impl Dialect {
+    /// nanopi v0.12 (`[[hooks.<event>]]` in TOML): the crate's own dialect,
+    /// so also that of every hook a program makes by hand and of every
+    /// in-process hook. Its folder is `src/dialect/nanopi/`; its constant is
+    /// here because a spec made by hand has it.
+    pub const Nanopi: Dialect = Dialect::new("nanopi").on_the_callers_task();
+}
+
 impl Dialect {
     /// The dialect named `name` (the word of reports), whose hooks at one
     /// event run one after another, each on a task of its own, with no

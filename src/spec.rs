@@ -4,10 +4,12 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::dialect::DialectHook;
+use self::rules::DialectHook;
 use crate::event::Event;
 use crate::pattern::{Pattern, PatternError};
+use crate::request::HookRequest;
 
+pub(crate) mod rules;
 pub(crate) mod scope;
 pub(crate) mod target;
 
@@ -189,9 +191,15 @@ impl fmt::Display for HookKind {
 #[derive(Clone)]
 pub struct HookSpec {
     pub(crate) event: Event,
-    /// Its dialect's rules and data (nanopi's unless a dialect's loader
-    /// made it).
-    pub(crate) hook: Arc<dyn DialectHook>,
+    /// Its dialect's rules and data, as its loader made them; `None`: a
+    /// spec made by hand, which follows nanopi's (`dialect::rules`).
+    pub(crate) hook: Option<Arc<dyn DialectHook>>,
+    /// The dialect whose rules it follows.
+    pub(crate) dialect: Dialect,
+    /// A block from it takes effect at its event by its dialect's rule,
+    /// though the event drops blocks
+    /// ([`DialectHook::blocks_where_the_event_drops_them`]).
+    pub(crate) blocks_anyway: bool,
     pub(crate) source: String,
     pub(crate) source_label: Option<String>,
     pub(crate) index: usize,
@@ -232,12 +240,32 @@ pub struct HookSpec {
     pub(crate) copy_key: Option<Arc<str>>,
 }
 
+/// The hook a request is handed to: its spec rides in the request's
+/// [`extensions`](HookRequest::extensions), so the request itself names no
+/// hook.
+impl HookRequest {
+    /// Tags the request with the hook it is about to run (the chain does this).
+    pub fn with_hook(mut self, hook: Arc<HookSpec>) -> Self {
+        self.extensions_mut().insert(hook);
+        self
+    }
+
+    /// The hook this request is being handed to, inside a chain.
+    ///
+    /// Layers placed around each hook use it to tell hooks apart.
+    pub fn hook(&self) -> Option<&Arc<HookSpec>> {
+        self.extensions().get::<Arc<HookSpec>>()
+    }
+}
+
 impl HookSpec {
     /// A `type = "command"` hook that runs `bash -c <command>`.
     pub fn command(event: Event, command: impl Into<String>) -> Self {
         HookSpec {
             event,
-            hook: crate::dialect::default_hook(),
+            hook: None,
+            dialect: Dialect::Nanopi,
+            blocks_anyway: false,
             source: String::from("<program>"),
             source_label: None,
             index: 0,
@@ -348,7 +376,9 @@ impl HookSpec {
     /// Sets the dialect whose rules it follows, with what that dialect
     /// keeps on it.
     pub(crate) fn with_dialect(mut self, hook: Arc<dyn DialectHook>) -> Self {
-        self.hook = hook;
+        self.dialect = hook.dialect();
+        self.blocks_anyway = hook.blocks_where_the_event_drops_them();
+        self.hook = Some(hook);
         self
     }
 
@@ -356,19 +386,15 @@ impl HookSpec {
     /// event's policy enforces it, or the hook's dialect does
     /// ([`DialectHook::blocks_where_the_event_drops_them`]).
     pub(crate) fn block_takes_effect(&self) -> bool {
-        self.event().block_policy() == crate::BlockPolicy::Enforced
-            || self.dialect_hook().blocks_where_the_event_drops_them()
-    }
-
-    /// Its dialect's rules and data.
-    #[inline]
-    pub(crate) fn dialect_hook(&self) -> &dyn DialectHook {
-        &*self.hook
+        self.event().block_policy() == crate::BlockPolicy::Enforced || self.blocks_anyway
     }
 
     /// The event as its file names it ([`dialect::event_as_written`](crate::dialect::event_as_written)).
     pub(crate) fn event_as_written(&self) -> &str {
-        self.hook.event_name(self)
+        match &self.hook {
+            Some(hook) => hook.event_name(self),
+            None => self.event.name(),
+        }
     }
 
     /// How the agent words a block this hook made at `event`, when its
@@ -381,13 +407,13 @@ impl HookSpec {
     /// hook runs beside its `hooks.json`); `None`: the session's working
     /// directory.
     pub(crate) fn run_dir(&self) -> Option<&std::path::Path> {
-        self.hook.run_dir()
+        self.hook.as_deref().and_then(DialectHook::run_dir)
     }
 
     /// The dialect whose rules it follows ([`Dialect::Nanopi`] unless a
     /// dialect's loader made it).
     pub fn dialect(&self) -> Dialect {
-        self.hook.dialect()
+        self.dialect
     }
 
     /// The file it was configured in, or the name given to an in-process hook.
@@ -623,7 +649,7 @@ impl fmt::Debug for HookSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HookSpec")
             .field("event", &self.event)
-            .field("dialect", &self.hook.dialect())
+            .field("dialect", &self.dialect)
             .field("source", &self.source)
             .field("index", &self.index)
             .field("name", &self.name)

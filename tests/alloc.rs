@@ -118,9 +118,12 @@ fn a_call_running_one_function_hook_allocates_only_its_chain_state() {
     count_call(&mut stack, request());
     let (outcome, n) = count_call(&mut stack, request());
     assert_eq!(outcome.hooks()[0].outcome(), RecordOutcome::Allow);
-    assert_eq!(
-        n, 1,
-        "one box for the chain's state, nothing per hook; got {n}"
+    // One box for the chain's state, and the hook's spec in the request's
+    // extensions (`HookRequest::hook`, as axum's `MatchedPath`): the map,
+    // its table and the entry. Nothing else per hook.
+    assert!(
+        n <= 4,
+        "the chain's state and the hook's entry in the extensions only; got {n}"
     );
 }
 

@@ -256,8 +256,7 @@ pub(crate) fn blocks_when_it_cannot_start(spec: &HookSpec, missing: &MissingProg
     };
     let probe = crate::request::HookRequest::new(spec.event(), serde_json::json!({}));
     matches!(
-        spec.dialect_hook()
-            .finish(Some(spec), &probe, Ok(&finished)),
+        crate::dialect::rules(spec).finish(Some(spec), &probe, Ok(&finished)),
         Ok((crate::outcome::Verdict::Block { .. }, _))
     )
 }
@@ -280,7 +279,7 @@ fn with_hook_vars(spec: &HookSpec, command: &str, cwd: &Path) -> String {
         cwd: &cwd_text,
     };
     let probe = crate::request::HookRequest::new(spec.event(), serde_json::json!({}));
-    let job = spec.dialect_hook().job(Some(spec), &parts, &probe);
+    let job = crate::dialect::rules(spec).job(Some(spec), &parts, &probe);
     let plain = |value: &str| {
         !value.is_empty()
             && !value.contains(|c: char| c.is_whitespace() || "\"'`$\\*?[]{}()<>|&;!~#".contains(c))

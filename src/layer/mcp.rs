@@ -147,7 +147,7 @@ impl Service<HookRequest> for McpHook {
                 })
             };
             let text = crate::dialect::within_deadline(&req, called).await;
-            let answer = spec.dialect_hook().mcp_answer(&spec, text);
+            let answer = crate::dialect::rules(&spec).mcp_answer(&spec, text);
             Ok(crate::dialect::settle(
                 &req,
                 answer,

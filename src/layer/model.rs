@@ -156,7 +156,7 @@ impl Service<HookRequest> for ModelHook {
             let asked = async { asked.await.map_err(|e| format!("the model failed: {e}")) };
             let text = crate::dialect::within_deadline(&req, asked).await;
             let answer = text.and_then(|text| ModelAnswer::parse(&text));
-            let answer = spec.dialect_hook().model_answer(&spec, &req, answer);
+            let answer = crate::dialect::rules(&spec).model_answer(&spec, &req, answer);
             Ok(crate::dialect::settle(
                 &req,
                 answer,

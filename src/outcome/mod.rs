@@ -12,6 +12,7 @@ use smallvec::SmallVec;
 use crate::event::Event;
 pub use crate::process::Termination;
 
+pub(crate) mod model_answer;
 mod notes;
 mod record;
 mod run;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::event::{Event, MatcherSubject};
 use crate::outcome::{Decision, HookOutcome, Records, RunSlot};
 pub use crate::process::Deadline;
-use crate::spec::{Dialect, HookSpec};
+use crate::profile::Dialect;
 
 mod events;
 mod reason;
@@ -41,7 +41,9 @@ pub struct HookRequest {
     cwd: Option<Arc<str>>,
     arguments: Arc<Value>,
     deadline: Option<Deadline>,
-    hook: Option<Arc<HookSpec>>,
+    /// What the layers around one hook find on it: the hook's spec (set by
+    /// the chain: [`hook`](Self::hook)), and what a host's own layers add.
+    extensions: http::Extensions,
     /// Where a command leaf leaves what its process did (set by the chain).
     run: Option<RunSlot>,
     /// What a request carries less often, behind one pointer, so that the
@@ -192,7 +194,7 @@ impl HookRequest {
             cwd: None,
             arguments: Arc::new(arguments),
             deadline: None,
-            hook: None,
+            extensions: http::Extensions::new(),
             run: None,
             extras: None,
         }
@@ -372,12 +374,6 @@ impl HookRequest {
         self.extras.as_deref().and_then(|e| e.wire.as_ref())
     }
 
-    /// Tags the request with the hook it is about to run (the chain does this).
-    pub fn with_hook(mut self, hook: Arc<HookSpec>) -> Self {
-        self.hook = Some(hook);
-        self
-    }
-
     /// Gives the hook about to run a slot for what its process does (the chain
     /// does this for command hooks).
     pub(crate) fn with_run_slot(mut self, run: RunSlot) -> Self {
@@ -499,11 +495,28 @@ impl HookRequest {
         self.deadline
     }
 
-    /// The hook this request is being handed to, inside a chain.
+    /// What the request carries for the layers it passes: the spec of the
+    /// hook it is handed to inside a chain ([`hook`](Self::hook)), as
+    /// axum's `MatchedPath` rides on a request, and whatever a host's own
+    /// layers put there.
     ///
-    /// Layers placed around each hook use it to tell hooks apart.
-    pub fn hook(&self) -> Option<&Arc<HookSpec>> {
-        self.hook.as_ref()
+    /// ```
+    /// use tower_hooks::HookRequest;
+    ///
+    /// #[derive(Clone, Debug, PartialEq)]
+    /// struct TraceId(u64);
+    ///
+    /// let mut req = HookRequest::input("hello");
+    /// req.extensions_mut().insert(TraceId(7));
+    /// assert_eq!(req.clone().extensions().get::<TraceId>(), Some(&TraceId(7)));
+    /// ```
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.extensions
+    }
+
+    /// The request's [`extensions`](Self::extensions), to add to.
+    pub fn extensions_mut(&mut self) -> &mut http::Extensions {
+        &mut self.extensions
     }
 
     /// What a matcher is tested against for this request (see [`MatcherSubject`]).

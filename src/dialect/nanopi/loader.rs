@@ -8,12 +8,6 @@ use crate::config::{default_paths, ConfigError, ConfigFile, Discovery, Format};
 use crate::spec::Dialect;
 
 #[allow(non_upper_case_globals)]
-impl Dialect {
-    /// nanopi v0.12 (`[[hooks.<event>]]` in TOML); also every in-process hook.
-    pub const Nanopi: Dialect = Dialect::new("nanopi").on_the_callers_task();
-}
-
-#[allow(non_upper_case_globals)]
 impl Format {
     /// nanopi's TOML (`config.toml`, `settings.toml`).
     pub const Nanopi: Format = Format::new("nanopi", Dialect::Nanopi);

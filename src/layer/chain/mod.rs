@@ -565,9 +565,9 @@ where
             *self.next += 1;
         } else if slot.spec.dialect().runs_hooks_at_once() && *self.next >= *self.in_order_until {
             let end = group_end(hooks, *self.next);
-            let in_order = hooks[*self.next..end]
-                .iter()
-                .any(|s| s.spec.dialect_hook().runs_group_in_order() && s.runs_for(request, hooks));
+            let in_order = hooks[*self.next..end].iter().any(|s| {
+                crate::dialect::rules(&s.spec).runs_group_in_order() && s.runs_for(request, hooks)
+            });
             if in_order {
                 // One member asks for its group to run one hook after another.
                 *self.in_order_until = end;
@@ -635,7 +635,7 @@ where
         let chained = match &verdict {
             Verdict::Transform(updated) if in_group && *self.next + 1 < *self.in_order_until => {
                 let request = self.request.as_ref().expect(POLLED_AFTER_COMPLETION);
-                spec.dialect_hook().chained_arguments(
+                crate::dialect::rules(spec).chained_arguments(
                     *self.event,
                     request.chained_arguments(),
                     updated,

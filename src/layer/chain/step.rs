@@ -216,7 +216,8 @@ pub(super) fn finish(
     // What each hook saw the tool called, by its dialect's rule.
     if request.tool_name().is_some() {
         for record in &mut records {
-            let seen = crate::dialect::tool_name_seen(record.spec().dialect_hook(), &request);
+            let seen =
+                crate::dialect::tool_name_seen(crate::dialect::rules(record.spec()), &request);
             record.set_tool_name(seen);
         }
     }

@@ -235,7 +235,7 @@ impl Service<HookRequest> for HttpHook {
                 .as_ref()
                 .map(|(status, body)| (*status, &body[..]))
                 .map_err(Clone::clone);
-            let answer = spec.dialect_hook().http_answer(&spec, response);
+            let answer = crate::dialect::rules(&spec).http_answer(&spec, response);
             Ok(crate::dialect::settle(
                 &req,
                 answer,
