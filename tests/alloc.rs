@@ -197,6 +197,10 @@ fn a_hook_of_every_dialect_skipped_by_its_matcher_allocates_nothing() {
             ".agents/hooks.json",
             json!({"PreToolUse": [{"matcher": "write", "command": "exit 2"}]}),
         ),
+        (
+            ".factory/settings.json",
+            json!({"hooks": {"PreToolUse": [{"matcher": "Create", "hooks": [command("exit 2")]}]}}),
+        ),
     ];
     let mut failures = Vec::new();
     for (rel, text) in cases {
