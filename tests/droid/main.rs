@@ -224,7 +224,8 @@ fn droid_runs_command_handlers_of_its_nine_events_with_a_60_second_default() {
                 {"type": "command", "command": "b", "timeout": 5},
                 {"type": "prompt", "prompt": "is this safe?"}
             ]}],
-            "PermissionRequest": [{"hooks": [{"type": "command", "command": "c"}]}]
+            "PermissionRequest": [{"hooks": [{"type": "command", "command": "c"}]}],
+            "PreTool": [{"hooks": [{"type": "command", "command": "d", "timeout": 5000}]}]
         }})
         .to_string(),
     );
@@ -241,6 +242,23 @@ fn droid_runs_command_handlers_of_its_nine_events_with_a_60_second_default() {
     assert!(
         warnings.iter().any(|w| w.contains("PermissionRequest")
             && w.contains("Factory Droid hooks run on PreToolUse")),
+        "{warnings:?}"
+    );
+    // The core's warnings speak of Droid in a Droid file.
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("PreTool") && w.contains("a Factory Droid event")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("Factory Droid") && w.contains("5000")),
+        "{warnings:?}"
+    );
+    assert!(
+        !warnings.iter().any(|w| w.contains("Claude Code")),
         "{warnings:?}"
     );
 }

@@ -23,6 +23,9 @@ pub(crate) struct Family {
     pub(crate) dialect: Dialect,
     /// The host's name, in warnings and refusals (`Claude Code`).
     pub(crate) host: &'static str,
+    /// What a key of its `hooks` should be, in warnings (`a Claude Code
+    /// event`).
+    pub(crate) event_noun: &'static str,
     /// The variables that carry the project root to a hook, the host's own
     /// first (`CLAUDE_PROJECT_DIR`).
     pub(crate) project_dir_vars: &'static [&'static str],
@@ -58,6 +61,7 @@ pub(crate) struct Family {
 pub(crate) static CLAUDE_CODE: Family = Family {
     dialect: Dialect::Claude,
     host: "Claude Code",
+    event_noun: "a Claude Code event",
     project_dir_vars: &[super::wire::PROJECT_DIR_VAR],
     plugin_root_vars: &[super::wire::PLUGIN_ROOT_VAR],
     events: None,

@@ -150,6 +150,7 @@ impl Load for ClaudeLoad {
         let path = file.path();
         let mut context = config::Context::for_file(ctx.project, path);
         context.plugin_root = self.family.plugin_root_of(path);
+        context.family = self.family;
         let loaded = config::load(path, &context)?;
         self.http_gates.add(&loaded);
         self.switches.push(Switches {

@@ -65,6 +65,7 @@ const EVENTS: [ClaudeEvent; 9] = [
 pub(crate) static FAMILY: Family = Family {
     dialect: Dialect::Droid,
     host: "Factory Droid",
+    event_noun: "a Factory Droid event",
     project_dir_vars: &["FACTORY_PROJECT_DIR"],
     plugin_root_vars: &["DROID_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT"],
     events: Some(&EVENTS),

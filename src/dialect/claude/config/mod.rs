@@ -153,6 +153,7 @@
 //! # Ok::<(), tower_hooks::ConfigError>(())
 //! ```
 
+use super::family::{Family, CLAUDE_CODE};
 use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -195,7 +196,7 @@ pub const PROMPT_SUBMIT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const UNSUPPORTED_TYPES: [&str; 4] = ["http", "prompt", "agent", "mcp_tool"];
 
 /// What `${CLAUDE_*}` placeholders stand for in one file.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Context {
     /// The project root: `${CLAUDE_PROJECT_DIR}`.
@@ -206,6 +207,15 @@ pub struct Context {
     pub plugin_root: Option<PathBuf>,
     /// A plugin's data directory, when the host has one: `${CLAUDE_PLUGIN_DATA}`.
     pub plugin_data: Option<PathBuf>,
+    /// The host of Claude Code's family whose file it is, for the words of
+    /// its warnings (Claude Code's unless a clone's loader says otherwise).
+    pub(crate) family: &'static Family,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context::new(PathBuf::new())
+    }
 }
 
 impl Context {
@@ -215,6 +225,7 @@ impl Context {
             project_dir: project_dir.into(),
             plugin_root: None,
             plugin_data: None,
+            family: &CLAUDE_CODE,
         }
     }
 

@@ -152,7 +152,7 @@ impl Reader<'_> {
             } else {
                 ConfigWarningKind::UnknownEvent {
                     event: event.to_owned(),
-                    expected: "a Claude Code event",
+                    expected: self.ctx.family.event_noun,
                     suggestion: crate::suggest::closest(event, matcher::all_events()),
                 }
             });
@@ -343,7 +343,7 @@ impl Reader<'_> {
                 self.warn(ConfigWarningKind::IgnoredFailClosedKey {
                     at: at.to_owned(),
                     key: key.to_owned(),
-                    dialect: "Claude Code",
+                    dialect: self.ctx.family.host,
                     instead: "\"onFailure\": \"block\"",
                 });
             }
@@ -364,7 +364,7 @@ impl Reader<'_> {
         if !type_runs_at(kind, event) {
             self.warn(ConfigWarningKind::TypeNotOnEvent {
                 at: at.to_owned(),
-                dialect: "Claude Code",
+                dialect: self.ctx.family.host,
                 kind: kind.to_owned(),
                 event: event.to_owned(),
             });
@@ -387,7 +387,7 @@ impl Reader<'_> {
                 if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
                     self.warn(ConfigWarningKind::LongTimeout {
                         at: at.to_owned(),
-                        dialect: "Claude Code",
+                        dialect: self.ctx.family.host,
                         seconds: whole,
                     });
                 }
