@@ -109,8 +109,14 @@ impl Family {
         use super::config::Scope;
         let users = home.is_some_and(|h| path.starts_with(h.join(self.home_folder)));
         match Scope::of(path, home) {
-            Scope::Plugin if self.plugin_root_of(path).is_none() && users => Scope::User,
-            Scope::Plugin if self.plugin_root_of(path).is_none() => Scope::Project,
+            // The host's own `hooks/hooks.json` stands where its folder is.
+            Scope::Plugin if self.plugin_root_of(path).is_none() => {
+                if users {
+                    Scope::User
+                } else {
+                    Scope::Project
+                }
+            }
             Scope::Project if users => Scope::User,
             scope => scope,
         }

@@ -148,9 +148,7 @@ struct Switches {
 impl Load for ClaudeLoad {
     fn load(&mut self, file: &ConfigFile, ctx: &mut LoadCtx<'_>) -> Result<(), ConfigError> {
         let path = file.path();
-        let mut context = config::Context::for_file(ctx.project, path);
-        context.plugin_root = self.family.plugin_root_of(path);
-        context.family = self.family;
+        let context = config::Context::for_file_of(ctx.project, path, self.family);
         let loaded = config::load(path, &context)?;
         self.http_gates.add(&loaded);
         self.switches.push(Switches {
@@ -169,13 +167,7 @@ impl Load for ClaudeLoad {
                 .into_iter()
                 .map(|w| ConfigWarning::in_file(w.path(), w.kind().clone())),
         );
-        for mut handler in loaded.handlers {
-            if !self.takes(&handler, ctx) {
-                continue;
-            }
-            if let (Some(timeout), false) = (self.family.default_timeout, handler.timeout_written) {
-                handler.timeout = timeout;
-            }
+        for handler in loaded.handlers {
             if let Some(spec) = super::hook::spec(&handler, &project_dir, self.family) {
                 self.handlers.push((ctx.hooks.len(), handler));
                 ctx.hooks.push(spec);
@@ -198,33 +190,6 @@ impl ClaudeLoad {
             "hooksDisabled" => file.hooks_disabled,
             _ => file.disable_all_hooks,
         }
-    }
-
-    /// Whether the host runs `handler`'s event: a handler of an event of
-    /// Claude Code's that the host does not fire is left out, with a
-    /// warning (those of no Claude Code event are already warned of).
-    fn takes(&self, handler: &Handler, ctx: &mut LoadCtx<'_>) -> bool {
-        let Some(event) = handler.claude_event() else {
-            return true;
-        };
-        if self.family.fires(event) {
-            return true;
-        }
-        let warning = ConfigWarningKind::UnsupportedEvent {
-            event: handler.event.clone(),
-            runs_on: self.family.runs_on,
-            suggestion: None,
-        };
-        // One warning per event, however many handlers it has.
-        let warned = ctx
-            .warnings
-            .iter()
-            .any(|w| w.path() == handler.source.as_path() && *w.kind() == warning);
-        if !warned {
-            ctx.warnings
-                .push(ConfigWarning::in_file(&handler.source, warning));
-        }
-        false
     }
 
     /// Applies `disableAllHooks` to the Claude Code hooks of the load. The

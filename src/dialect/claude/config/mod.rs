@@ -232,8 +232,19 @@ impl Context {
     /// The context of the file at `path`: a plugin file when it is a
     /// `hooks/hooks.json` ([`plugin_root_of`]), a settings file otherwise.
     pub fn for_file(project_dir: impl Into<PathBuf>, path: &Path) -> Self {
+        Context::for_file_of(project_dir, path, &CLAUDE_CODE)
+    }
+
+    /// The context of the file at `path` of `family`'s host: a plugin's
+    /// when it is one of that host's ([`Family::plugin_root_of`]).
+    pub(crate) fn for_file_of(
+        project_dir: impl Into<PathBuf>,
+        path: &Path,
+        family: &'static Family,
+    ) -> Self {
         Context {
-            plugin_root: plugin_root_of(path),
+            plugin_root: family.plugin_root_of(path),
+            family,
             ..Context::new(project_dir)
         }
     }
@@ -357,9 +368,6 @@ pub struct Handler {
     pub shell: Option<String>,
     /// `timeout`, or the default of the event and type.
     pub timeout: Duration,
-    /// Whether the handler writes its `timeout` (a host of the family with
-    /// another default gives it to those that do not).
-    pub timeout_written: bool,
     /// `async` (or `asyncRewake`): runs in the background.
     pub is_async: bool,
     /// `asyncRewake`: runs in the background, and its exit 2 wakes the

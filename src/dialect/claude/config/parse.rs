@@ -143,6 +143,17 @@ impl Reader<'_> {
         let Groups(Some(groups)) = read(groups, &format!("hooks.{event}"))? else {
             return Ok(());
         };
+        // An event of Claude Code's that this host of the family does not
+        // fire: its handlers are left out, with one warning.
+        let family = self.ctx.family;
+        if ClaudeEvent::from_name(event).is_some_and(|e| !family.fires(e)) {
+            self.warn(ConfigWarningKind::UnsupportedEvent {
+                event: event.to_owned(),
+                runs_on: family.runs_on,
+                suggestion: None,
+            });
+            return Ok(());
+        }
         let neutral = matcher::neutral_event(event);
         if neutral.is_none() {
             self.warn(if matcher::is_claude_event(event) {
@@ -253,7 +264,6 @@ impl Reader<'_> {
             serde_path_to_error::deserialize(&value).map_err(|err| handler_error(&err, &at))?;
         let kind = raw.kind.take().unwrap_or_else(|| "command".into());
         self.warn_fail_closed_keys(&at, &raw);
-        let timeout_written = raw.timeout.is_some();
         let timeout = self.timeout(&at, event, &kind, raw.timeout.take());
         let if_rule = match raw.if_rule.take() {
             None => None,
@@ -321,7 +331,6 @@ impl Reader<'_> {
             args,
             shell,
             timeout,
-            timeout_written,
             is_async: is_async || rewake,
             async_rewake: rewake,
             if_rule,
@@ -382,7 +391,9 @@ impl Reader<'_> {
         written: Option<serde_json::Number>,
     ) -> Duration {
         match written {
-            None => default_timeout(event, kind),
+            None => {
+                (self.ctx.family.default_timeout).unwrap_or_else(|| default_timeout(event, kind))
+            }
             Some(n) => {
                 if let Some(whole) = n.as_u64().filter(|s| *s >= 1000 && s % 1000 == 0) {
                     self.warn(ConfigWarningKind::LongTimeout {
