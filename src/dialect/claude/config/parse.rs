@@ -139,12 +139,11 @@ impl Reader<'_> {
             )));
     }
 
-    pub(super) fn event(&mut self, event: &str, groups: Value) -> Result<(), ConfigErrorKind> {
-        let Groups(Some(groups)) = read(groups, &format!("hooks.{event}"))? else {
-            return Ok(());
-        };
-        // An event of Claude Code's that this host of the family does not
-        // fire: its handlers are left out, with one warning.
+    /// Reads an event's key: `None` for an event of Claude Code's that this
+    /// host of the family does not fire (its handlers are left out, with one
+    /// warning), else its neutral point, with a warning for an event that has
+    /// none or is no event at all.
+    fn event_key(&mut self, event: &str) -> Option<Option<Event>> {
         let family = self.ctx.family;
         if ClaudeEvent::from_name(event).is_some_and(|e| !family.fires(e)) {
             self.warn(ConfigWarningKind::UnsupportedEvent {
@@ -152,7 +151,7 @@ impl Reader<'_> {
                 runs_on: family.runs_on,
                 suggestion: None,
             });
-            return Ok(());
+            return None;
         }
         let neutral = matcher::neutral_event(event);
         if neutral.is_none() {
@@ -163,11 +162,21 @@ impl Reader<'_> {
             } else {
                 ConfigWarningKind::UnknownEvent {
                     event: event.to_owned(),
-                    expected: self.ctx.family.event_noun,
+                    expected: family.event_noun,
                     suggestion: crate::suggest::closest(event, matcher::all_events()),
                 }
             });
         }
+        Some(neutral)
+    }
+
+    pub(super) fn event(&mut self, event: &str, groups: Value) -> Result<(), ConfigErrorKind> {
+        let Groups(Some(groups)) = read(groups, &format!("hooks.{event}"))? else {
+            return Ok(());
+        };
+        let Some(neutral) = self.event_key(event) else {
+            return Ok(());
+        };
         let mut index = 0;
         for (group, entry) in groups.into_iter().enumerate() {
             let at = format!("matcher group hooks.{event}[{group}]");
